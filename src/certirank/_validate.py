@@ -1,0 +1,65 @@
+"""Parameter checks shared by every layer, so that every entry point words its errors the same way."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+from .errors import ParameterError
+
+
+def check_alpha(alpha: float, name: str = "alpha") -> float:
+    try:
+        value = float(alpha)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a number in (0, 1), got {alpha!r}") from None
+    if not (0.0 < value < 1.0) or math.isnan(value):
+        raise ParameterError(f"{name} must be in (0, 1), got {alpha!r}")
+    return value
+
+
+def check_choice(name: str, value: Any, choices: Iterable[str], *, normalize_underscores: bool = True) -> str:
+    """Return the canonical spelling of `value` among `choices`, or raise listing the valid ones.
+
+    Method names accept `_` for `-` (spec 00: `anyrank_inf` == `anyrank-inf`).
+    """
+    choices = list(choices)
+    if isinstance(value, str):
+        key = value.strip().lower()
+        for c in choices:
+            if key == c.lower() or (normalize_underscores and key.replace("_", "-") == c.lower().replace("_", "-")):
+                return c
+    raise ParameterError(f"unknown {name} {value!r}; valid choices: {', '.join(choices)}")
+
+
+def check_nonnegative(name: str, value: float) -> float:
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a non-negative number, got {value!r}") from None
+    if not v >= 0 or math.isinf(v):
+        raise ParameterError(f"{name} must be a non-negative finite number, got {value!r}")
+    return v
+
+
+def check_positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        try:
+            if float(value) != int(value):
+                raise ValueError
+            value = int(value)
+        except (TypeError, ValueError):
+            raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}") from None
+    if value < minimum:
+        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def as_generator(seed: int | np.random.Generator | np.random.SeedSequence | None) -> np.random.Generator:
+    """One way to turn a user's `seed` into a Generator (ints, SeedSequences and Generators accepted)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    return np.random.default_rng(seed)

@@ -1,0 +1,217 @@
+"""The evaluation table: one validation point for every way data enters certirank.
+
+Canonical long layout (a pandas DataFrame), one row per observation:
+
+========== ======== ==========================================================================
+column     dtype    meaning
+========== ======== ==========================================================================
+policy     str      the policy / model evaluated (input alias: ``model``)
+env        str      environment / item / task (aliases ``item``, ``task``); ``<NA>`` if unknown
+replicate  int64    repeated run index (0 when the data has a single run)
+score      float64  the observation, in [0, 1] (rescaled from ``score_range`` if given)
+order      int64    recorded order (row position unless the data has an ``order`` column)
+block      str      optional: design block of the env (BB-EDGE)
+weight     float64  optional: item weight (BB-EDGE)
+========== ======== ==========================================================================
+
+`validate_table` is the only function that checks evaluation data; readers and importers build a raw
+frame and hand it over, so every entry path produces the same errors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError
+
+REQUIRED = ("policy", "score")
+ALIASES = {"model": "policy", "item": "env", "task": "env"}
+OPTIONAL = ("env", "block", "replicate", "order", "weight")
+CANONICAL = ("policy", "env", "replicate", "score", "order")
+
+_MAX_LISTED = 5
+
+
+def _rows(index: Sequence[int], offset: int) -> str:
+    shown = ", ".join(str(int(i) + offset) for i in list(index)[:_MAX_LISTED])
+    more = len(index) - _MAX_LISTED
+    return shown + (f" and {more} more" if more > 0 else "")
+
+
+def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | None = None,
+                   source: str | None = None, row_offset: int = 2) -> pd.DataFrame:
+    """Check and canonicalise a long evaluation table; return a new DataFrame.
+
+    Parameters
+    ----------
+    frame:
+        Raw long table with at least ``policy`` (or ``model``) and ``score`` columns.
+    score_range:
+        ``(lo, hi)``: rescale scores by ``(score - lo) / (hi - lo)``; scores outside [lo, hi] are still
+        an error. Without it, scores must lie in [0, 1].
+    source:
+        Name used in error messages (usually the file path).
+    row_offset:
+        Added to 0-based row positions in messages; 2 matches a CSV file's line numbers (header = line 1).
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise DataError(f"expected a table (pandas DataFrame), got {type(frame).__name__}", source=source)
+    df = frame.copy()
+    df.columns = [str(c).strip() for c in df.columns]
+    rename = {}
+    for alias, canon in ALIASES.items():
+        if alias in df.columns:
+            if canon in df.columns or canon in rename.values():
+                raise DataError(f"both {alias!r} and {canon!r} columns given; keep one", source=source)
+            rename[alias] = canon
+    df = df.rename(columns=rename)
+    if len(df) == 0:
+        raise DataError("the table is empty (no observations)", source=source)
+    missing = [c for c in REQUIRED if c not in df.columns]
+    if missing:
+        raise DataError(f"missing required column(s) {', '.join(map(repr, missing))}; found columns: "
+                        f"{', '.join(map(repr, df.columns)) or 'none'} (a long table needs 'policy' or 'model', "
+                        "and 'score')", source=source)
+    df = df.reset_index(drop=True)
+
+    # policy
+    pol = df["policy"]
+    bad = pol.isna() | (pol.astype(str).str.strip() == "")
+    if bad.any():
+        raise DataError(f"empty policy name at row(s) {_rows(np.flatnonzero(bad), row_offset)}; every row must "
+                        "name its policy", source=source, column="policy")
+    df["policy"] = pol.astype(str).str.strip()
+
+    # score
+    raw = df["score"]
+    score = pd.to_numeric(raw, errors="coerce")
+    nonnum = score.isna() & raw.notna()
+    if nonnum.any():
+        i = int(np.flatnonzero(nonnum)[0])
+        raise DataError(f"score {raw.iloc[i]!r} is not a number (expected a number in "
+                        f"{_range_text(score_range)})", source=source, row=i + row_offset, column="score")
+    score = score.astype("float64").to_numpy(copy=True)
+    nan = ~np.isfinite(score)
+    if nan.any():
+        i = int(np.flatnonzero(nan)[0])
+        what = "missing (NaN)" if np.isnan(score[i]) else f"{score[i]!r}"
+        raise DataError(f"score is {what}; expected a finite number in {_range_text(score_range)} "
+                        f"(drop unrun trials instead of recording them; {int(nan.sum())} such row(s))",
+                        source=source, row=i + row_offset, column="score")
+    lo, hi = (0.0, 1.0) if score_range is None else _check_range(score_range, source)
+    out = (score < lo) | (score > hi)
+    if out.any():
+        i = int(np.flatnonzero(out)[0])
+        hint = "" if score_range is not None else " (pass score_range=(lo, hi) / --score-range lo,hi to rescale)"
+        raise DataError(f"score {score[i]:g} is outside [{lo:g}, {hi:g}]{hint}; {int(out.sum())} such row(s)",
+                        source=source, row=i + row_offset, column="score")
+    if score_range is not None:
+        score = (score - lo) / (hi - lo)
+    df["score"] = score
+
+    # env
+    if "env" in df.columns:
+        env = df["env"]
+        df["env"] = env.map(lambda v: pd.NA if pd.isna(v) else _label(v)).astype("string")
+    else:
+        df["env"] = pd.Series(pd.NA, index=df.index, dtype="string")
+
+    for col in ("replicate", "order"):
+        if col in df.columns:
+            df[col] = _integer_column(df[col], col, source, row_offset)
+        else:
+            df[col] = 0 if col == "replicate" else np.arange(len(df), dtype="int64")
+        df[col] = df[col].astype("int64")
+
+    if "block" in df.columns:
+        blk = df["block"]
+        if blk.isna().any():
+            i = int(np.flatnonzero(blk.isna())[0])
+            raise DataError("block is missing; every row needs a block when the column is present",
+                            source=source, row=i + row_offset, column="block")
+        df["block"] = blk.map(_label).astype("string")
+        if df["env"].notna().all():
+            per_env = df.groupby("env")["block"].nunique()
+            split = per_env[per_env > 1]
+            if len(split):
+                raise DataError(f"item {split.index[0]!r} appears in {int(split.iloc[0])} blocks; each item belongs "
+                                "to exactly one block", source=source, column="block")
+    if "weight" in df.columns:
+        w = pd.to_numeric(df["weight"], errors="coerce").to_numpy(dtype="float64")
+        badw = ~np.isfinite(w) | (w < 0)
+        if badw.any():
+            i = int(np.flatnonzero(badw)[0])
+            raise DataError(f"weight {df['weight'].iloc[i]!r} is not a non-negative number", source=source,
+                            row=i + row_offset, column="weight")
+        df["weight"] = w
+
+    if df["env"].notna().all():
+        key = ["policy", "env", "replicate"]
+        dup = df.duplicated(key, keep=False)
+        if dup.any():
+            idx = np.flatnonzero(dup)
+            first = df.iloc[idx[0]]
+            raise DataError(f"duplicate observations for the same (policy, env, replicate) = ({first['policy']}, "
+                            f"{first['env']}, {first['replicate']}) at rows {_rows(idx, row_offset)}; each policy may "
+                            "have one score per env and replicate", source=source)
+
+    cols = list(CANONICAL) + [c for c in ("block", "weight") if c in df.columns]
+    extra = [c for c in df.columns if c not in cols]
+    result = df[cols + extra].copy()
+    result.attrs["source"] = source
+    return result
+
+
+def _label(v: object) -> str:
+    """Item/block labels as strings; integral floats (from CSV blanks upcasting ints) lose their '.0'."""
+    if isinstance(v, (float, np.floating)) and float(v).is_integer():
+        return str(int(v))
+    return str(v).strip()
+
+
+def _integer_column(col: pd.Series, name: str, source: str | None, row_offset: int) -> pd.Series:
+    num = pd.to_numeric(col, errors="coerce")
+    bad = num.isna() | (num.astype("float64") % 1 != 0)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise DataError(f"{name} {col.iloc[i]!r} is not an integer", source=source, row=i + row_offset, column=name)
+    return num.astype("int64")
+
+
+def _check_range(score_range: Sequence[float], source: str | None) -> tuple[float, float]:
+    try:
+        lo, hi = (float(v) for v in score_range)
+    except (TypeError, ValueError):
+        raise DataError(f"score_range must be two numbers (lo, hi), got {score_range!r}", source=source) from None
+    if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
+        raise DataError(f"score_range must satisfy lo < hi (finite), got ({lo}, {hi})", source=source)
+    return lo, hi
+
+
+def _range_text(score_range: Sequence[float] | None) -> str:
+    return "[0, 1]" if score_range is None else f"[{score_range[0]}, {score_range[1]}]"
+
+
+def policies(table: pd.DataFrame) -> list[str]:
+    """Policies in order of first appearance (the order users wrote them in)."""
+    return list(dict.fromkeys(table["policy"]))
+
+
+def to_wide(table: pd.DataFrame) -> pd.DataFrame:
+    """Wide per-trial view: rows = env (in recorded order), columns = policies, NaN = not run.
+
+    Requires a single replicate per (policy, env); tables without env are laid out by each policy's own
+    recorded order (row j = the j-th trial of every policy).
+    """
+    t = table.sort_values("order", kind="stable")
+    if t["env"].isna().any():
+        t = t.assign(env=t.groupby("policy").cumcount().astype(str))
+    if t.duplicated(["policy", "env"]).any():
+        raise DataError("the table has several replicates per (policy, env); a wide view needs one",
+                        source=t.attrs.get("source"))
+    envs = list(dict.fromkeys(t["env"]))
+    wide = t.pivot(index="env", columns="policy", values="score")
+    return wide.reindex(index=envs, columns=policies(table))

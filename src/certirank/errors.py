@@ -1,0 +1,46 @@
+"""Exceptions raised by certirank.
+
+Every error a user can cause derives from :class:`CertirankError`; the CLI prints its message in one or
+two lines and exits with code 2. Anything else escaping the library is a bug.
+"""
+
+from __future__ import annotations
+
+__all__ = ["CertirankError", "DataError", "ParameterError", "StateError"]
+
+
+class CertirankError(Exception):
+    """Base class of every error caused by input or usage (never by a bug)."""
+
+
+class DataError(CertirankError, ValueError):
+    """Evaluation data that cannot be used as given.
+
+    The message names the source (file), the row and/or column where known, and what was expected.
+    """
+
+    def __init__(self, message: str, *, source: str | None = None, row: int | None = None,
+                 column: str | None = None) -> None:
+        self.source = source
+        self.row = row
+        self.column = column
+        where = []
+        if source:
+            where.append(str(source))
+        if row is not None:
+            where.append(f"row {row}")
+        if column is not None:
+            where.append(f"column {column!r}")
+        prefix = ", ".join(where)
+        super().__init__(f"{prefix}: {message}" if prefix else message)
+
+
+class ParameterError(CertirankError, ValueError):
+    """A parameter outside its allowed range or set of choices."""
+
+
+class StateError(CertirankError, RuntimeError):
+    """An engine was used out of order (e.g. recording a trial that was not suggested).
+
+    Engines raise it *before* changing any state, so the engine is still usable afterwards.
+    """
