@@ -92,12 +92,302 @@ def inspect_cmd(data: Path = DATA_ARG, format: Optional[str] = FORMAT_OPT,
     result = summarize(table)
 
     def render(res: Any) -> None:
-        t = Table(title=f"{data} — {res.format}: {len(res.policies)} policies, {res.n_observations} observations")
-        for col in ("policy", "trials", "mean", "std", "missing"):
+        prefs = res.format == "preferences"
+        what = "comparisons" if prefs else "observations"
+        extra = f", {res.n_envs} environments" if res.n_envs is not None else ""
+        extra += f", {res.n_replicates} replicates" if (res.n_replicates or 1) > 1 else ""
+        t = Table(title=f"{data} — {res.format}: {len(res.policies)} policies, {res.n_observations} {what}{extra}")
+        cols = (("policy", "comparisons", "win rate", "std", "opponents never met") if prefs
+                else ("policy", "trials", "mean", "std", "missing"))
+        for col in cols:
             t.add_column(col, justify="left" if col == "policy" else "right")
+
+        def num(v: Any) -> str:
+            return "-" if v is None else f"{v:.3f}"
+
         for p in res.policies:
-            t.add_row(p["policy"], str(p["count"]), f"{p['mean']:.3f}", f"{p['std']:.3f}", str(p["missing"]))
+            t.add_row(p["policy"], str(p["count"]), num(p["mean"]), num(p["std"]), str(p["missing"]))
         console.print(t)
+
+    emit(result, as_json, render)
+
+
+@app.command("compare")
+def compare_cmd(data: Path = DATA_ARG,
+                a: str = typer.Option(..., "--a", help="Policy X (baseline)."),
+                b: str = typer.Option(..., "--b", help="Policy Y (challenger)."),
+                alpha: float = typer.Option(0.05, "--alpha", help="Level: P(ever declaring a wrong direction) <= alpha."),
+                bettor: str = typer.Option("nscore", "--bettor", help="nscore, bernoulli_kelly, agrapa, ons, "
+                                           "prpl_eb or hoeffding (changes speed, never validity)."),
+                ties: str = typer.Option("allow", "--ties", help="allow (valid under exact ties) or assume_none "
+                                         "(the papers' setting)."),
+                bins: str = typer.Option("progress", "--bins", help="N-SCORE score bins: progress (0, 0.1, ..., 1) "
+                                         "or binary (0, 1)."),
+                format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
+                as_json: bool = JSON_OPT) -> None:
+    """Sequentially compare two policies on their paired trials, in recorded order (anytime-valid)."""
+    from .data.readers import load
+    from .evidence.compare import _pairs_from_table, compare
+
+    table = load(data, format=format, score_range=parse_score_range(score_range))
+    xs, ys = _pairs_from_table(table, a, b)
+    result = compare(xs, ys, alpha=alpha, bettor=bettor, ties=ties, bins=bins)
+
+    def render(res: Any) -> None:
+        console.print(res.describe(a, b))
+        t = Table(show_header=True)
+        for col in ("pairs used", "p-value", f"p ({a} worse)", f"p ({a} better)", "decided at pair"):
+            t.add_column(col, justify="right")
+        t.add_row(str(res.n), f"{res.pvalue:.4g}", f"{res.p_less:.4g}", f"{res.p_more:.4g}",
+                  "-" if res.decided_at is None else str(res.decided_at))
+        console.print(t)
+
+    emit(result, as_json, render)
+
+
+@app.command("simulate")
+def simulate_cmd(
+    scenario: Optional[str] = typer.Argument(None, help="Scenario name (e.g. HO-I, HE-F, bbedge-heterogeneity); "
+                                             "omit or use --list to see them all."),
+    methods: str = typer.Option("anyrank0,bonferroni", "--methods", "-m",
+                                help="Comma-separated methods; options in brackets, e.g. anyrank0[ties=assume_none]."),
+    reps: int = typer.Option(200, "--reps", "-n", help="Monte-Carlo runs."),
+    seed: int = typer.Option(0, "--seed", help="Root seed (run i uses SeedSequence(seed).spawn(reps)[i])."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes; results do not depend on it."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the per-run table to this Parquet file."),
+    param: list[str] = typer.Option([], "--param", "-p", help="Scenario parameter KEY=VALUE (repeatable), "
+                                    "e.g. -p n_max=1000 -p means=0.2,0.4,0.6."),
+    option: list[str] = typer.Option([], "--option", help="Method option KEY=VALUE for every method accepting it."),
+    list_all: bool = typer.Option(False, "--list", help="List scenarios and methods, then exit."),
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Check guarantees and efficiency on a simulated scenario: FWER, power, full ranking, sample cost."""
+    from .errors import ParameterError
+    from .sim import describe_methods, describe_scenarios, simulate
+    from .sim.adapters import _parse_value
+
+    if list_all or scenario is None:
+        listing = {"scenarios": describe_scenarios(), "methods": describe_methods()}
+        if as_json:
+            typer.echo(json.dumps(listing, indent=2, default=str))
+            return
+        t = Table(title="scenarios")
+        t.add_column("name")
+        t.add_column("kind")
+        t.add_column("description")
+        for s in listing["scenarios"]:
+            t.add_row(s["name"], s["kind"], s["description"])
+        console.print(t)
+        t = Table(title="methods")
+        for col in ("name", "applies to", "available", "description"):
+            t.add_column(col)
+        for m in listing["methods"]:
+            t.add_row(m["name"], ", ".join(m["kinds"]), "yes" if m["available"] else "not yet", m["description"])
+        console.print(t)
+        return
+
+    def pairs(items: list[str], what: str) -> dict[str, Any]:
+        outd: dict[str, Any] = {}
+        for it in items:
+            if "=" not in it:
+                raise ParameterError(f"{what} must be KEY=VALUE, got {it!r}")
+            k, _, v = it.partition("=")
+            outd[k.strip()] = v.strip() if "," in v else _parse_value(v)
+        return outd
+
+    result = simulate(scenario, methods, reps, seed=seed, jobs=jobs, out=out,
+                      method_options=pairs(option, "--option"), **pairs(param, "--param"))
+
+    def render(res: Any) -> None:
+        leader = res.scenario.get("kind") == "leaderboard"
+        t = Table(title=f"{res.scenario['name']}: {res.reps} runs, alpha = {res.scenario['alpha']}, seed {res.seed}")
+        cols = ["method", "FWER", "95% CI", "power", "full ranking",
+                "mean replicates" if leader else "mean samples", "time (s)"]
+        for c in cols:
+            t.add_column(c, justify="left" if c == "method" else "right")
+        for label, s in res.summary.items():
+            cost = s.get("mean_replicates") if leader else s.get("mean_samples")
+            t.add_row(label, f"{s['fwer']:.3f}", f"[{s['fwer_ci'][0]:.3f}, {s['fwer_ci'][1]:.3f}]",
+                      f"{s['power']:.3f}", f"{s['full_ranking_rate']:.3f}",
+                      "-" if cost is None else f"{cost:.1f}", f"{res.elapsed.get(label, 0.0):.1f}")
+        console.print(t)
+        for label, s in res.summary.items():
+            verdict = "consistent with" if s["fwer_controlled"] else "ABOVE"
+            console.print(f"{label}: FWER {s['fwer']:.3f} is {verdict} alpha = {res.scenario['alpha']} "
+                          f"(exact 95% interval {s['fwer_ci'][0]:.3f}-{s['fwer_ci'][1]:.3f})")
+        if out is not None:
+            console.print(f"per-run results written to {out}")
+
+    emit(result, as_json, render)
+
+
+@app.command("compose-test")
+def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long test_case,policy,score or wide "
+                                                   "(rows = test cases, columns = policies)."),
+                     m: str = typer.Option("2", "-m", help="Number of test cases (with --evaluate: e.g. 1,2,3)."),
+                     eta: float = typer.Option(0.01, "--eta", help="CVaR fractile in (0, 1]; 0.01 = nearly worst case."),
+                     betas: str = typer.Option("0,1,2,4", "--betas", help="Target temperatures beta (0 = uniform)."),
+                     solver: str = typer.Option("rm+", "--solver", help="rm+ (regret matching+), lp (exact per "
+                                                "tuple), milp (exact joint) or kofn (sampled k-of-N)."),
+                     rounds: int = typer.Option(300, "--rounds", help="RM+ rounds T."),
+                     evaluate: bool = typer.Option(False, "--evaluate", help="Run the holdout protocol instead "
+                                                   "(RPOSST vs the five baselines)."),
+                     holdout: float = typer.Option(0.2, "--holdout", help="Fraction of policies held out."),
+                     sets: int = typer.Option(100, "--sets", help="Number of random holdout sets."),
+                     seed: int = typer.Option(0, "--seed", help="Seed of the holdout draws."),
+                     methods: Optional[str] = typer.Option(None, "--methods", help="Comma-separated methods for "
+                                                           "--evaluate (default: rposst and the five baselines)."),
+                     as_json: bool = JSON_OPT) -> None:
+    """Choose m test cases and weights that score new policies like the full pool (RPOSST)."""
+    from .methods.rposst import compose_test, evaluate_test_designs, read_test_matrix
+    from .methods.rposst._render import composition_renderables, evaluation_renderables
+
+    data = read_test_matrix(matrix)
+    if evaluate:
+        result: Any = evaluate_test_designs(data, m, methods=methods, holdout=holdout, sets=sets, seed=seed,
+                                            eta=eta, betas=betas, rounds=rounds)
+        emit(result, as_json, lambda res: [console.print(x) for x in evaluation_renderables(res)])
+    else:
+        result = compose_test(data, m, eta=eta, betas=betas, solver=solver, rounds=rounds, seed=seed)
+        emit(result, as_json, lambda res: [console.print(x) for x in composition_renderables(res, str(matrix))])
+
+
+@app.command("rank")
+def rank_cmd(data: Path = DATA_ARG,
+             alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole ranking."),
+             method: str = typer.Option("anyrank", "--method", help="anyrank, anyrank0, anyrank-inf, bonferroni, "
+                                        "weighted-bonferroni."),
+             prior: Optional[Path] = typer.Option(None, "--prior", help="Prior means: JSON {policy: mean} or CSV "
+                                                  "'policy,mean'. Fixed before the data."),
+             prior_means: Optional[str] = typer.Option(None, "--prior-means", help="Prior means inline, e.g. "
+                                                       "'p=0.3,q=0.5'."),
+             gamma: float = typer.Option(1.0, "--gamma", help="Prior strength (>= 0)."),
+             nmax: Optional[int] = typer.Option(None, "--nmax", help="Per-comparison trial budget (default: all "
+                                                "rows)."),
+             ties: str = typer.Option("allow", "--ties", help="allow (valid with exact ties) or assume-none."),
+             guarantee: str = typer.Option("paper", "--guarantee", help="paper or strict (directional graph)."),
+             heldout_prior_rows: int = typer.Option(0, "--heldout-prior-rows", help="Use the first N rows as the "
+                                                    "prior and remove them from the test."),
+             metric: str = typer.Option("progress", "--metric", help="progress (partial credit) or binary."),
+             format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
+             as_json: bool = JSON_OPT) -> None:
+    """Certified ranking of policies from recorded trials (AnyRank), replayed in recorded order."""
+    from .methods.anyrank_cli import rank_command
+
+    rank_command(data, alpha=alpha, method=method, prior=prior, prior_means=prior_means, gamma=gamma, nmax=nmax,
+                 ties=ties, guarantee=guarantee, as_json=as_json, emit=emit, console=console, format=format,
+                 score_range=parse_score_range(score_range), heldout_prior_rows=heldout_prior_rows, metric=metric)
+
+
+@app.command("demo")
+def demo_cmd(seed: int = typer.Option(0, "--seed", help="Seed of the simulated campaign."),
+             as_json: bool = JSON_OPT) -> None:
+    """A simulated robot-policy campaign run live through AnyRank, compared with Bonferroni."""
+    from .methods.anyrank_cli import demo_command
+
+    demo_command(seed=seed, as_json=as_json, emit=emit, console=console)
+
+
+@app.command("leaderboard")
+def leaderboard_cmd(
+    data: Path = DATA_ARG,
+    alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole leaderboard."),
+    tau: float = typer.Option(0.0, "--tau", help="Margin: an edge A -> B certifies mean(A) - mean(B) > tau."),
+    blocks: Optional[str] = typer.Option(None, "--blocks", help="Independent blocks within a run: 'items', "
+                                         "'replicate', or a column name (default: the 'block' column if present, "
+                                         "else items)."),
+    top_k: Optional[int] = typer.Option(None, "--top-k", help="Certify a Top-k set."),
+    pilot: Optional[int] = typer.Option(None, "--pilot", help="Pilot replicates choosing the Top-k candidates."),
+    method: str = typer.Option("bb-edge", "--method", help="bb-edge, bfh-e-holm, cr-edge or bb-edge-pi."),
+    graph: Optional[str] = typer.Option(None, "--graph", help="Also print the confidence graph: dot or mermaid."),
+    format: Optional[str] = FORMAT_OPT,
+    score_range: Optional[str] = SCORE_RANGE_OPT,
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Certified leaderboard (BB-EDGE): edges, rank intervals and Top-k from repeated runs of L models."""
+    from ._validate import check_choice
+    from .methods.bbedge import leaderboard
+
+    if graph is not None:
+        graph = check_choice("--graph", graph, ("dot", "mermaid"))
+    result = leaderboard(data, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
+                         score_range=parse_score_range(score_range), format=format)
+
+    def render(res: Any) -> None:
+        t = Table(title=f"{data} — {res.method}: {len(res.models)} models, {res.replicates} replicate(s), "
+                  f"alpha = {res.alpha:g}, tau = {res.tau:g}")
+        for col in ("model", "mean", "rank interval", "certified above"):
+            t.add_column(col, justify="left" if col == "model" else "right")
+        for m in res.models:
+            lo, hi = m["rank_interval"]
+            t.add_row(m["model"], "-" if m["mean"] is None else f"{m['mean']:.3f}",
+                      f"[{lo}, {hi}]", str(m["certified_above"]))
+        console.print(t)
+        console.print(f"{len(res.edges)} certified edge(s) of {len(res.models) * (len(res.models) - 1)} directions.")
+        console.print(f"Blocks: {res.blocks['statement']}.", markup=False)
+        if res.inconsistent:
+            console.print("Warning: the certified edges contain a cycle; rank intervals fail closed to [1, L].")
+        if res.top_k is not None:
+            tk = res.top_k
+            if tk["set"] is None:
+                console.print(f"Top-{tk['k']}: not certified yet.")
+            else:
+                console.print(f"Top-{tk['k']} certified at replicate {tk['certified_at']}: {', '.join(tk['set'])}.",
+                              markup=False)
+        if graph is not None:
+            typer.echo(res.graph(graph), nl=False)
+
+    emit(result, as_json, render)
+
+
+@app.command("baseline")
+def baseline_cmd(
+    name: str = typer.Argument(..., help="bt, bt-davidson, bt-em, bt-bootstrap (preferences or scores); emr, t-holm, "
+                               "cbtl, serpant, serpant-r, beb-holm, asympcs-bonf (per-item scores over replicates)."),
+    data: Path = DATA_ARG,
+    alpha: float = typer.Option(0.05, "--alpha", help="Level (recorded only by point-estimate methods)."),
+    seed: Optional[int] = typer.Option(None, "--seed", help="Bootstrap seed (bt-bootstrap, cbtl)."),
+    n_boot: Optional[int] = typer.Option(None, "--n-boot", help="Bootstrap replicates (bt-bootstrap, cbtl)."),
+    tau: Optional[float] = typer.Option(None, "--tau", help="Margin (leaderboard methods)."),
+    seeds: Optional[int] = typer.Option(None, "--seeds", help="Number of EM seeds (bt-em; default 100)."),
+    partials: bool = typer.Option(False, "--partials", help="bt-em: add the partial-progress term (score data)."),
+    format: Optional[str] = FORMAT_OPT,
+    score_range: Optional[str] = SCORE_RANGE_OPT,
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Run a comparison baseline (Bradley–Terry family or leaderboard baseline); none controls the FWER of
+    the mean ranking."""
+    from .baselines import baseline
+
+    options: dict[str, Any] = {"alpha": alpha, "format": format, "score_range": parse_score_range(score_range)}
+    for key, value in (("seed", seed), ("n_boot", n_boot), ("tau", tau), ("seeds", seeds)):
+        if value is not None:
+            options[key] = value
+    if partials:
+        options["use_partials"] = True
+    options = {k: v for k, v in options.items() if v is not None or k == "alpha"}
+    result = baseline(name, data, **options)
+
+    def render(res: Any) -> None:
+        t = Table(title=f"{data} — baseline {res.method}: {len(res.policies)} policies, n = {res.n}")
+        intervals = res.details.get("intervals")
+        cols = ["policy", "score", "mean"] + (["interval"] if intervals else [])
+        for col in cols:
+            t.add_column(col, justify="left" if col == "policy" else "right")
+        for p in res.ranking:
+            row = [p, f"{res.scores[p]:.4f}", "-" if res.means[p] is None else f"{res.means[p]:.3f}"]
+            if intervals:
+                row.append(f"[{intervals[p][0]:.3f}, {intervals[p][1]:.3f}]")
+            t.add_row(*row)
+        console.print(t)
+        point = res.method in ("bt", "bt-davidson", "bt-em", "emr")
+        for d in res.decisions:
+            how = "point estimate, not certified" if point else f"{res.method} at alpha = {res.alpha:g}"
+            extra = ", implied" if d["kind"] == "implied" else ""
+            console.print(f"{d['better']} ranks above {d['worse']} ({how}{extra})", markup=False)
+        for a, b in res.undecided:
+            console.print(f"{a} vs {b}: undecided", markup=False)
+        console.print(f"Guarantee: {res.guarantee}.", markup=False)
 
     emit(result, as_json, render)
 

@@ -1,1 +1,77 @@
-"""certirank.order"""
+"""certirank.order -- partial orders, letters and graph outputs (spec 07; used by AnyRank and BB-EDGE).
+
+API summary (signatures are stable)
+-----------------------------------
+Relation matrices (``closure.py``): items 0..L-1, boolean (L, L) with ``R[a, b]`` = "a ≻ b"
+    ``relation_matrix(n, pairs) -> R``                 from (winner, loser) index pairs
+    ``transitive_closure(R) -> C``                     Floyd–Warshall; a cycle shows as C[a, a]
+    ``add_relation(C, a, b) -> C'``                    incremental closure after adding a ≻ b, O(L^2)
+    ``cycles(C) -> list[list[int]]``                   strongly connected components of size > 1
+    ``is_consistent(C)``, ``check_acyclic(C, names=None)`` (raises ``CycleError``, a ParameterError
+        with ``.cycles``)
+    ``implied(C)``                                     a ⇝ b and not b ⇝ a (pairs in a cycle imply nothing)
+    ``transitive_reduction(C)``                        Hasse diagram; CycleError if cyclic
+    ``superiors(C)``, ``inferiors(C)``                 |A_a|, |D_a|
+    ``rank_intervals(C) -> (lo, hi)``                  [1 + |A_a|, L - |D_a|]; all [1, L] if cyclic
+    ``tiers(C)``                                       longest-path layers; all 1 if cyclic
+    ``top_k(C, k) -> indices | None``                  full-graph Top-k certificate (spec 04 §8.1)
+    ``minimax_times(T)``                               decision-time closure (spec 03 §6)
+    ``longest_paths(R)``                               longest path lengths (BB-EDGE margins d * tau)
+Letters (``letters.py``)
+    ``letters(policies, different_pairs, means=None, *, sweep=True) -> dict name -> str``
+    ``letter_columns(n, index_pairs, *, sweep=True)``, ``letter_name(k)``, ``display_order(names, means)``
+Partial ranking and text outputs (``ranking.py``)
+    ``partial_ranking(items, relations, means=None) -> PartialRanking`` (frozen result: ``items`` in
+        display order, ``letters``, ``rank_lo``/``rank_hi``, ``tiers``, ``wins``, ``losses``, ``order``,
+        ``relations``, ``reduction``, ``closure``, ``inconsistent``, ``cycles``, ``resolved_fraction``;
+        ``.to_dict()`` is the JSON of spec 07 §4.4, ``.to_dot(edges=...)``, ``.to_mermaid(edges=...)``
+        with edges in {"reduction", "closure", "direct"}, ``.top_k(k)``, ``.rank_interval(name)``)
+"""
+
+from __future__ import annotations
+
+from .closure import (
+    CycleError,
+    add_relation,
+    check_acyclic,
+    cycles,
+    implied,
+    inferiors,
+    is_consistent,
+    longest_paths,
+    minimax_times,
+    rank_intervals,
+    relation_matrix,
+    superiors,
+    tiers,
+    top_k,
+    transitive_closure,
+    transitive_reduction,
+)
+from .letters import display_order, letter_columns, letter_name, letters
+from .ranking import PartialRanking, partial_ranking
+
+__all__ = [
+    "CycleError",
+    "PartialRanking",
+    "add_relation",
+    "check_acyclic",
+    "cycles",
+    "display_order",
+    "implied",
+    "inferiors",
+    "is_consistent",
+    "letter_columns",
+    "letter_name",
+    "letters",
+    "longest_paths",
+    "minimax_times",
+    "partial_ranking",
+    "rank_intervals",
+    "relation_matrix",
+    "superiors",
+    "tiers",
+    "top_k",
+    "transitive_closure",
+    "transitive_reduction",
+]

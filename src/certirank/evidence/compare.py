@@ -1,0 +1,137 @@
+"""`certirank.compare`: is policy Y better than policy X on paired trials, yet? (spec 00, spec 01 §4)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import numpy as np
+
+from ..errors import DataError
+from ..results import ResultMixin
+from ._core import check_scores
+from .sequential import PairedTest
+
+__all__ = ["compare", "CompareResult"]
+
+
+@dataclasses.dataclass(frozen=True)
+class CompareResult(ResultMixin):
+    """Outcome of a sequential paired comparison.
+
+    Attributes
+    ----------
+    decision : {"x>y", "x<y", None}
+        "x>y": X's mean score is certified higher; "x<y": Y's is; None: undecided.
+    pvalue : float
+        Anytime-valid p-value after all `n` pairs (combined over both directions per the tie mode).
+    decided_at : int or None
+        1-based index of the pair at which the decision was first reached (never revoked).
+    n : int
+        Number of pairs consumed.
+    """
+
+    decision: str | None
+    pvalue: float
+    decided_at: int | None
+    n: int
+    _alpha: float = 0.05
+    _bettor: str = "nscore"
+    _ties: str = "allow"
+    _p_less: float = 1.0
+    _p_more: float = 1.0
+
+    @property
+    def alpha(self) -> float:
+        return self._alpha
+
+    @property
+    def bettor(self) -> str:
+        return self._bettor
+
+    @property
+    def ties(self) -> str:
+        return self._ties
+
+    @property
+    def p_less(self) -> float:
+        """One-sided p-value for 'x<y'."""
+        return self._p_less
+
+    @property
+    def p_more(self) -> float:
+        """One-sided p-value for 'x>y'."""
+        return self._p_more
+
+    def describe(self, x_name: str = "X", y_name: str = "Y") -> str:
+        """The decision in plain words."""
+        a = f"alpha = {self._alpha:g}"
+        if self.decision == "x>y":
+            return f"{x_name} is better than {y_name} (certified, {a}; decided after {self.decided_at} of {self.n} pairs)"
+        if self.decision == "x<y":
+            return f"{y_name} is better than {x_name} (certified, {a}; decided after {self.decided_at} of {self.n} pairs)"
+        return (f"Undecided: no certified difference between {x_name} and {y_name} after {self.n} pairs "
+                f"(p = {self.pvalue:.4g}, {a})")
+
+
+def compare(x: Any, y: Any, alpha: float = 0.05, bettor: str = "nscore", ties: str = "allow", *,
+            bins: Any = "progress", **options: Any) -> CompareResult:
+    """Sequentially compare two policies on paired trials with an anytime-valid test.
+
+    Parameters
+    ----------
+    x, y : array-like of float in [0, 1] (booleans allowed)
+        Scores of policies X and Y; ``x[t]`` and ``y[t]`` come from the same trial/environment, in the
+        order the trials were run.
+    alpha : float
+        Level in (0, 1). The probability of ever declaring a wrong direction is at most alpha.
+    bettor : str
+        ``nscore`` (default), ``bernoulli_kelly`` (binary only), ``agrapa``, ``ons``, ``prpl_eb``,
+        ``hoeffding``. The guarantee never depends on the bettor, only the speed.
+    ties : {"allow", "assume_none"}
+        ``allow`` (default): valid even if the two policies are exactly tied (each direction at alpha/2).
+        ``assume_none``: the papers' setting, valid only if the means differ.
+    bins : "progress", "binary" or sequence
+        N-SCORE score bins (configuration, never chosen from the data).
+    **options
+        Bettor tuning constants (see :class:`certirank.evidence.PairedStreams`).
+
+    Returns
+    -------
+    CompareResult
+        ``decision`` ("x>y", "x<y" or None), ``pvalue``, ``decided_at``, ``n``.
+
+    Examples
+    --------
+    >>> import certirank
+    >>> r = certirank.compare([0] * 10, [1] * 10, bins="binary")
+    >>> r.decision, r.decided_at
+    ('x<y', 8)
+    """
+    test = PairedTest(alpha, bettor=bettor, ties=ties, bins=bins, **options)
+    xa = check_scores(x, "x")
+    ya = check_scores(y, "y")
+    if xa.ndim != 1 or ya.ndim != 1:
+        raise DataError(f"x and y must be 1-D sequences of scores, got shapes {xa.shape} and {ya.shape}")
+    if xa.size != ya.size:
+        raise DataError(f"x and y must have the same length (paired trials), got {xa.size} and {ya.size}")
+    test.update_many(xa, ya)
+    return CompareResult(decision=test.decision, pvalue=test.pvalue, decided_at=test.decided_at, n=test.n,
+                         _alpha=test.alpha, _bettor=test.bettor, _ties=test.ties, _p_less=test.p_less,
+                         _p_more=test.p_more)
+
+
+def _pairs_from_table(table: Any, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
+    """Paired scores of policies `a`, `b` from an evaluation table, in recorded row order, complete rows only."""
+    from ..data.table import to_wide
+
+    wide = to_wide(table)
+    for name in (a, b):
+        if name not in wide.columns:
+            raise DataError(f"policy {name!r} not found; policies in the data: {', '.join(map(str, wide.columns))}")
+    if a == b:
+        raise DataError(f"--a and --b name the same policy {a!r}; compare two different policies")
+    sub = wide[[a, b]].dropna()
+    if len(sub) == 0:
+        raise DataError(f"no trial has scores for both {a!r} and {b!r}")
+    return sub[a].to_numpy(dtype=float), sub[b].to_numpy(dtype=float)

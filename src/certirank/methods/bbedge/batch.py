@@ -1,0 +1,189 @@
+"""Batch entry points: :func:`leaderboard` on an evaluation table, :func:`bbedge_path` on a panel stack."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ...errors import DataError, ParameterError
+from .engine import Leaderboard
+from .result import LeaderboardResult
+
+__all__ = ["leaderboard", "bbedge_path", "resolve_blocks", "table_panels"]
+
+
+def _table(data: Any, score_range: Any = None, format: str | None = None) -> pd.DataFrame:
+    from ...data.table import validate_table
+    if isinstance(data, (str, os.PathLike)):
+        from ...data.readers import load
+        return load(data, format=format, score_range=score_range)
+    if isinstance(data, pd.DataFrame):
+        return validate_table(data, score_range=score_range, source=data.attrs.get("source"))
+    raise DataError(f"data must be a file path or a DataFrame (long table), got {type(data).__name__}")
+
+
+def resolve_blocks(table: pd.DataFrame, blocks: Any) -> tuple[Any, str, str | None]:
+    """Map the user's ``blocks`` choice and the table onto (Leaderboard blocks argument, source, column).
+
+    ``None`` means the table's ``block`` column if it has one, else singleton items (spec 04 §3).
+    """
+    items = list(dict.fromkeys(table["env"]))
+    if blocks is None:
+        if "block" in table.columns:
+            return _item_labels(table, "block", items), "default: the data's 'block' column", "block"
+        return "items", "default: the data has no 'block' column", None
+    if isinstance(blocks, str):
+        key = blocks.strip()
+        if key.lower() in ("items", "item", "singleton"):
+            return "items", "chosen: --blocks items", None
+        if key.lower() in ("replicate", "run"):
+            return "replicate", "chosen: --blocks replicate", None
+        if key not in table.columns:
+            extra = [c for c in table.columns if c not in ("policy", "env", "replicate", "score", "order", "weight")]
+            raise DataError(f"blocks column {key!r} not found; use 'items', 'replicate' or one of the table's columns"
+                            f"{': ' + ', '.join(map(repr, extra)) if extra else ' (the table has no extra columns)'}",
+                            source=table.attrs.get("source"))
+        return _item_labels(table, key, items), f"chosen: column {key!r}", key
+    return blocks, "given by the caller", None
+
+
+def _item_labels(table: pd.DataFrame, column: str, items: list[str]) -> dict[str, str]:
+    sub = table[["env", column]].copy()
+    if sub[column].isna().any():
+        raise DataError(f"column {column!r} has missing block labels", source=table.attrs.get("source"), column=column)
+    sub[column] = sub[column].astype(str)
+    per = sub.groupby("env")[column].nunique()
+    split = per[per > 1]
+    if len(split):
+        item = split.index[0]
+        labs = sorted(sub.loc[sub["env"] == item, column].unique())
+        raise DataError(f"item {item!r} is in more than one block ({', '.join(labs[:4])}); each item belongs to "
+                        "exactly one block", source=table.attrs.get("source"), column=column)
+    first = sub.drop_duplicates("env").set_index("env")[column]
+    return {i: str(first[i]) for i in items}
+
+
+def _item_weights(table: pd.DataFrame, items: list[str]) -> dict[str, float] | None:
+    if "weight" not in table.columns:
+        return None
+    per = table.groupby("env")["weight"].nunique()
+    if (per > 1).any():
+        raise DataError(f"item {per[per > 1].index[0]!r} has different weights in different rows; give each item "
+                        "one weight", source=table.attrs.get("source"), column="weight")
+    first = table.drop_duplicates("env").set_index("env")["weight"]
+    return {i: float(first[i]) for i in items}
+
+
+def table_panels(table: pd.DataFrame) -> tuple[list[str], list[str], list[int], list[np.ndarray]]:
+    """Split a validated table into complete panels: (models, items, replicate ids, [(L, N) arrays])."""
+    from ...data.table import policies
+    src = table.attrs.get("source")
+    if table["env"].isna().any():
+        raise DataError("BB-EDGE needs an item column ('item' or 'env') so that models are compared on the same "
+                        "items", source=src)
+    models = policies(table)
+    items = list(dict.fromkeys(table["env"]))
+    pos_m = {m: i for i, m in enumerate(models)}
+    pos_i = {it: i for i, it in enumerate(items)}
+    reps = sorted(table["replicate"].unique())
+    mi = table["policy"].map(pos_m).to_numpy()
+    ii = table["env"].map(pos_i).to_numpy()
+    rr = np.searchsorted(reps, table["replicate"].to_numpy())
+    cube = np.full((len(reps), len(models), len(items)), np.nan)
+    cube[rr, mi, ii] = table["score"].to_numpy(dtype=float)
+    missing = np.isnan(cube)
+    if missing.any():
+        r, m, i = (int(v[0]) for v in np.nonzero(missing))
+        n_miss = int(missing[r, m].sum())
+        raise DataError(f"model {models[m]!r} is missing item {items[i]!r}"
+                        f"{f' (and {n_miss - 1} more)' if n_miss > 1 else ''} in replicate {reps[r]}; every model "
+                        "must be scored on every item in every replicate", source=src)
+    return models, items, [int(v) for v in reps], [cube[r] for r in range(len(reps))]
+
+
+def leaderboard(data: Any, alpha: float = 0.05, tau: float = 0.0, blocks: Any = None, top_k: int | None = None,
+                pilot: int | None = None, *, method: str = "bb-edge", weights: Any = None, output: str = "current",
+                score_range: Any = None, format: str | None = None) -> LeaderboardResult:
+    """Certify a leaderboard from per-item scores of L models over R replicates (BB-EDGE, spec 04).
+
+    Parameters
+    ----------
+    data : path, DataFrame or validated table
+        Long table with ``model`` (``policy``), ``item`` (``env``), ``score`` in [0, 1] and, for repeated
+        runs, ``replicate``; optional ``block`` and ``weight`` columns.
+    alpha : float, default 0.05
+        FWER of the whole answer: all L(L-1) directions and every replicate.
+    tau : float, default 0
+        Margin; an edge a -> b certifies Delta_{a,b} > tau.
+    blocks : None, "items", "replicate" or a column name
+        Design-determined resolution (spec 04 §3). ``None``: the ``block`` column if present, otherwise
+        singleton items. The result states the resolution and the assumption it rests on.
+    top_k : int, optional
+        Certify a Top-k set (full graph; with ``pilot``, the pilot-targeted procedure).
+    pilot : int, optional
+        Number of pilot replicates (R0) that choose the Top-k candidates; their data are not evidence.
+    method : {"bb-edge", "bfh-e-holm", "cr-edge", "bb-edge-pi"}
+    weights : optional item weights (mapping item -> weight, summing to 1); default the ``weight`` column,
+        else 1/N.
+    output : {"current", "cumulative"}
+
+    Returns
+    -------
+    LeaderboardResult
+        ``.to_dict()`` is what ``certirank leaderboard --json`` prints.
+
+    Examples
+    --------
+    >>> import pandas as pd, certirank
+    >>> rows = [("A", i, 1.0) for i in range(60)] + [("B", i, 0.0) for i in range(60)]
+    >>> res = certirank.leaderboard(pd.DataFrame(rows, columns=["model", "item", "score"]))
+    >>> res.edges
+    [['A', 'B']]
+    """
+    table = _table(data, score_range=score_range, format=format)
+    models, items, reps, panels = table_panels(table)
+    if len(models) < 2:
+        raise DataError(f"a leaderboard needs at least two models; the data has {len(models)}",
+                        source=table.attrs.get("source"))
+    blk, source, column = resolve_blocks(table, blocks)
+    if weights is None:
+        weights = _item_weights(table, items)
+    if pilot is not None and top_k is None:
+        raise ParameterError("--pilot needs --top-k: the pilot replicates choose the candidate Top-k set")
+    board = Leaderboard(models, alpha=alpha, tau=tau, blocks=blk, weights=weights, items=items, method=method,
+                        top_k=top_k, pilot=pilot, output=output, keep_history=False, blocks_source=source,
+                        blocks_column=column)
+    if pilot is not None and pilot >= len(panels):
+        raise DataError(f"the data has {len(panels)} replicate(s); a pilot of {pilot} leaves none for confirmation",
+                        source=table.attrs.get("source"))
+    for rid, arr in zip(reps, panels):
+        board.add_replicate(arr, replicate=rid)
+    return board.result()
+
+
+def bbedge_path(panels: Any, alpha: float = 0.05, tau: float = 0.0, blocks: Any = "items", *,
+                method: str = "bb-edge", weights: Any = None, top_k: int | None = None,
+                pilot: int | None = None) -> dict[str, Any]:
+    """Run BB-EDGE over a stack of panels (R, L, N) and return the whole certification path.
+
+    For simulations: no names, no validation beyond the engine's. Returns a dict with ``certified``
+    (R, L, L) bool (edges reported after each replicate), ``log_e`` (R, L, L; NaN for untested directions),
+    ``top_k_at`` (first replicate with a certified Top-k set, or None) and ``top_k_set`` (model indices).
+    """
+    stack = np.asarray(panels, dtype=float)
+    if stack.ndim != 3:
+        raise ParameterError(f"panels must have shape (replicates, models, items), got {stack.shape}")
+    R, L, _ = stack.shape
+    board = Leaderboard([str(i) for i in range(L)], alpha=alpha, tau=tau, blocks=blocks, weights=weights,
+                        method=method, top_k=top_k, pilot=pilot, keep_history=False)
+    cert = np.zeros((R, L, L), dtype=bool)
+    log_e = np.full((R, L, L), np.nan)
+    for r in range(R):
+        board.add_replicate(stack[r])
+        cert[r] = board.certified_matrix()
+        log_e[r] = board.log_e_matrix()
+    return {"certified": cert, "log_e": log_e, "top_k_at": board._topk_at,
+            "top_k_set": None if board._topk_set is None else list(board._topk_set)}

@@ -1,0 +1,895 @@
+"""The streaming BB-EDGE engine :class:`Leaderboard` (spec 04 §4-§9).
+
+State between replicates (nothing is recomputed from history):
+
+- per *family* of directions (the full board, a model-addition stage, or the pilot-selected Top-k family):
+  the cumulative log components (directions x grid), the running block sums of its models (for the
+  predictions), and its certification record;
+- per epoch (benchmark version): the block design, each model's summed weighted mean and, unless
+  ``keep_history=False``, the per-replicate block means (needed only to replay a newly added model).
+
+Every mutating method checks all of its input first and raises before changing anything.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+import os
+import tempfile
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
+from ...errors import DataError, ParameterError, StateError
+from .result import LeaderboardResult
+from .core import (
+    GRID_SIZE,
+    BlockDesign,
+    PenaltyPlan,
+    default_grid,
+    hoeffding_log_factors,
+    log_mixture,
+    make_design,
+    mixture_log_factors,
+    pair_squared_error_sums,
+    plugin_stake,
+    plugin_step,
+    psi_e,
+    squared_error_sums,
+)
+
+__all__ = ["Leaderboard", "METHODS", "RESOLUTION_TEXT", "block_statement"]
+
+METHODS = ("bb-edge", "bfh-e-holm", "cr-edge", "bb-edge-pi")
+_METHOD_ALIASES = {"bbedge": "bb-edge", "bfh": "bfh-e-holm", "credge": "cr-edge", "bb-edge-plugin": "bb-edge-pi",
+                   "pi": "bb-edge-pi"}
+_CLI_NAME = {"singleton": "items", "replicate": "replicate", "protocol": "column"}
+_STATE_VERSION = 1
+_MAX_CLASSES_PLUGIN = 64
+_CHUNK = 2_000_000  # entries of a (directions x blocks) work array in the pair-by-pair paths
+
+RESOLUTION_TEXT = {
+    "singleton": ("assumes items are scored independently within a run (independent sampling per item; no "
+                  "shared cache, provider state, judge or batch randomness); if runs share a cache, a judge or "
+                  "batch state, use --blocks replicate"),
+    "protocol": ("assumes the blocks are independently randomised within a run (items inside a block may depend "
+                 "on each other in any way); if blocks share a cache, a judge or batch state, use --blocks "
+                 "replicate"),
+    "replicate": ("treats each complete run as one block: valid under any dependence within a run (needs only "
+                  "independent, identically distributed runs), but it certifies nothing from a single run"),
+}
+
+
+def block_statement(resolution: str, n_blocks: int, source: str, column: str | None = None) -> dict[str, Any]:
+    """The plain-words statement of the block resolution that every output carries (spec 04 §3)."""
+    name = {"singleton": "items (one block per item)", "replicate": "replicate (one block per run, CR-EDGE)",
+            "protocol": f"column {column!r} ({n_blocks} blocks)" if column else f"protocol ({n_blocks} blocks)"}
+    text = RESOLUTION_TEXT[resolution]
+    return {"resolution": resolution, "blocks": _CLI_NAME[resolution] if resolution != "protocol" else
+            (column or "protocol"), "n_blocks": int(n_blocks), "source": source,
+            "statement": f"blocks = {name[resolution]}, {source}; {text}; runs are assumed independent and "
+                         "identically distributed given the benchmark and protocol"}
+
+
+def _method(name: str) -> str:
+    if isinstance(name, str) and name.strip().lower().replace("_", "-") in _METHOD_ALIASES:
+        return _METHOD_ALIASES[name.strip().lower().replace("_", "-")]
+    return check_choice("method", name, METHODS)
+
+
+# ------------------------------------------------------------------------------------------ array codec
+
+def _enc(arr: np.ndarray) -> dict[str, Any]:
+    a = np.ascontiguousarray(arr)
+    return {"dtype": a.dtype.str, "shape": list(a.shape), "b64": base64.b64encode(a.tobytes()).decode("ascii")}
+
+
+def _dec(obj: dict[str, Any]) -> np.ndarray:
+    raw = base64.b64decode(obj["b64"].encode("ascii"))
+    return np.frombuffer(raw, dtype=np.dtype(obj["dtype"])).reshape(obj["shape"]).copy()
+
+
+# ------------------------------------------------------------------------------------------ families
+
+@dataclass
+class _Family:
+    """One e-Holm family of directions with its own level and its own (fresh) e-processes."""
+
+    kind: str                # "board" | "addition" | "pilot"
+    label: str
+    alpha: float
+    a: np.ndarray            # global model index of the better side of each direction
+    b: np.ndarray
+    models: np.ndarray       # global indices of the models whose running block sums are kept
+    C: np.ndarray            # (len(models), M) running sums of block means over this family's replicates
+    r: int                   # replicates seen
+    comp: np.ndarray         # (E, G) cumulative log components; (E, 1) for the plug-in variant
+    s2: np.ndarray           # (E,) plug-in: cumulative weighted squared errors (zeros otherwise)
+    log_e: np.ndarray        # (E,) current log e-values
+    current: np.ndarray      # (E,) bool, certified at the latest replicate
+    first: np.ndarray        # (E,) int, first replicate (family-local count) certified, 0 = never
+    log_c: float
+    start: int               # epoch replicate count before this family's first replicate
+
+    def __post_init__(self) -> None:
+        self._row = {int(g): i for i, g in enumerate(self.models)}
+        self.a_row = np.array([self._row[int(v)] for v in self.a], dtype=np.int64)
+        self.b_row = np.array([self._row[int(v)] for v in self.b], dtype=np.int64)
+
+    @property
+    def n_directions(self) -> int:
+        return int(self.a.shape[0])
+
+    def to_state(self) -> dict[str, Any]:
+        return {"kind": self.kind, "label": self.label, "alpha": self.alpha, "a": _enc(self.a), "b": _enc(self.b),
+                "models": _enc(self.models), "C": _enc(self.C), "r": self.r, "comp": _enc(self.comp),
+                "s2": _enc(self.s2), "log_e": _enc(self.log_e), "current": _enc(self.current),
+                "first": _enc(self.first), "log_c": self.log_c, "start": self.start}
+
+    @classmethod
+    def from_state(cls, s: dict[str, Any]) -> "_Family":
+        return cls(s["kind"], s["label"], float(s["alpha"]), _dec(s["a"]), _dec(s["b"]), _dec(s["models"]),
+                   _dec(s["C"]), int(s["r"]), _dec(s["comp"]), _dec(s["s2"]), _dec(s["log_e"]), _dec(s["current"]),
+                   _dec(s["first"]), float(s["log_c"]), int(s["start"]))
+
+
+def _new_family(kind: str, label: str, alpha: float, a: Sequence[int], b: Sequence[int], models: Sequence[int],
+                n_blocks: int, n_comp: int, start: int) -> _Family:
+    a = np.asarray(a, dtype=np.int64)
+    b = np.asarray(b, dtype=np.int64)
+    E = a.shape[0]
+    return _Family(kind, label, alpha, a, b, np.asarray(models, dtype=np.int64),
+                   np.zeros((len(models), n_blocks)), 0, np.zeros((E, n_comp)), np.zeros(E), np.zeros(E),
+                   np.zeros(E, dtype=bool), np.zeros(E, dtype=np.int64), float(np.log(1.0 / alpha)), start)
+
+
+# ------------------------------------------------------------------------------------------ engine
+
+class Leaderboard:
+    """Streaming BB-EDGE leaderboard: certified edges, rank intervals and Top-k after every replicate.
+
+    Parameters
+    ----------
+    models : sequence of str
+        Model names (the board's order; ties in pilot selection go to the earlier model).
+    alpha : float, default 0.05
+        Family-wise error rate of the whole answer (all directions, all replicates, all stages).
+    tau : float, default 0.0
+        Margin: an edge a -> b certifies Delta_{a,b} > tau. Must satisfy 0 <= tau < 1.
+    blocks : "items" | "replicate" | sequence | mapping, default "items"
+        Design-determined block resolution (spec 04 §3), fixed before any data: ``"items"`` (= singleton
+        blocks, one per item), ``"replicate"`` (one block per run; CR-EDGE), or a block label per item (a
+        sequence aligned with ``items`` or a mapping item -> block).
+    weights : sequence or mapping, optional
+        Item weights omega_i >= 0 summing to 1; default 1/N.
+    items : sequence of str, optional
+        Item names in benchmark order; default: taken from the first replicate.
+    method : {"bb-edge", "bfh-e-holm", "cr-edge", "bb-edge-pi"}, default "bb-edge"
+        The e-process: empirical-Bernstein mixture (BB-EDGE), Hoeffding penalty (BFH-e-Holm), one block per
+        run (CR-EDGE), or the plug-in stake (BB-EDGE-PI).
+    top_k : int, optional
+        Track Top-k certification (full graph, spec 04 §8.1; or pilot-targeted with ``pilot``).
+    pilot : int, optional
+        Pilot-targeted Top-k (§8.2): the first ``pilot`` replicates choose the candidate set T0 (never used as
+        evidence); only the k(L - k) cross-set directions are then tested, on the later replicates.
+    epochs : int or "open", default 1
+        Planned benchmark versions (§9.1): version v is tested at alpha / epochs, or with ``"open"`` at
+        alpha * 6 / (pi^2 v^2).
+    additions : int or "open", default 0
+        Planned model additions (§9.2): with n planned, every stage gets alpha / (n + 1); with ``"open"``
+        the initial board gets alpha / 2 and addition v gets alpha / 2^(v + 1).
+    output : {"current", "cumulative"}, default "current"
+        Report the edges certified at the latest replicate (paper) or every edge certified so far.
+    keep_history : bool, default True
+        Keep per-replicate block means (needed to replay a model added later).
+    """
+
+    def __init__(self, models: Sequence[str], alpha: float = 0.05, tau: float = 0.0, blocks: Any = "items",
+                 weights: Any = None, *, items: Sequence[Any] | None = None, method: str = "bb-edge",
+                 top_k: int | None = None, pilot: int | None = None, epochs: int | str = 1,
+                 additions: int | str = 0, output: str = "current", keep_history: bool = True,
+                 blocks_source: str | None = None, blocks_column: str | None = None) -> None:
+        names = [str(m) for m in models] if models is not None and not isinstance(models, str) else None
+        if not names:
+            raise ParameterError("models must be a non-empty list of model names")
+        if len(set(names)) != len(names):
+            dup = next(n for n in names if names.count(n) > 1)
+            raise ParameterError(f"model {dup!r} is listed twice; model names must be unique")
+        if len(names) < 2:
+            raise ParameterError("a leaderboard needs at least two models")
+        self.alpha = check_alpha(alpha)
+        self.tau = check_nonnegative("tau", tau)
+        if self.tau >= 1:
+            raise ParameterError(f"tau must satisfy 0 <= tau < 1 (scores are in [0, 1]), got {tau!r}")
+        self.method = _method(method)
+        self.output = check_choice("output", output, ("current", "cumulative"))
+        self.keep_history = bool(keep_history)
+        self.models = names
+        resolution, labels = self._resolution(blocks)
+        if self.method == "cr-edge":
+            if resolution == "protocol":
+                raise ParameterError("method 'cr-edge' is BB-EDGE with one block per run; do not pass block labels "
+                                     "with it")
+            resolution, labels = "replicate", None
+        self.resolution = resolution
+        self._labels = labels
+        self.top_k = None if top_k is None else check_positive_int("top_k", top_k)
+        if self.top_k is not None and self.top_k >= len(names):
+            raise ParameterError(f"top_k must be smaller than the number of models ({len(names)}), got {top_k}")
+        self.pilot = None if pilot is None else check_positive_int("pilot", pilot)
+        if self.pilot is not None and self.top_k is None:
+            raise ParameterError("pilot needs top_k: the pilot replicates choose the candidate Top-k set")
+        self.epochs = self._schedule("epochs", epochs, minimum=1)
+        self.additions = self._schedule("additions", additions, minimum=0)
+        if self.pilot is not None and (self.epochs != 1 or self.additions != 0):
+            raise ParameterError("pilot-targeted Top-k cannot be combined with benchmark epochs or model additions")
+        self.blocks_source = blocks_source or ("given" if resolution == "protocol" else "chosen")
+        self.blocks_column = blocks_column
+        self._weights_arg = weights
+        self.items: list[str] | None = None if items is None else [str(i) for i in items]
+        if self.items is not None and len(set(self.items)) != len(self.items):
+            raise ParameterError("items must be unique")
+        self.grid = default_grid()
+        self.epoch = 1
+        self.n_additions = 0
+        self._history: list[dict[str, Any]] = []   # archived epochs
+        self._design: BlockDesign | None = None
+        self._reset_epoch_state()
+        if self.items is not None:
+            self._design = self._build_design(self.items, self._labels, weights)
+
+    # ----------------------------------------------------------------------------------- configuration
+    @staticmethod
+    def _schedule(name: str, value: Any, minimum: int) -> int | str:
+        if isinstance(value, str):
+            if value.strip().lower() == "open":
+                return "open"
+            raise ParameterError(f"{name} must be an integer >= {minimum} or 'open', got {value!r}")
+        return check_positive_int(name, value, minimum=minimum)
+
+    @staticmethod
+    def _resolution(blocks: Any) -> tuple[str, Any]:
+        if blocks is None:
+            return "singleton", None
+        if isinstance(blocks, str):
+            key = blocks.strip().lower()
+            if key in ("items", "item", "singleton"):
+                return "singleton", None
+            if key in ("replicate", "run"):
+                return "replicate", None
+            raise ParameterError(f"blocks must be 'items', 'replicate', or one block label per item, got {blocks!r}"
+                                 " (a column name is accepted only by certirank.leaderboard(data, ...))")
+        if isinstance(blocks, Mapping):
+            return "protocol", {str(k): str(v) for k, v in blocks.items()}
+        try:
+            labels = [str(v) for v in blocks]
+        except TypeError:
+            raise ParameterError(f"blocks must be 'items', 'replicate', or one block label per item, got "
+                                 f"{blocks!r}") from None
+        return "protocol", labels
+
+    def _alpha_stage(self, epoch: int, stage: int) -> float:
+        """alpha_{v,u}: the epoch's share of alpha times the stage's share within the epoch."""
+        if self.epochs == "open":
+            e_share = 6.0 / (math.pi ** 2 * epoch ** 2)
+        else:
+            e_share = 1.0 / int(self.epochs)
+        if self.additions == "open":
+            s_share = 0.5 ** (stage + 1)
+        else:
+            s_share = 1.0 / (int(self.additions) + 1)
+        return self.alpha * e_share * s_share
+
+    def _build_design(self, items: list[str], labels: Any, weights: Any) -> BlockDesign:
+        n = len(items)
+        if isinstance(weights, Mapping):
+            missing = [i for i in items if i not in {str(k) for k in weights}]
+            if missing:
+                raise ParameterError(f"weights has no entry for item(s) {', '.join(map(repr, missing[:5]))}")
+            wmap = {str(k): v for k, v in weights.items()}
+            extra = [k for k in wmap if k not in set(items)]
+            if extra:
+                raise ParameterError(f"weights names unknown item(s) {', '.join(map(repr, extra[:5]))}")
+            weights = [wmap[i] for i in items]
+        if self.resolution == "protocol":
+            if isinstance(labels, Mapping):
+                missing = [i for i in items if i not in labels]
+                if missing:
+                    raise ParameterError(f"blocks gives no block for item(s) {', '.join(map(repr, missing[:5]))}")
+                labels = [labels[i] for i in items]
+            elif len(labels) != n:
+                raise ParameterError(f"blocks must give one block label per item ({n} items), got {len(labels)}")
+        return make_design(n, self.resolution, labels=labels, weights=weights, item_names=items)
+
+    def _reset_epoch_state(self) -> None:
+        L = len(self.models)
+        self.R = 0
+        self.replicate_ids: list[Any] = []
+        self._theta_sum = np.zeros(L)
+        self._hist_yb: list[np.ndarray] = []
+        self._hist_theta: list[np.ndarray] = []
+        self._families: list[_Family] = []
+        self._pilot_set: list[int] | None = None
+        self._topk_set: list[int] | None = None
+        self._topk_at: int | None = None
+        self._topk_now = False
+        self._topk_conflict = False
+        self._plan: PenaltyPlan | None = None
+        self._plan_pi: PenaltyPlan | None = None
+        self.n_additions = 0
+
+    def _ensure_families(self) -> None:
+        """Create the epoch's board family once the design exists (lazily, on the first replicate)."""
+        d = self._design
+        assert d is not None
+        if self._plan is None:
+            self._plan = PenaltyPlan(d, self.grid)
+            if self.method == "bb-edge-pi" and d.class_weight.shape[0] <= _MAX_CLASSES_PLUGIN:
+                self._plan_pi = PenaltyPlan(d, self.grid, force_classes=True)
+        if not self._families and self.pilot is None:
+            L = len(self.models)
+            a, b = np.where(~np.eye(L, dtype=bool))
+            self._families.append(_new_family("board", f"epoch {self.epoch} board", self._alpha_stage(self.epoch, 0),
+                                              a, b, np.arange(L), d.n_blocks, self._n_comp(), 0))
+
+    def _n_comp(self) -> int:
+        return 1 if self.method == "bb-edge-pi" else GRID_SIZE
+
+    # ----------------------------------------------------------------------------------- panel input
+    def _coerce_panel(self, panel: Any, models: list[str], what: str = "replicate") -> tuple[np.ndarray, list[str],
+                                                                                             Any]:
+        """Return (scores (len(models), N) in board item order, item names, replicate id from the panel)."""
+        rep_id = None
+        if isinstance(panel, pd.DataFrame):
+            cols = {str(c).strip().lower(): c for c in panel.columns}
+            if "score" in cols:
+                from ...data.table import validate_table
+                t = validate_table(panel, source=f"{what} panel")
+                if t["env"].isna().any():
+                    raise DataError(f"the {what} panel needs an item column ('item' or 'env') to pair scores across "
+                                    "models")
+                reps = t["replicate"].unique()
+                if "replicate" in cols:
+                    if len(reps) != 1:
+                        raise DataError(f"a {what} panel must hold one replicate; got replicate ids "
+                                        f"{', '.join(map(str, sorted(reps)[:5]))}")
+                    rep_id = int(reps[0])
+                wide = t.pivot(index="env", columns="policy", values="score")
+                order = list(dict.fromkeys(t["env"]))
+                wide = wide.reindex(index=order)
+            else:
+                wide = panel.copy()
+                wide.index = [str(i) for i in wide.index]
+                wide.columns = [str(c) for c in wide.columns]
+            unknown = [c for c in wide.columns if c not in models]
+            if unknown:
+                raise DataError(f"the {what} panel has unknown model(s) {', '.join(map(repr, unknown[:5]))}; "
+                                f"expected {', '.join(map(repr, models[:10]))}")
+            absent = [m for m in models if m not in wide.columns]
+            if absent:
+                raise DataError(f"model(s) {', '.join(map(repr, absent[:5]))} have no scores in this {what}; every "
+                                "model must be scored on every item in every replicate")
+            item_names = [str(i) for i in wide.index]
+            if self.items is not None:
+                extra = [i for i in item_names if i not in set(self.items)]
+                if extra:
+                    raise DataError(f"the {what} panel has item(s) not in the benchmark: "
+                                    f"{', '.join(map(repr, extra[:5]))}")
+                wide = wide.reindex(index=self.items)
+                item_names = list(self.items)
+            arr = wide[models].to_numpy(dtype=float).T
+        elif isinstance(panel, Mapping):
+            unknown = [str(c) for c in panel if str(c) not in models]
+            if unknown:
+                raise DataError(f"the {what} panel has unknown model(s) {', '.join(map(repr, unknown[:5]))}")
+            absent = [m for m in models if m not in {str(k) for k in panel}]
+            if absent:
+                raise DataError(f"model(s) {', '.join(map(repr, absent[:5]))} have no scores in this {what}; every "
+                                "model must be scored on every item in every replicate")
+            pm = {str(k): v for k, v in panel.items()}
+            rows = [np.asarray(pm[m], dtype=float).reshape(-1) for m in models]
+            if len({r.shape[0] for r in rows}) != 1:
+                raise DataError(f"models have different numbers of item scores in this {what}: "
+                                + ", ".join(f"{m}: {r.shape[0]}" for m, r in zip(models, rows)))
+            arr = np.vstack(rows)
+            item_names = self.items if self.items is not None else [str(i) for i in range(arr.shape[1])]
+        else:
+            try:
+                arr = np.array(panel, dtype=float)
+            except (TypeError, ValueError):
+                raise DataError(f"a {what} panel must be a models x items array, a mapping model -> scores or a "
+                                f"DataFrame, got {type(panel).__name__}") from None
+            if arr.ndim == 1 and len(models) == 1:
+                arr = arr[None, :]
+            if arr.ndim != 2 or arr.shape[0] != len(models):
+                raise DataError(f"a {what} panel array must have shape (models, items) = ({len(models)}, N), got "
+                                f"{arr.shape}")
+            item_names = self.items if self.items is not None else [str(i) for i in range(arr.shape[1])]
+        if self.items is not None and arr.shape[1] != len(self.items):
+            raise DataError(f"the {what} panel has {arr.shape[1]} items; the benchmark has {len(self.items)}")
+        nan = np.isnan(arr)
+        if nan.any():
+            li, ii = np.nonzero(nan)
+            m = models[int(li[0])]
+            miss = [item_names[int(j)] for j in ii[li == li[0]]]
+            raise DataError(f"model {m!r} is missing item(s) {', '.join(map(repr, miss[:5]))}"
+                            f"{' and more' if len(miss) > 5 else ''} in this {what}; panels must be complete "
+                            "(every model scored on every item)")
+        bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
+        if bad.any():
+            li, ii = np.nonzero(bad)
+            raise DataError(f"score {arr[li[0], ii[0]]!r} of model {models[int(li[0])]!r} on item "
+                            f"{item_names[int(ii[0])]!r} is outside [0, 1]")
+        return arr, list(item_names), rep_id
+
+    # ----------------------------------------------------------------------------------- updates
+    def add_replicate(self, panel: Any, replicate: Any = None) -> "Leaderboard":
+        """Add one complete replicate (every model on every item) and update all e-processes.
+
+        Parameters
+        ----------
+        panel : array (models x items), mapping model -> item scores, or DataFrame
+            A long DataFrame (``model``/``policy``, ``item``/``env``, ``score``, optional ``replicate``) or a
+            wide one (rows = items, columns = models). Arrays and mappings follow ``models`` / ``items`` order.
+        replicate : optional
+            The replicate's id (default: the panel's ``replicate`` column, else the next integer). Adding
+            an id twice is refused.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        DataError
+            Incomplete or malformed panel. StateError: replicate already added. Nothing changes on error.
+        """
+        arr, item_names, rep_from_panel = self._coerce_panel(panel, self.models)
+        rid = replicate if replicate is not None else rep_from_panel
+        if rid is None:
+            numeric = [v for v in self.replicate_ids if isinstance(v, (int, np.integer))]
+            rid = (max(numeric) + 1) if numeric else 1
+        rid = int(rid) if isinstance(rid, (np.integer,)) else rid
+        if rid in self.replicate_ids:
+            raise StateError(f"replicate {rid!r} was already added (epoch {self.epoch}); each replicate may be "
+                             "added once")
+        design = self._design
+        if design is None:
+            design = self._build_design(item_names, self._labels, self._weights_arg)
+        # ---- no errors below this line: mutate
+        if self._design is None:
+            self._design = design
+            self.items = item_names
+        self._ensure_families()
+        self._step(arr)
+        self.replicate_ids.append(rid)
+        return self
+
+    def _step(self, arr: np.ndarray) -> None:
+        d = self._design
+        assert d is not None
+        yb = d.block_means(arr)
+        theta = d.weighted_means(arr)
+        self.R += 1
+        self._theta_sum = self._theta_sum + theta
+        if self.keep_history:
+            self._hist_yb.append(yb)
+            self._hist_theta.append(theta)
+        if self.pilot is not None and self.R == self.pilot:
+            self._start_pilot_family()
+        elif self.pilot is None or self.R > self.pilot:
+            for fam in self._families:
+                self._update_family(fam, yb, theta)
+        self._track_top_k()
+
+    def _start_pilot_family(self) -> None:
+        d = self._design
+        assert d is not None and self.top_k is not None
+        mean = self._theta_sum / self.R
+        order = sorted(range(len(self.models)), key=lambda i: (-mean[i], i))
+        chosen = sorted(order[: self.top_k])
+        rest = [i for i in range(len(self.models)) if i not in chosen]
+        a = [i for i in chosen for _ in rest]
+        b = [j for _ in chosen for j in rest]
+        self._pilot_set = chosen
+        self._families.append(_new_family("pilot", f"pilot Top-{self.top_k} family", self.alpha, a, b,
+                                          np.arange(len(self.models)), d.n_blocks, self._n_comp(), self.R))
+
+    def _update_family(self, fam: _Family, yb_all: np.ndarray, theta_all: np.ndarray) -> None:
+        from ...multitest.eholm import e_holm, e_holm_threshold
+
+        d = self._design
+        assert d is not None and self._plan is not None
+        r = fam.r + 1
+        yb = yb_all[fam.models]
+        th = theta_all[fam.models]
+        td = th[fam.a_row] - th[fam.b_row]
+        kappa = -self.tau / (2.0 * r)
+        if self.method == "bfh-e-holm":
+            fam.comp += hoeffding_log_factors(td, d, self.grid, self.tau)
+            fam.log_e = log_mixture(fam.comp)
+        elif self.method == "bb-edge-pi":
+            u = yb - fam.C / r
+            lam = plugin_stake(fam.s2, r, float(np.sum((d.block_weight / d.w_star) ** 2)), fam.alpha)
+            if self._plan_pi is not None:
+                Qk = self._pair_sums(u, fam, kappa, self._plan_pi)
+                fam.comp[:, 0] += plugin_step(td, Qk, lam, d, self.tau)
+                fam.s2 += Qk @ (d.class_weight / d.w_star) ** 2
+            else:
+                pen, s2 = self._plugin_direct(u, fam, kappa, lam)
+                fam.comp[:, 0] += lam / d.w_star * (td - self.tau) / 2.0 - pen
+                fam.s2 += s2
+            fam.log_e = fam.comp[:, 0].copy()
+        else:  # bb-edge and cr-edge
+            u = yb - fam.C / r
+            Q = self._pair_sums(u, fam, kappa, self._plan)
+            fam.comp += mixture_log_factors(td, Q, self._plan, self.tau)
+            fam.log_e = log_mixture(fam.comp)
+        fam.C += yb
+        fam.r = r
+        fam.current = e_holm(fam.log_e, fam.alpha, log=True)
+        fam.log_c = float(np.log(e_holm_threshold(fam.log_e, fam.alpha, log=True)))
+        fam.first[fam.current & (fam.first == 0)] = r
+
+    def _pair_sums(self, u: np.ndarray, fam: _Family, kappa: float, plan: PenaltyPlan) -> np.ndarray:
+        """Per-direction weighted squared-error sums (E, J): Gram route for many directions, else pairwise."""
+        E, Lf = fam.n_directions, fam.models.shape[0]
+        if E >= Lf:
+            Q = squared_error_sums(u, kappa, plan)
+            return Q[fam.a_row, fam.b_row]
+        W = plan.weights
+        out = np.empty((E, W.shape[1]))
+        step = max(1, _CHUNK // max(1, u.shape[1]))
+        for s in range(0, E, step):
+            sl = slice(s, s + step)
+            out[sl] = pair_squared_error_sums(u, fam.a_row[sl], fam.b_row[sl], kappa, W)
+        return out
+
+    def _plugin_direct(self, u: np.ndarray, fam: _Family, kappa: float, lam: np.ndarray) -> tuple[np.ndarray,
+                                                                                                    np.ndarray]:
+        d = self._design
+        assert d is not None
+        ratio = d.block_weight / d.w_star
+        E = fam.n_directions
+        pen = np.empty(E)
+        s2 = np.empty(E)
+        step = max(1, _CHUNK // max(1, u.shape[1]))
+        for s in range(0, E, step):
+            sl = slice(s, s + step)
+            diff = kappa + (u[fam.a_row[sl]] - u[fam.b_row[sl]]) / 2.0
+            sq = diff * diff
+            pen[sl] = np.sum(psi_e(np.outer(lam[sl], ratio)) * sq, axis=1)
+            s2[sl] = sq @ (ratio ** 2)
+        return pen, s2
+
+    # ----------------------------------------------------------------------------------- top-k
+    def _relation(self) -> np.ndarray:
+        L = len(self.models)
+        rel = np.zeros((L, L), dtype=bool)
+        for fam in self._families:
+            mask = fam.current if self.output == "current" else fam.first > 0
+            rel[fam.a[mask], fam.b[mask]] = True
+        return rel
+
+    def _track_top_k(self) -> None:
+        if self.top_k is None:
+            return
+        if self.pilot is not None:
+            fam = next((f for f in self._families if f.kind == "pilot"), None)
+            now = fam is not None and fam.r > 0 and bool(fam.current.all())
+            self._topk_now = now
+            if now and self._topk_at is None:
+                self._topk_set = list(self._pilot_set or [])
+                self._topk_at = self.R
+            return
+        from ...order.closure import top_k as closure_top_k
+        from ...order.closure import transitive_closure
+
+        t = closure_top_k(transitive_closure(self._relation()), self.top_k)
+        self._topk_now = t is not None
+        if t is not None:
+            if self._topk_set is None:
+                self._topk_set = [int(i) for i in t]
+                self._topk_at = self.R
+            elif sorted(self._topk_set) != [int(i) for i in t]:
+                self._topk_conflict = True
+
+    # ----------------------------------------------------------------------------------- extensions
+    def add_model(self, name: str, panels: Any) -> "Leaderboard":
+        """Add a model to the board (spec 04 §9.2): new directions only, replayed in replicate order.
+
+        Parameters
+        ----------
+        name : str
+            The new model's name (its inclusion must not depend on the inference panels).
+        panels : sequence or DataFrame
+            Its scores on the same benchmark for every replicate stored so far in this epoch, paired
+            replicate r with r: an (R, N) array, a sequence of R item-score vectors, or a long DataFrame with
+            ``item`` / ``replicate`` / ``score`` columns (replicates in ascending id order).
+
+        Only the 2 |V| new directions get e-processes, tested with direct e-Holm at this stage's level
+        alpha_v; earlier edges are kept and the reported graph is the union over stages.
+        """
+        name = str(name)
+        if name in self.models:
+            raise StateError(f"model {name!r} is already on the board")
+        if self.additions == 0:
+            raise StateError("model additions were not planned: create the Leaderboard with additions=n or "
+                             "additions='open' so that part of alpha is reserved for them")
+        if self.additions != "open" and self.n_additions >= int(self.additions):
+            raise StateError(f"all {self.additions} planned model additions of this epoch have been used")
+        if self.R > 0 and not self.keep_history:
+            raise StateError("this board was created with keep_history=False, so a new model cannot be replayed "
+                             "against the stored replicates")
+        rows = self._coerce_model_panels(name, panels)
+        # ---- no errors below: mutate
+        if self._design is None and self.items is not None:
+            self._design = self._build_design(self.items, self._labels, self._weights_arg)
+        L_old = len(self.models)
+        self.models.append(name)
+        self._theta_sum = np.append(self._theta_sum, 0.0)
+        self.n_additions += 1
+        if self._design is None:
+            return self
+        self._ensure_families()
+        fam = _new_family("addition", f"epoch {self.epoch} addition {self.n_additions} ({name})",
+                          self._alpha_stage(self.epoch, self.n_additions),
+                          [L_old] * L_old + list(range(L_old)), list(range(L_old)) + [L_old] * L_old,
+                          np.arange(L_old + 1), self._design.n_blocks, self._n_comp(), 0)
+        for r in range(self.R):
+            yb_new = self._design.block_means(rows[r][None, :])
+            th_new = self._design.weighted_means(rows[r][None, :])
+            self._hist_yb[r] = np.vstack([self._hist_yb[r], yb_new])
+            self._hist_theta[r] = np.append(self._hist_theta[r], th_new)
+            self._theta_sum[L_old] += float(th_new[0])
+            self._update_family(fam, self._hist_yb[r], self._hist_theta[r])
+        self._families.append(fam)
+        self._track_top_k()
+        return self
+
+    def _coerce_model_panels(self, name: str, panels: Any) -> np.ndarray:
+        if isinstance(panels, pd.DataFrame):
+            from ...data.table import validate_table
+            df = panels.copy()
+            if not ({"model", "policy"} & {str(c).lower() for c in df.columns}):
+                df["model"] = name
+            t = validate_table(df, source=f"model {name!r}")
+            t = t[t["policy"] == name]
+            ids = sorted(t["replicate"].unique())
+            arrs = []
+            for rid in ids:
+                sub = t[t["replicate"] == rid]
+                arr, _, _ = self._coerce_panel(sub.drop(columns=["replicate"]), [name], what=f"replicate {rid}")
+                arrs.append(arr[0])
+            rows = np.array(arrs) if arrs else np.zeros((0, len(self.items or [])))
+        else:
+            try:
+                rows = np.array(panels, dtype=float)
+            except (TypeError, ValueError):
+                raise DataError(f"scores of model {name!r} must be an (replicates x items) array or a DataFrame")
+            if rows.ndim == 1 and self.R == 1:
+                rows = rows[None, :]
+            if rows.ndim != 2 and not (rows.size == 0 and self.R == 0):
+                raise DataError(f"scores of model {name!r} must be an (replicates x items) array, got shape "
+                                f"{rows.shape}")
+            for r in range(rows.shape[0] if rows.ndim == 2 else 0):
+                self._coerce_panel(rows[r][None, :], [name], what=f"replicate {r + 1}")
+        if rows.shape[0] != self.R:
+            raise DataError(f"model {name!r} must come with one score vector per stored replicate of this epoch "
+                            f"({self.R}), paired replicate r with r; got {rows.shape[0]}")
+        if self.R and self.items is not None and rows.shape[1] != len(self.items):
+            raise DataError(f"model {name!r} has {rows.shape[1]} item scores per replicate; the benchmark has "
+                            f"{len(self.items)} items")
+        return rows.reshape(self.R, -1) if self.R else rows
+
+    def expand_benchmark(self, new_items: Sequence[Any], weights: Any = None, blocks: Any = None) -> "Leaderboard":
+        """Start a new benchmark version B^(v) = B^(v-1) + ``new_items`` with fresh e-processes (spec 04 §9.1).
+
+        Parameters
+        ----------
+        new_items : sequence of item names added to the benchmark.
+        weights : optional item weights for the whole new version (default 1/N_v).
+        blocks : for protocol blocks, the labels of the new items (sequence aligned with ``new_items`` or a
+            mapping); other resolutions carry over.
+
+        The finished epoch's certified edges are archived (they are claims about the old version); the new
+        version is tested on fresh replicates at level alpha_v.
+        """
+        if self.pilot is not None:
+            raise StateError("a pilot-targeted board cannot expand its benchmark")
+        if self.items is None:
+            raise StateError("add at least one replicate (or pass items=) before expanding the benchmark")
+        if self.epochs != "open" and self.epoch >= int(self.epochs):
+            raise StateError(f"all {self.epochs} planned benchmark versions are used: create the Leaderboard with "
+                             "epochs=V (or 'open') to reserve alpha for later versions")
+        new = [str(i) for i in new_items]
+        if not new:
+            raise ParameterError("new_items is empty: a new benchmark version must add items")
+        clash = [i for i in new if i in set(self.items)]
+        if clash or len(set(new)) != len(new):
+            raise ParameterError(f"new item(s) already in the benchmark or repeated: {', '.join(map(repr, (clash or new)[:5]))}")
+        items = self.items + new
+        labels = self._labels
+        if self.resolution == "protocol":
+            if blocks is None:
+                raise ParameterError("protocol blocks: give the block label of every new item (blocks=...)")
+            if isinstance(blocks, Mapping):
+                add = {str(k): str(v) for k, v in blocks.items()}
+            else:
+                vals = [str(v) for v in blocks]
+                if len(vals) != len(new):
+                    raise ParameterError(f"blocks must give one label per new item ({len(new)}), got {len(vals)}")
+                add = dict(zip(new, vals))
+            old = labels if isinstance(labels, Mapping) else dict(zip(self.items, labels))
+            clash_b = [i for i in add if i in old and old[i] != add[i]]
+            if clash_b:
+                raise DataError(f"item {clash_b[0]!r} would be in two blocks")
+            labels = {**old, **add}
+        design = self._build_design(items, labels, weights)
+        # ---- mutate
+        self._history.append(self._epoch_summary())
+        self.items = items
+        self._labels = labels
+        self._weights_arg = weights
+        self._design = design
+        self.epoch += 1
+        self._reset_epoch_state()
+        return self
+
+    # ----------------------------------------------------------------------------------- outputs
+    def _epoch_summary(self) -> dict[str, Any]:
+        rel = self._relation()
+        a, b = np.nonzero(rel)
+        return {"epoch": self.epoch, "n_items": len(self.items or []), "replicates": self.R,
+                "alpha": sum(f.alpha for f in self._families) if self._families else self._alpha_stage(self.epoch, 0),
+                "edges": [[self.models[i], self.models[j]] for i, j in zip(a, b)],
+                "top_k": self._top_k_dict()}
+
+    def _top_k_dict(self) -> dict[str, Any] | None:
+        if self.top_k is None:
+            return None
+        out: dict[str, Any] = {"k": self.top_k,
+                               "set": None if self._topk_set is None else [self.models[i] for i in self._topk_set],
+                               "certified_at": self._topk_at, "certified_now": self._topk_now,
+                               "method": "pilot" if self.pilot is not None else "full-graph"}
+        if self.pilot is not None:
+            out["pilot_replicates"] = self.pilot
+            out["candidate"] = None if self._pilot_set is None else [self.models[i] for i in self._pilot_set]
+            out["confirmatory_at"] = None if self._topk_at is None else self._topk_at - self.pilot
+        if self._topk_conflict:
+            out["conflict"] = True
+        return out
+
+    def blocks_info(self) -> dict[str, Any]:
+        n = self._design.n_blocks if self._design is not None else (len(self.items) if self.items else 0)
+        if self.resolution == "replicate":
+            n = 1
+        source = self.blocks_source
+        if self.method == "cr-edge":
+            source = "method cr-edge"
+        return block_statement(self.resolution, n, source, self.blocks_column)
+
+    def result(self) -> "LeaderboardResult":
+        """The current certified leaderboard (an immutable :class:`LeaderboardResult`)."""
+        from .result import build_result
+        return build_result(self)
+
+    def log_e_matrix(self) -> np.ndarray:
+        """Current log e-values as an (L, L) matrix (NaN where a direction is not tested)."""
+        L = len(self.models)
+        out = np.full((L, L), np.nan)
+        for fam in self._families:
+            out[fam.a, fam.b] = fam.log_e
+        return out
+
+    def certified_matrix(self) -> np.ndarray:
+        """(L, L) boolean matrix of the reported edges (current or cumulative, per ``output``)."""
+        return self._relation()
+
+    # ----------------------------------------------------------------------------------- persistence
+    def to_state(self) -> dict[str, Any]:
+        return {
+            "version": _STATE_VERSION, "models": list(self.models), "alpha": self.alpha, "tau": self.tau,
+            "method": self.method, "output": self.output, "keep_history": self.keep_history,
+            "resolution": self.resolution,
+            "labels": (self._labels if isinstance(self._labels, (dict, type(None))) else list(self._labels)),
+            "weights": (None if self._weights_arg is None else
+                        ({str(k): float(v) for k, v in self._weights_arg.items()} if isinstance(self._weights_arg, Mapping)
+                         else _enc(np.asarray(self._weights_arg, dtype=float)))),
+            "items": self.items, "top_k": self.top_k, "pilot": self.pilot, "epochs": self.epochs,
+            "additions": self.additions, "blocks_source": self.blocks_source, "blocks_column": self.blocks_column,
+            "epoch": self.epoch, "n_additions": self.n_additions, "history": self._history,
+            "design": None if self._design is None else {k: (_enc(v) if isinstance(v, np.ndarray) else v)
+                                                         for k, v in self._design.to_state().items()},
+            "R": self.R, "replicate_ids": list(self.replicate_ids), "theta_sum": _enc(self._theta_sum),
+            "hist_yb": [_enc(x) for x in self._hist_yb], "hist_theta": [_enc(x) for x in self._hist_theta],
+            "families": [f.to_state() for f in self._families],
+            "pilot_set": self._pilot_set, "topk_set": self._topk_set, "topk_at": self._topk_at,
+            "topk_now": self._topk_now, "topk_conflict": self._topk_conflict,
+        }
+
+    def to_json(self) -> str:
+        """Serialise the complete engine state (exact: arrays are stored as raw float64 bytes)."""
+        import json
+        return json.dumps(self.to_state())
+
+    @classmethod
+    def from_json(cls, text: str) -> "Leaderboard":
+        """Rebuild an engine from :meth:`to_json`; it resumes exactly where the original stopped."""
+        import json
+        try:
+            s = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise StateError(f"not a saved Leaderboard state (invalid JSON: {exc})") from None
+        if not isinstance(s, dict) or s.get("version") != _STATE_VERSION or "families" not in s:
+            raise StateError("not a saved Leaderboard state (missing version/families)")
+        w = s["weights"]
+        weights = None if w is None else (w if isinstance(w, dict) and "b64" not in w else _dec(w))
+        labels = s["labels"]
+        blocks: Any = {"singleton": "items", "replicate": "replicate"}.get(s["resolution"], labels)
+        self = cls.__new__(cls)
+        self.alpha, self.tau, self.method, self.output = s["alpha"], s["tau"], s["method"], s["output"]
+        self.keep_history = s["keep_history"]
+        self.models = list(s["models"])
+        self.resolution, self._labels = s["resolution"], labels
+        del blocks
+        self.top_k, self.pilot, self.epochs, self.additions = s["top_k"], s["pilot"], s["epochs"], s["additions"]
+        self.blocks_source, self.blocks_column = s["blocks_source"], s["blocks_column"]
+        self._weights_arg = weights
+        self.items = s["items"]
+        self.grid = default_grid()
+        self.epoch = int(s["epoch"])
+        self._history = s["history"]
+        self._reset_epoch_state()
+        self.n_additions = int(s["n_additions"])
+        ds = s["design"]
+        self._design = None if ds is None else BlockDesign.from_state(
+            {k: (_dec(v) if isinstance(v, dict) and "b64" in v else v) for k, v in ds.items()})
+        self.R = int(s["R"])
+        self.replicate_ids = list(s["replicate_ids"])
+        self._theta_sum = _dec(s["theta_sum"])
+        self._hist_yb = [_dec(x) for x in s["hist_yb"]]
+        self._hist_theta = [_dec(x) for x in s["hist_theta"]]
+        self._pilot_set, self._topk_set, self._topk_at = s["pilot_set"], s["topk_set"], s["topk_at"]
+        self._topk_now, self._topk_conflict = s["topk_now"], s["topk_conflict"]
+        if self._design is not None:
+            self._ensure_families()
+            self._families = [_Family.from_state(f) for f in s["families"]]
+        return self
+
+    def save(self, path: str | os.PathLike[str]) -> Path:
+        """Write :meth:`to_json` to ``path`` atomically (temporary file in the same folder, then rename)."""
+        path = Path(path)
+        text = self.to_json()
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+        return path
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> "Leaderboard":
+        """Read a state written by :meth:`save`."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise StateError(f"cannot read saved leaderboard {str(path)!r}: {exc.strerror}") from None
+        return cls.from_json(text)
+
+    def __repr__(self) -> str:
+        return (f"Leaderboard({len(self.models)} models, method={self.method!r}, alpha={self.alpha}, tau={self.tau}, "
+                f"blocks={self.resolution!r}, epoch={self.epoch}, replicates={self.R})")
+
