@@ -204,6 +204,8 @@ def _base_log(samples):
     (_base_log([{"id": 1, "epoch": 0, "scores": {"s": {"value": "C"}}}]), r"has epoch 0; expected an integer >= 1"),
     (_base_log([{"epoch": 1, "scores": {"s": {"value": "C"}}}]), r"sample has no 'id'"),
     (_base_log([]), r"contains no samples"),
+    (_base_log([{"id": 1, "epoch": 1, "scores": {"s": {"value": "C"}}}, {"id": 1, "epoch": 1, "scores": {}}]),
+     r"sample 1 epoch 1 appears twice \(samples\[0\] and samples\[1\]\)"),
     ({"version": 2, "eval": {"task": "t"}, "samples": [{"id": 1}]}, r"names no model \(eval.model\)"),
 ])
 def test_inspect_json_malformed(tmp_path, log, pattern):
@@ -258,3 +260,21 @@ def test_inspect_journal_only_log(tmp_path):
     t = load(p)
     assert t["policy"].unique().tolist() == ["openai/gpt-4o-mini"] and len(t) == 8
     np.testing.assert_allclose(t.groupby("replicate")["score"].mean().to_numpy(), [0.75, 0.75])
+
+
+def test_lm_eval_results_without_samples(tmp_path):
+    d = tmp_path / "org__model"
+    d.mkdir()
+    shutil.copy(LM / "EleutherAI__pythia-410m" / "results_2024-05-01T11-00-00.000001.json", d)
+    with pytest.raises(DataError, match="no samples_\\*.jsonl; rerun lm_eval with --log_samples"):
+        load(tmp_path)
+
+
+def test_inspect_ignores_deeper_sample_entries(tmp_path):
+    """Only samples/<id>_epoch_<n>.json are samples; chunk entries in sub-folders are not."""
+    p = tmp_path / "x.eval"
+    with zipfile.ZipFile(DEFLATE) as src, zipfile.ZipFile(p, "w", zipfile.ZIP_DEFLATED) as dst:
+        for name in src.namelist():
+            dst.writestr(name, src.read(name))
+        dst.writestr("samples/1_epoch_1/messages/0.json", "[]")
+    assert len(load(p)) == 8

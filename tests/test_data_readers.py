@@ -304,3 +304,24 @@ def test_compressed_csv(tmp_path):
         fh.write("policy,score,score\na,1,1\n")
     with pytest.raises(DataError, match="column name appears twice"):
         load(tmp_path / "d.csv.gz")
+
+
+def test_more_error_paths(tmp_path):
+    fix = Path(__file__).resolve().parent / "fixtures" / "inspect" / "2024-06-01T12-00-00+00-00_arith_Js0nLoGx.json"
+    with pytest.raises(DataError, match="this is an inspect_ai log"):
+        load(fix, format="json")
+    with pytest.raises(DataError, match="is a folder; expected a preference table"):
+        load_preferences(tmp_path)
+    with pytest.raises(DataError, match="no such file"):
+        load_preferences(tmp_path / "x.csv")
+    p = _write(tmp_path / "p.csv", "A,B,preference\nx,y,1\n")
+    with pytest.raises(ParameterError, match="unknown option"):
+        load_preferences(p, foo=1)
+    with pytest.raises(DataError, match="a column has no name"):
+        load(_write(tmp_path / "idx.csv", ",a\n0,1\n"))  # pandas' to_csv with its index
+    with pytest.raises(DataError, match="several row-label columns"):
+        load(_write(tmp_path / "two.csv", "env,item,a\n1,2,1\n"))
+    with pytest.raises(DataError, match="not a preference table"):
+        load(_write(tmp_path / "l.csv", "policy,score\na,1\n"), format="preferences")
+    with pytest.raises(DataError, match="empty or starts with a blank line"):
+        load(_write(tmp_path / "blank.csv", "\n\npolicy,score\na,1\n"))

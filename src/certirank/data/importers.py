@@ -332,6 +332,7 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
         max_epoch = 0
         # Different tasks use different scorers, so the default is the first scorer of each log.
         log_scorer = scorer
+        seen: dict[tuple[str, int], str] = {}
         for member, s in samples:
             sid = s.get("id")
             if sid is None:
@@ -340,6 +341,10 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
             if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
                 raise DataError(f"sample {sid!r} has epoch {epoch!r}; expected an integer >= 1",
                                 source=f"{fsrc} {member}")
+            if (_label(sid), epoch) in seen:
+                raise DataError(f"sample {sid!r} epoch {epoch} appears twice ({seen[(_label(sid), epoch)]} and "
+                                f"{member})", source=fsrc)
+            seen[(_label(sid), epoch)] = member
             scores = s.get("scores") or {}
             if not isinstance(scores, dict):
                 raise DataError(f"sample {sid!r} epoch {epoch}: 'scores' is {_describe(scores)}, expected an object",

@@ -123,6 +123,9 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, format: str | None = None,
         return reader(p, score_range=score_range, **options)
 
     if p.is_dir():
+        if any(p.glob("results_*.json")) or any(p.glob("*/results_*.json")):
+            raise DataError("holds lm-eval results_*.json but no samples_*.jsonl; rerun lm_eval with --log_samples "
+                            "(certirank needs one score per item)", source=source)
         raise DataError("is a folder, but not an lm-evaluation-harness --log_samples folder (expected "
                         "<out>/<model>/samples_<task>_<date>.jsonl) nor a folder of inspect_ai logs (*.eval); "
                         "pass a data file instead", source=source)

@@ -339,8 +339,13 @@ class _NScore(_Bettor):
         # f(g) - f(g - 1) = sum_j w_j inc[g, j]: one gather per comparison instead of two
         log_pos = np.log1p(NSCORE_GRID[:, None] * reps[None, :])
         log_neg = np.log1p(-NSCORE_GRID[:, None] * reps[None, :])
-        self._inc_pos = np.vstack([log_pos[:1], np.diff(log_pos, axis=0)])
-        self._inc_neg = np.vstack([log_neg[:1], np.diff(log_neg, axis=0)])
+        inc_pos = np.vstack([log_pos[:1], np.diff(log_pos, axis=0)])
+        inc_neg = np.vstack([log_neg[:1], np.diff(log_neg, axis=0)])
+        # stream-minor layout (G, 2 * 100): column s * 100 + g, s = 0 (`less`) or 1 (`more`). Every array in
+        # the stake computation is laid out (feature, stream) so that reductions run over axis 0: numpy then
+        # adds whole rows in a fixed order, fast and identical for any number of streams.
+        self._inc = np.ascontiguousarray(np.vstack([inc_pos, inc_neg]).T)
+        self._n_grid = NSCORE_GRID.size
 
     def bin_of(self, v: np.ndarray) -> np.ndarray:
         b = np.searchsorted(self.c, v + _BIN_GUARD, side="right") - 1
@@ -366,57 +371,53 @@ class _NScore(_Bettor):
         return logf
 
     def stakes(self, cx: np.ndarray, cy: np.ndarray) -> np.ndarray:
-        """Next stakes (m, 2) from bin counts (m, K) of x and y."""
-        ax = cx + self.prior
-        ay = cy + self.prior
-        p0 = ax / ax.sum(axis=1, keepdims=True)
-        p1 = ay / ay.sum(axis=1, keepdims=True)
-        gap = (p1 * self.c).sum(axis=1) - (p0 * self.c).sum(axis=1)
+        """Next stakes (m, 2) from bin counts (m, K) of x and y (spec 01 §3.3–3.6)."""
+        ax = cx.T + self.prior
+        ay = cy.T + self.prior
+        p0 = ax / ax.sum(axis=0)
+        p1 = ay / ay.sum(axis=0)
+        cc = self.c[:, None]
+        gap = (p1 * cc).sum(axis=0) - (p0 * cc).sum(axis=0)
         out = np.zeros((cx.shape[0], 2))
-        for col, mask, table in ((0, gap > _MEAN_TIE_TOL, self._inc_pos), (1, gap < -_MEAN_TIE_TOL, self._inc_neg)):
-            idx = np.flatnonzero(mask)
-            if idx.size == 0:
-                continue
-            w = self._weights(p0[idx], p1[idx])
-            out[idx, col] = NSCORE_GRID[self._first_argmax(w, table)]
+        # null-favouring rule: only the direction the plug-in means favour bets
+        idx = np.flatnonzero(np.abs(gap) > _MEAN_TIE_TOL)
+        if idx.size:
+            direction = (gap[idx] < 0).astype(np.int64)
+            w = self._weights(p0[:, idx], p1[:, idx])
+            out[idx, direction] = NSCORE_GRID[self._first_argmax(w, direction)]
         return out
 
     def _weights(self, p0: np.ndarray, p1: np.ndarray) -> np.ndarray:
-        """Plug-in probability of each difference group, (m, G), from bin probabilities (m, K)."""
+        """Plug-in probability of each difference group, (G, m), from bin probabilities (K, m)."""
+        k, m = p0.shape
         if self._shifts is None:
-            cell = (p0[:, :, None] * p1[:, None, :]).reshape(p0.shape[0], -1)
-            return np.add.reduceat(cell[:, self._cells], self._starts, axis=1)
-        k = p0.shape[1]
-        w = np.empty((p0.shape[0], len(self._shifts)))
+            cell = (p0[:, None, :] * p1[None, :, :]).reshape(k * k, m)
+            return np.add.reduceat(cell[self._cells], self._starts, axis=0)
+        w = np.empty((len(self._shifts), m))
         for j, sh in enumerate(self._shifts):
             if sh > 0:
-                w[:, j] = (p0[:, :k - sh] * p1[:, sh:]).sum(axis=1)
+                w[j] = (p0[:k - sh] * p1[sh:]).sum(axis=0)
             else:
-                w[:, j] = (p0[:, -sh:] * p1[:, :k + sh]).sum(axis=1)
+                w[j] = (p0[-sh:] * p1[:k + sh]).sum(axis=0)
         return w
 
-    @staticmethod
-    def _first_argmax(w: np.ndarray, inc: np.ndarray) -> np.ndarray:
-        """First maximiser over the grid of f(g) = sum_j w_j log(1 + s lam_g d_j), for each row of w.
+    def _first_argmax(self, w: np.ndarray, direction: np.ndarray) -> np.ndarray:
+        """First maximiser over the grid of f(g) = sum_j w_j log(1 + s lam_g d_j), per stream (column of w).
 
         f is strictly concave in lambda (all plug-in weights are positive), so it rises then falls on the
-        grid: the first maximiser is the last g with f(g) - f(g - 1) = sum_j w_j inc[g, j] > 0 (or 0 if
-        none). A vectorised binary search finds it with 7 increments instead of 100 evaluations.
+        grid: the first maximiser is the last g with f(g) - f(g - 1) = sum_j w_j inc[j, g] > 0 (0 if none).
+        A vectorised binary search finds it with 7 increments instead of 100 evaluations.
         """
-        m = w.shape[0]
+        m = w.shape[1]
+        base = direction * self._n_grid
         lo = np.zeros(m, dtype=np.int64)
-        hi = np.full(m, inc.shape[0] - 1, dtype=np.int64)
-        act = np.arange(m)
-        while act.size:
-            l_a = lo[act]
-            h_a = hi[act]
-            mid = (l_a + h_a + 1) // 2
-            up = (w[act] * inc[mid]).sum(axis=1) > 0
-            l_a = np.where(up, mid, l_a)
-            h_a = np.where(up, h_a, mid - 1)
-            lo[act] = l_a
-            hi[act] = h_a
-            act = act[l_a < h_a]
+        hi = np.full(m, self._n_grid - 1, dtype=np.int64)
+        for _ in range(int(np.ceil(np.log2(self._n_grid)))):
+            mid = (lo + hi + 1) // 2
+            up = (w * self._inc[:, base + mid]).sum(axis=0) > 0
+            active = lo < hi
+            lo = np.where(active & up, mid, lo)
+            hi = np.where(active & ~up, mid - 1, hi)
         return lo
 
 

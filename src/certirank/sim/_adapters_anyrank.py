@@ -3,7 +3,9 @@
 Each run is one campaign of :func:`certirank.methods.anyrank.run_campaign` over the run's pre-drawn
 ``n_max × M`` table, with the scenario's ``n_max``, ``alpha``, metric and prior (the true means, spec 03
 §12.1). Every decision carries its iteration and the total samples Σ_i samples_i at that iteration, so the
-trajectory has both time axes of spec 03 §11.
+trajectory has both time axes of spec 03 §11. Defaults follow the simulation protocol of spec 03 §12.1:
+graph ``fully_connected``, prior = true means (used only by prior-informed variants), library tie mode
+``allow`` (pass ``ties="assume_none"`` to reproduce the papers' anchors).
 """
 
 from __future__ import annotations
@@ -91,15 +93,22 @@ def _make(name: str) -> Any:
 
         kw = _kwargs(scenario, name, options)
         scores = np.stack([d.scores for d in data])
-        results = _batched_campaigns(ar, scores, kw) if options.get("engine", "batched") == "batched" else None
+        engine = options.get("engine", "auto")
+        if engine == "auto":
+            # precomputing whole paths pays off when campaigns are long and each bettor step is cheap
+            # (binary bins); with 11 progress bins campaigns end early and lazy per-run paths are cheaper
+            engine = "batched" if kw["metric"] == "binary" else "loop"
+        results = _batched_campaigns(ar, scores, kw) if engine == "batched" else None
         if results is None:
             results = ar.run_campaigns(scores, **kw)
         return [_trajectory(scenario, r) for r in results]
     return run_batch
 
 
-_OPTS = {"engine": "batched", "ties": None, "gamma": None, "graph": None, "bettor": None, "guarantee": None, "forward_fraction": None,
-         "transitive_closure": None, "metric": None, "prior": True}
+# graph: spec 03 §12.1's simulation protocol uses the fully connected graph (the library default for real
+# data is soft_masked); engine: "auto" | "batched" | "loop" (identical results, different speed)
+_OPTS = {"engine": "auto", "ties": None, "gamma": None, "graph": "fully_connected", "bettor": None,
+         "guarantee": None, "forward_fraction": None, "transitive_closure": None, "metric": None, "prior": True}
 
 for _name, _desc in (
         ("anyrank", "AnyRank: prior-informed graph (softmax, gamma), advantaged sampling, level recycling"),

@@ -239,3 +239,4 @@ def resolve_methods(methods: Any, scenario: Any, global_options: Mapping[str, An
 from . import _adapters_baselines  # noqa: E402,F401
 from . import _adapters_leaderboard  # noqa: E402,F401
 from . import _adapters_anyrank  # noqa: E402,F401
+from . import _adapters_bbedge  # noqa: E402,F401

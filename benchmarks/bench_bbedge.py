@@ -1,0 +1,189 @@
+"""BB-EDGE Monte Carlo studies on the spec 04 §13 generator (L = 10, N = 100, blocks of 5, alpha = 0.05).
+
+Studies (``--study``):
+
+- ``fwer-power`` (default): anytime FWER_R and Power_r for BB-EDGE, BFH-e-Holm, CR-EDGE and BB-EDGE-PI in the
+  four settings; r90 = first replicate with mean power >= 0.9 (paper anchor: heterogeneity, BB-EDGE 56,
+  BFH-e-Holm 95);
+- ``topk``: Top-4 certification, full graph vs pilot-targeted (R0 = 3): FWER_R, FCP_R, CertProb_R, mean CR;
+- ``epochs``: benchmark expansion 40 -> 70 -> 100 items after replicates 10 and 20, epoch reset at alpha/3 vs
+  "fixed" BB-EDGE on the first version at alpha.
+
+Every method sees the same panels in a repetition (one ``SeedSequence(seed).spawn(reps)`` child each), so
+results do not depend on ``--jobs``.
+
+Run:  .venv/bin/python benchmarks/bench_bbedge.py --reps 500 --R 100 --jobs 2
+"""
+
+from __future__ import annotations
+
+import os
+
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_v, "1")  # tiny matrices: BLAS threads only add contention
+
+import argparse  # noqa: E402
+import time  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+from certirank.methods.bbedge import Leaderboard, bbedge_path  # noqa: E402
+from certirank.sim.bbedge_dgp import (  # noqa: E402
+    SETTINGS,
+    bbedge_blocks,
+    bbedge_expansion_versions,
+    bbedge_panels,
+    bbedge_thetas,
+    bbedge_truth,
+)
+
+METHODS = ("bb-edge", "bfh-e-holm", "cr-edge", "bb-edge-pi")
+
+
+def _blocks_for(method: str, N: int, block_size: int):
+    return "replicate" if method == "cr-edge" else list(bbedge_blocks(N, block_size))
+
+
+def one_rep_fwer_power(child, setting, R, methods, L, N, block_size, tau):
+    truth = bbedge_truth(bbedge_thetas(L), tau=tau)
+    null = ~truth.true_edge
+    np.fill_diagonal(null, False)
+    P = bbedge_panels(child, setting, L=L, N=N, R=R, block_size=block_size)
+    out = {}
+    for m in methods:
+        cert = bbedge_path(P, tau=tau, blocks=_blocks_for(m, N, block_size), method=m)["certified"]
+        false_r = np.logical_or.accumulate((cert & null).any(axis=(1, 2)))
+        power = (cert & truth.true_edge).sum(axis=(1, 2)) / truth.true_edge.sum()
+        allp = (cert & truth.true_edge).sum(axis=(1, 2)) == truth.true_edge.sum()
+        out[m] = (false_r, power, allp)
+    return out
+
+
+def one_rep_topk(child, setting, R, L, N, block_size, k, R0):
+    truth = bbedge_truth(bbedge_thetas(L))
+    null = ~truth.true_edge
+    np.fill_diagonal(null, False)
+    true_set = truth.top_k(k)
+    P = bbedge_panels(child, setting, L=L, N=N, R=R + R0, block_size=block_size)
+    blocks = list(bbedge_blocks(N, block_size))
+    res = {}
+    full = bbedge_path(P[:R], blocks=blocks, top_k=k)
+    res["full graph"] = (bool((full["certified"] & null).any()), full["top_k_at"], full["top_k_set"])
+    pil = bbedge_path(P, blocks=blocks, top_k=k, pilot=R0)
+    res["pilot (R0=%d)" % R0] = (bool((pil["certified"] & null).any()), pil["top_k_at"], pil["top_k_set"])
+    return res, true_set
+
+
+def one_rep_epochs(child, setting, R, L, N, block_size):
+    truth = bbedge_truth(bbedge_thetas(L))
+    null = ~truth.true_edge
+    np.fill_diagonal(null, False)
+    P = bbedge_panels(child, setting, L=L, N=N, R=R, block_size=block_size)
+    versions = bbedge_expansion_versions(N)
+    blocks = bbedge_blocks(N, block_size)
+    names = [str(i) for i in range(L)]
+    # epoch reset: versions switch after replicates 10 and 20, alpha_v = alpha / 3
+    v1 = versions[0]
+    lb = Leaderboard(names, items=[str(i) for i in v1], blocks=[str(blocks[i]) for i in v1], epochs=3)
+    fixed = Leaderboard(names, items=[str(i) for i in v1], blocks=[str(blocks[i]) for i in v1])
+    f_reset = f_fixed = False
+    pow_reset, pow_fixed = np.zeros(R), np.zeros(R)
+    current = v1
+    for r in range(R):
+        if r in (10, 20):
+            nxt = versions[1 if r == 10 else 2]
+            add = [i for i in nxt if i not in set(current)]
+            lb.expand_benchmark([str(i) for i in add], blocks=[str(blocks[i]) for i in add])
+            current = np.concatenate([current, add])
+        lb.add_replicate(P[r][:, current])
+        fixed.add_replicate(P[r][:, v1])
+        for board, acc in ((lb, pow_reset), (fixed, pow_fixed)):
+            c = board.certified_matrix()
+            acc[r] = (c & truth.true_edge).sum() / truth.true_edge.sum()
+        f_reset |= bool((lb.certified_matrix() & null).any())
+        f_fixed |= bool((fixed.certified_matrix() & null).any())
+    return (f_reset, pow_reset), (f_fixed, pow_fixed)
+
+
+def _map(fn, children, jobs, *args):
+    if jobs <= 1:
+        return [fn(c, *args) for c in children]
+    from joblib import Parallel, delayed
+    return Parallel(n_jobs=min(jobs, 2))(delayed(fn)(c, *args) for c in children)
+
+
+def study_fwer_power(args):
+    cols = [r for r in (1, 2, 5, 10, 20, 30, 40, 50, 56, 60, 70, 80, 90, 95, 100) if r <= args.R]
+    print(f"Anytime FWER_R and Power_r (mean fraction of true edges certified at r); {args.reps} reps, R = {args.R}, "
+          f"L = {args.L}, N = {args.N}, blocks of {args.block_size}, tau = {args.tau}, alpha = 0.05")
+    print(f"{'setting':14s} {'method':11s} {'FWER_R':>7s} {'r90':>4s} {'P(all)_R':>8s}  " +
+          " ".join(f"{'r=' + str(c):>6s}" for c in cols))
+    for setting in args.settings:
+        children = np.random.SeedSequence([args.seed, list(SETTINGS).index(setting)]).spawn(args.reps)
+        t0 = time.perf_counter()
+        reps = _map(one_rep_fwer_power, children, args.jobs, setting, args.R, args.methods, args.L, args.N,
+                    args.block_size, args.tau)
+        for m in args.methods:
+            fw = np.mean([rep[m][0][-1] for rep in reps])
+            pw = np.mean([rep[m][1] for rep in reps], axis=0)
+            pall = np.mean([rep[m][2][-1] for rep in reps])
+            r90 = int(np.argmax(pw >= 0.9)) + 1 if (pw >= 0.9).any() else None
+            print(f"{setting:14s} {m:11s} {fw:7.3f} {str(r90) if r90 else '>' + str(args.R):>4s} {pall:8.3f}  " +
+                  " ".join(f"{pw[c - 1]:6.3f}" for c in cols))
+        print(f"  ({setting}: {time.perf_counter() - t0:.0f} s)")
+
+
+def study_topk(args):
+    k, R0 = 4, 3
+    print(f"Top-{k} certification; {args.reps} reps, R = {args.R}, pilot R0 = {R0}; CR censored at R (R + R0 for the "
+          "pilot; confirmatory part in brackets)")
+    print(f"{'setting':14s} {'procedure':14s} {'FWER_R':>7s} {'FCP_R':>6s} {'CertProb':>8s} {'mean CR':>14s}")
+    for setting in args.settings:
+        children = np.random.SeedSequence([args.seed, 100 + list(SETTINGS).index(setting)]).spawn(args.reps)
+        reps = _map(one_rep_topk, children, args.jobs, setting, args.R, args.L, args.N, args.block_size, k, R0)
+        for proc in reps[0][0]:
+            fw = np.mean([rep[0][proc][0] for rep in reps])
+            cert = [rep[0][proc][1] is not None for rep in reps]
+            fcp = np.mean([rep[0][proc][1] is not None and frozenset(rep[0][proc][2]) != rep[1] for rep in reps])
+            pilot = proc.startswith("pilot")
+            cens = args.R + (R0 if pilot else 0)
+            cr = np.mean([rep[0][proc][1] if rep[0][proc][1] is not None else cens for rep in reps])
+            extra = f" [{cr - R0:.1f}]" if pilot else ""
+            print(f"{setting:14s} {proc:14s} {fw:7.3f} {fcp:6.3f} {np.mean(cert):8.3f} {cr:8.1f}{extra:>6s}")
+
+
+def study_epochs(args):
+    print(f"Epoch reset (40 -> 70 -> 100 items after r = 10, 20; alpha_v = alpha/3) vs fixed BB-EDGE on the 40-item "
+          f"version; {args.reps} reps, R = {args.R}")
+    cols = [r for r in (10, 11, 15, 20, 21, 30, 40, 60, 80, 100) if r <= args.R]
+    print(f"{'setting':14s} {'procedure':12s} {'FWER_R':>7s}  " + " ".join(f"{'r=' + str(c):>6s}" for c in cols))
+    for setting in args.settings:
+        children = np.random.SeedSequence([args.seed, 200 + list(SETTINGS).index(setting)]).spawn(args.reps)
+        reps = _map(one_rep_epochs, children, args.jobs, setting, args.R, args.L, args.N, args.block_size)
+        for j, name in enumerate(("epoch reset", "fixed")):
+            fw = np.mean([rep[j][0] for rep in reps])
+            pw = np.mean([rep[j][1] for rep in reps], axis=0)
+            print(f"{setting:14s} {name:12s} {fw:7.3f}  " + " ".join(f"{pw[c - 1]:6.3f}" for c in cols))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--study", choices=("fwer-power", "topk", "epochs"), default="fwer-power")
+    ap.add_argument("--reps", type=int, default=500)
+    ap.add_argument("--R", type=int, default=100)
+    ap.add_argument("--L", type=int, default=10)
+    ap.add_argument("--N", type=int, default=100)
+    ap.add_argument("--block-size", type=int, default=5)
+    ap.add_argument("--tau", type=float, default=0.0)
+    ap.add_argument("--settings", nargs="+", default=list(SETTINGS), choices=list(SETTINGS))
+    ap.add_argument("--methods", nargs="+", default=list(METHODS), choices=list(METHODS))
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--jobs", type=int, default=1, help="at most 2")
+    args = ap.parse_args()
+    t0 = time.perf_counter()
+    {"fwer-power": study_fwer_power, "topk": study_topk, "epochs": study_epochs}[args.study](args)
+    print(f"total {time.perf_counter() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()
