@@ -1,6 +1,6 @@
 """BB-EDGE scale goal: L = 100 models, N = 10,000 items, singleton blocks -- one replicate update < 2 s, < 2 GB.
 
-Run:  OMP_NUM_THREADS=2 .venv/bin/python benchmarks/bench_bbedge_scale.py [--replicates 5] [--L 100] [--N 10000]
+Run:  .venv/bin/python benchmarks/bench_bbedge_scale.py [--threads 1|2] [--replicates 5] [--L 100] [--N 10000] [--all]
 
 Prints, per configuration, the median and max wall time of `Leaderboard.add_replicate` (after the first
 replicate, which also builds the design), the time of `result()`, and the peak resident memory of the process.
@@ -10,10 +10,12 @@ Binary scores are drawn once per replicate outside the timed region.
 from __future__ import annotations
 
 import os
+import sys
 
-os.environ.setdefault("OMP_NUM_THREADS", "2")
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "2")
-os.environ.setdefault("MKL_NUM_THREADS", "2")
+# BLAS threads must be fixed before numpy loads
+_threads = sys.argv[sys.argv.index("--threads") + 1] if "--threads" in sys.argv else "2"
+for _v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ[_v] = _threads
 
 import argparse  # noqa: E402
 import resource  # noqa: E402
@@ -52,6 +54,7 @@ def main() -> None:
     ap.add_argument("--replicates", type=int, default=5)
     ap.add_argument("--L", type=int, default=100)
     ap.add_argument("--N", type=int, default=10_000)
+    ap.add_argument("--threads", default="2", help="BLAS threads (read before numpy is imported)")
     ap.add_argument("--all", action="store_true", help="also time weighted items, protocol blocks and variants")
     args = ap.parse_args()
     L, N, R = args.L, args.N, args.replicates

@@ -370,3 +370,32 @@ def test_truth_of_generator():
     tied = np.isclose(truth.delta, 0) & ~np.eye(10, dtype=bool)
     assert int(tied.sum()) == 10  # 5 tied pairs, both directions
     assert int((~truth.true_edge & ~np.eye(10, dtype=bool)).sum()) == 50
+
+
+def test_panel_formats_give_identical_e_processes():
+    P = _panels(R=3, L=4, N=20)[:, :3]
+    models, items = ["m0", "m1", "m2"], [f"q{i}" for i in range(20)]
+    boards = [Leaderboard(models, items=items) for _ in range(4)]
+    for r in range(3):
+        boards[0].add_replicate(P[r])
+        boards[1].add_replicate({m: P[r][i] for i, m in enumerate(models)})
+        wide = pd.DataFrame(P[r].T, index=items, columns=models).iloc[::-1]  # row order must not matter
+        boards[2].add_replicate(wide)
+        boards[3].add_replicate(_long(P[r:r + 1], models, items).drop(columns="replicate").sample(frac=1,
+                                                                                                  random_state=r))
+    for b in boards[1:]:
+        np.testing.assert_array_equal(b.log_e_matrix(), boards[0].log_e_matrix())
+
+
+def test_weight_column_is_used_and_stated():
+    P = _panels(R=3, L=4, N=20)[:, :3]
+    df = _long(P, ["a", "b", "c"])
+    w = np.linspace(1, 2, 20)
+    w /= w.sum()
+    df["weight"] = df["item"].str[1:].astype(int).map(lambda i: w[i])
+    res = leaderboard(df)
+    lb = Leaderboard(["a", "b", "c"], items=[f"q{i}" for i in range(20)], weights=w)
+    for r in range(3):
+        lb.add_replicate(P[r])
+    np.testing.assert_allclose(res.log_e(), lb.log_e_matrix(), atol=1e-12)
+    assert res.models[0]["mean"] == pytest.approx(max((P.mean(axis=0) @ w)))

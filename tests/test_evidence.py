@@ -252,13 +252,18 @@ def test_batch_equals_streaming_bit_for_bit(bettor, binary):
     assert res.decision.any()
     for r in range(runs):
         t = PairedTest(bettor=bettor, bins=bins)
+        first = [0, 0]
         for j in range(horizon):
             t.update(x[r, j], y[r, j])
+            for side, p in enumerate((t.p_less, t.p_more)):
+                if first[side] == 0 and p <= 0.05:
+                    first[side] = j + 1
             assert t.log_evalue_less == res.log_wealth_trace[r, j, 0]
             assert t.log_evalue_more == res.log_wealth_trace[r, j, 1]
             assert t.pvalue == res.pvalue_trace[r, j]
         assert {"x<y": 1, "x>y": -1, None: 0}[t.decision] == res.decision[r]
         assert (t.decided_at or 0) == res.decided_at[r]
+        assert first == res.crossed_at[r].tolist()
         c = compare(x[r], y[r], bettor=bettor, bins=bins)
         assert (c.pvalue, c.decided_at) == (t.pvalue, t.decided_at)
 
@@ -407,3 +412,60 @@ def test_streams_validate_before_mutating():
     with pytest.raises(DataError):
         bk.update(None, [1.0, 0.5], [0.0, 1.0])
     assert bk.count.tolist() == [0, 0]
+
+
+def test_log_pvalue_survives_underflow():
+    t = PairedTest(bins="binary").update_many(np.zeros(3000), np.ones(3000))
+    assert t.pvalue == 0.0 and np.isfinite(t.log_pvalue) and t.log_pvalue < -745
+    assert t.log_pvalue == pytest.approx(math.log(2.0) - t.log_evalue_less, rel=1e-9)
+
+
+# ---------------------------------------------------------------------------------------------------
+# CLI
+# ---------------------------------------------------------------------------------------------------
+
+def _cli(args):
+    from typer.testing import CliRunner
+
+    from certirank.cli import app
+
+    return CliRunner().invoke(app, args)
+
+
+def test_cli_compare_json_and_text(tmp_path):
+    path = tmp_path / "wide.csv"
+    rows = ["old,new,other"] + ["0,1,0.5"] * 12 + [",1,0.5", "1,,0.5"]
+    path.write_text("\n".join(rows) + "\n")
+    res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out == {"decision": "x<y", "pvalue": out["pvalue"], "decided_at": 8, "n": 12}
+    assert out["pvalue"] == pytest.approx(compare([0] * 12, [1] * 12, bins="binary").pvalue)
+    res = _cli(["compare", str(path), "--a", "new", "--b", "old", "--bins", "binary", "--ties", "assume_none"])
+    assert res.exit_code == 0 and "new is better than old" in res.output
+    res = _cli(["compare", str(path), "--a", "other", "--b", "other"])
+    assert res.exit_code == 2 and "same policy" in res.output
+
+
+@pytest.mark.parametrize("extra,needle", [(["--alpha", "1.5"], "alpha"), (["--bettor", "magic"], "bettor"),
+                                          (["--ties", "sometimes"], "ties"), (["--b", "ghost"], "ghost")])
+def test_cli_compare_errors_exit_2(tmp_path, extra, needle):
+    path = tmp_path / "wide.csv"
+    path.write_text("old,new\n0,1\n1,1\n")
+    args = ["compare", str(path), "--a", "old"] + (extra if "--b" in extra else ["--b", "new"] + extra)
+    res = _cli(args)
+    assert res.exit_code == 2
+    assert needle in res.output
+
+
+def test_cli_compare_on_roboarena(shared_data):
+    res = _cli(["compare", str(shared_data / "roboarena" / "per_trial_progress_data.csv"), "--a", "pi0_droid",
+                "--b", "paligemma_binning_droid", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    # pi0_droid (mean 0.34) vs PG-Bin (0.07): certified quickly, on the complete pairs only
+    assert out["decision"] == "x>y" and out["decided_at"] < 100
+    import pandas as pd
+
+    wide = pd.read_csv(shared_data / "roboarena" / "per_trial_progress_data.csv")
+    assert out["n"] == int(wide[["pi0_droid", "paligemma_binning_droid"]].notna().all(axis=1).sum())

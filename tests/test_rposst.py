@@ -106,6 +106,20 @@ def test_batched_antagonist_matches_cvar(eta):
     np.testing.assert_allclose(L, [cvar(row, psi, eta) for row in loss], atol=1e-12)
 
 
+@pytest.mark.parametrize("eta", [0.005, 0.05, 0.3, 0.77, 1.0])
+@pytest.mark.parametrize("uniform", [True, False])
+def test_batched_antagonist_all_paths(eta, uniform):
+    # d = 120 so that mid-range η uses the partition paths (more than 16 pairs carry mass)
+    rng = np.random.default_rng(5)
+    d = 120
+    psi = np.full(d, 1 / d) if uniform else rng.dirichlet(np.ones(d))
+    loss = rng.random((30, d)).round(2)  # rounding creates many ties
+    L, coef, idx = _core._Antagonist(psi, eta)(loss)
+    np.testing.assert_allclose(L, [cvar(row, psi, eta) for row in loss], atol=1e-12)
+    # the subgradient weights are a probability vector (Σ α/η = 1) supported on the worst pairs
+    np.testing.assert_allclose(np.asarray(coef).sum(axis=1), 1.0, atol=1e-9)
+
+
 # ------------------------------------------------------------------ R2 and solvers
 
 def test_r2_solvers():
@@ -171,6 +185,19 @@ def test_rm_plus_reaches_lp_optimum_on_random_instances(seed):
     assert rm.loss.min() - objective.min() <= 1e-3
     _, _, milp_value = _core.milp_joint(problem, m, eta)
     assert milp_value == pytest.approx(objective.min(), abs=1e-7)
+
+
+@pytest.mark.parametrize("uniform", [True, False])
+def test_rm_plus_reaches_lp_optimum_with_many_pairs(uniform):
+    rng = np.random.default_rng(21)
+    A = rng.random((6, 30))
+    psi = None if uniform else rng.dirichlet(np.ones(120)).reshape(30, 4)
+    problem = _core.make_problem(A, _core.softmax_targets(A, [0, 1, 2, 4]), psi)
+    tuples = _core.all_tuples(6, 2)
+    rm = _core.rm_plus_all(problem, tuples, 0.3, 300)
+    _, objective = _core.lp_all(problem, tuples, 0.3)
+    assert np.all(rm.loss >= objective - 1e-7)
+    assert rm.loss.min() - objective.min() <= 1e-3
 
 
 def test_uniform_baselines_match_naive_loops():

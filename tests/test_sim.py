@@ -266,3 +266,114 @@ def test_cli_list_and_top_level_api():
     d = json.loads(r.stdout)
     assert any(s["name"] == "HO-I" for s in d["scenarios"]) and any(m["name"] == "bt" for m in d["methods"])
     assert certirank.simulate is simulate
+
+
+# ---------------------------------------------------------------------------------------------- AnyRank, BB-EDGE
+
+def _alpha_tol(alpha: float, n: int) -> float:
+    return alpha + 3 * math.sqrt(alpha * (1 - alpha) / n)
+
+
+def test_anyrank_batched_engine_equals_public_run_campaigns():
+    pytest.importorskip("certirank.methods.anyrank")
+    for scen, methods in (("HO-I", "anyrank0,bonferroni,anyrank,anyrank-inf,weighted-bonferroni"),
+                          ("HE-F", "anyrank0[ties=assume_none],anyrank")):
+        a = simulate(scen, methods, reps=4, seed=7, n_max=150, n_games=10)
+        loop = ",".join(m[:-1] + ";engine=loop]" if m.endswith("]") else m + "[engine=loop]"
+                        for m in methods.split(","))
+        b = simulate(scen, loop, reps=4, seed=7, n_max=150, n_games=10)
+        ra = a.runs.drop(columns="method").reset_index(drop=True)
+        rb = b.runs.drop(columns="method").reset_index(drop=True)
+        pd.testing.assert_frame_equal(ra, rb)
+
+
+def test_anyrank_trajectory_uses_decision_iterations_and_total_samples():
+    from certirank.methods.anyrank import run_campaign
+    from certirank.sim.runner import _data_seed, run_seeds
+
+    sc = get_scenario("HE-F", n_max=200, n_games=10)
+    res = simulate(sc, "anyrank0", reps=1, seed=11)
+    data = sc.draw(np.random.default_rng(_data_seed(run_seeds(11, 1)[0])))
+    ref = run_campaign(data.scores, alpha=0.05, method="anyrank0", nmax=200, metric="binary",
+                       policies=list(sc.policies), graph="fully_connected", prior=list(sc.prior))
+    snap = res.snapshots
+    assert list(snap["time"]) == sorted({float(d["iteration"]) for d in ref.decisions})
+    assert float(snap["evals"].iloc[-1]) == max(d["total_samples"] for d in ref.decisions)
+    row = res.runs.iloc[0]
+    assert row["end_evals"] == ref.total_samples and row["termination"] == ref.termination
+    assert row["samples"] == [float(ref.samples[p]) for p in sc.policies]
+
+
+def test_certified_methods_control_fwer_on_ho_i_small():
+    pytest.importorskip("certirank.methods.anyrank")
+    n = 60
+    res = simulate("HO-I", "anyrank0,bonferroni,bt", reps=n, seed=1, n_max=300, n_games=200)
+    for m in ("anyrank0", "bonferroni"):
+        assert res.summary[m]["fwer"] <= _alpha_tol(0.05, n)
+    assert res.summary["bt"]["fwer"] == 1.0
+    # Bonferroni never recycles, so it cannot be more powerful than AnyRank_0 in total cost
+    assert res.summary["anyrank0"]["power"] > 0.5
+
+
+def test_bbedge_trajectory_matches_bbedge_path():
+    from certirank.methods.bbedge import bbedge_path
+    from certirank.sim.runner import _data_seed, run_seeds
+
+    sc = get_scenario("bbedge-iid", R=6, N=20)
+    res = simulate(sc, "bbedge", reps=1, seed=2)
+    data = sc.draw(np.random.default_rng(_data_seed(run_seeds(2, 1)[0])))
+    path = bbedge_path(data.scores, alpha=0.05, blocks=[f"b{b}" for b in data.blocks], top_k=4)
+    truth = sc.truth()
+    np.testing.assert_array_equal(res.snapshots["n_correct"], (path["certified"] & truth).sum(axis=(1, 2)))
+    np.testing.assert_array_equal(res.snapshots["n_false"], (path["certified"] & ~truth).sum(axis=(1, 2)))
+    assert res.summary["bbedge"]["mean_total_evals"] == 6 * 10 * 20
+
+
+def test_bbedge_pilot_cr_counts_pilot_replicates():
+    res = simulate("bbedge-iid", "bbedge-topk[pilot=2]", reps=2, seed=0, R=8, N=20)
+    assert (res.runs["end_time"] == 10).all()  # R + R_0
+    assert (res.runs["topk_time"].isna() | (res.runs["topk_time"] > 2)).all()
+
+
+# ---------------------------------------------------------------------------------------------- slow studies
+
+@pytest.mark.slow
+def test_cli_done_criterion_ho_i_200_runs():
+    r = runner.invoke(app, ["simulate", "HO-I", "--methods", "anyrank0,bonferroni,bt", "--reps", "200", "--seed", "1",
+                            "--jobs", "2", "--json"])
+    assert r.exit_code == 0, r.output
+    s = json.loads(r.stdout)["summary"]
+    for m in ("anyrank0", "bonferroni"):
+        assert s[m]["fwer"] <= _alpha_tol(0.05, 200) and s[m]["fwer_controlled"]
+    assert s["bt"]["fwer"] == 1.0 and not s["bt"]["fwer_controlled"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("setting", ["iid", "heterogeneity", "dependence", "combined"])
+def test_bbedge_family_controls_fwer(setting):
+    n = 100
+    res = simulate(f"bbedge-{setting}", "bbedge,bfh-e-holm,cr-edge", reps=n, seed=3, R=60, jobs=2)
+    for m in ("bbedge", "bfh-e-holm", "cr-edge"):
+        assert res.summary[m]["fwer"] <= _alpha_tol(0.05, n)
+        assert res.summary[m]["topk_fcp"] <= _alpha_tol(0.05, n)
+
+
+@pytest.mark.slow
+def test_anyrank_variants_control_fwer_on_adversarial_near_ties():
+    # spec 03 §10 item 5: near ties stress reversal control under recycling
+    n = 150
+    for means in ((0.05, 0.5, 0.515, 0.95), (0.45, 0.47, 0.49, 0.51, 0.53)):
+        res = simulate("bernoulli", "anyrank0,anyrank,anyrank-inf,bonferroni", reps=n, seed=5, means=means,
+                       alpha=0.1, n_max=1000, n_games=10, jobs=2)
+        for m, s in res.summary.items():
+            assert s["fwer"] <= _alpha_tol(0.1, n), (means, m, s["fwer"])
+
+
+def test_racing_arrows_scenario_draws_rows_of_the_matrix():
+    sc = get_scenario("racing-arrows", m=4, pool=20, n_max=3000, n_games=10)
+    run = sc.draw(np.random.default_rng(0))
+    rows = {tuple(r) for r in np.asarray(sc.matrix)}
+    assert all(tuple(r) in rows for r in run.scores[:50])  # every trial row is one test case's row
+    se = np.sqrt(np.maximum(sc.means * (1 - sc.means), 1e-12) / 3000)
+    assert np.all(np.abs(run.scores.mean(axis=0) - sc.means) <= 4 * se + 1e-12)
+    np.testing.assert_allclose(sc.means, np.asarray(sc.matrix).mean(axis=0))

@@ -159,6 +159,8 @@ def simulate_cmd(
                                     "e.g. -p n_max=1000 -p means=0.2,0.4,0.6."),
     option: list[str] = typer.Option([], "--option", help="Method option KEY=VALUE for every method accepting it."),
     list_all: bool = typer.Option(False, "--list", help="List scenarios and methods, then exit."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Draw power, full-ranking and FWER curves (alpha "
+                                        "line) to FILE.png or FILE.svg."),
     as_json: bool = JSON_OPT,
 ) -> None:
     """Check guarantees and efficiency on a simulated scenario: FWER, power, full ranking, sample cost."""
@@ -219,6 +221,9 @@ def simulate_cmd(
             console.print(f"per-run results written to {out}")
 
     emit(result, as_json, render)
+    if plot is not None:
+        from .report.cli import save_plot
+        save_plot(result, plot, console=None if as_json else console)
 
 
 @app.command("compose-test")
@@ -270,13 +275,20 @@ def rank_cmd(data: Path = DATA_ARG,
                                                     "prior and remove them from the test."),
              metric: str = typer.Option("progress", "--metric", help="progress (partial credit) or binary."),
              format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
+             plot: Optional[Path] = typer.Option(None, "--plot", help="Write the score violins with the certified "
+                                                 "letters to FILE.png or FILE.svg."),
              as_json: bool = JSON_OPT) -> None:
     """Certified ranking of policies from recorded trials (AnyRank), replayed in recorded order."""
     from .methods.anyrank_cli import rank_command
 
-    rank_command(data, alpha=alpha, method=method, prior=prior, prior_means=prior_means, gamma=gamma, nmax=nmax,
-                 ties=ties, guarantee=guarantee, as_json=as_json, emit=emit, console=console, format=format,
-                 score_range=parse_score_range(score_range), heldout_prior_rows=heldout_prior_rows, metric=metric)
+    res = rank_command(data, alpha=alpha, method=method, prior=prior, prior_means=prior_means, gamma=gamma,
+                       nmax=nmax, ties=ties, guarantee=guarantee, as_json=as_json, emit=emit, console=console,
+                       format=format, score_range=parse_score_range(score_range),
+                       heldout_prior_rows=heldout_prior_rows, metric=metric)
+    if plot is not None:
+        from .report.cli import save_plot
+        save_plot(res, plot, data=data, format=format, score_range=parse_score_range(score_range),
+                  console=None if as_json else console)
 
 
 @app.command("demo")
@@ -300,6 +312,7 @@ def leaderboard_cmd(
     pilot: Optional[int] = typer.Option(None, "--pilot", help="Pilot replicates choosing the Top-k candidates."),
     method: str = typer.Option("bb-edge", "--method", help="bb-edge, bfh-e-holm, cr-edge or bb-edge-pi."),
     graph: Optional[str] = typer.Option(None, "--graph", help="Also print the confidence graph: dot or mermaid."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Draw the confidence graph to FILE.png or FILE.svg."),
     format: Optional[str] = FORMAT_OPT,
     score_range: Optional[str] = SCORE_RANGE_OPT,
     as_json: bool = JSON_OPT,
@@ -338,6 +351,9 @@ def leaderboard_cmd(
             typer.echo(res.graph(graph), nl=False)
 
     emit(result, as_json, render)
+    if plot is not None:
+        from .report.cli import save_plot
+        save_plot(result, plot, console=None if as_json else console)
 
 
 @app.command("baseline")
@@ -390,6 +406,24 @@ def baseline_cmd(
         console.print(f"Guarantee: {res.guarantee}.", markup=False)
 
     emit(result, as_json, render)
+
+
+@app.command("report")
+def report_cmd(result: Path = typer.Argument(..., help="A result file: the --json output of rank, leaderboard, "
+                                             "compare, simulate, compose-test, baseline or demo."),
+               html: Path = typer.Option(..., "--html", help="Write a self-contained HTML page here (inline SVG, "
+                                         "works offline)."),
+               data: Optional[Path] = typer.Option(None, "--data", help="Evaluation data: adds the score-distribution "
+                                                   "plot. For simulate: its --out Parquet file (adds power curves)."),
+               title: Optional[str] = typer.Option(None, "--title", help="Page title."),
+               plot: Optional[Path] = typer.Option(None, "--plot", help="Also write the main figure (.png or .svg)."),
+               format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
+               as_json: bool = JSON_OPT) -> None:
+    """Turn a result into one shareable HTML page: tables, letters, graph, curves and the guarantee."""
+    from .report.cli import report_command
+
+    report_command(result, html=html, data=data, title=title, plot=plot, format=format,
+                   score_range=parse_score_range(score_range), as_json=as_json, emit=emit, console=console)
 
 
 def main() -> None:

@@ -35,11 +35,13 @@ class CompareResult(ResultMixin):
     pvalue: float
     decided_at: int | None
     n: int
-    _alpha: float = 0.05
-    _bettor: str = "nscore"
-    _ties: str = "allow"
-    _p_less: float = 1.0
-    _p_more: float = 1.0
+    # context for people and the CLI; kept out of to_dict() (leading underscore) so --json prints
+    # exactly the four public fields
+    _alpha: float = dataclasses.field(default=0.05, repr=False)
+    _bettor: str = dataclasses.field(default="nscore", repr=False)
+    _ties: str = dataclasses.field(default="allow", repr=False)
+    _p_less: float = dataclasses.field(default=1.0, repr=False)
+    _p_more: float = dataclasses.field(default=1.0, repr=False)
 
     @property
     def alpha(self) -> float:

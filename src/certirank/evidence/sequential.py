@@ -140,6 +140,12 @@ class PairedTest:
         return float(combine(self.p_less, self.p_more, self.ties))
 
     @property
+    def log_pvalue(self) -> float:
+        """log of `pvalue`, exact even where the p-value underflows to 0 (log-wealth beyond ~745)."""
+        lo = -float(np.max(self._streams.engine.state["log_wealth_max"][0]))
+        return min(0.0, lo + math.log(2.0)) if self.ties == "allow" else lo
+
+    @property
     def log_evalue_less(self) -> float:
         return float(self._streams.engine.state["log_wealth"][0, 0])
 
@@ -268,6 +274,8 @@ class BatchResult(ResultMixin):
     decided_at: (runs,) int, 1-based time of the first rejection, 0 if never.
     pvalue: (runs,) final combined p-value; p_less / p_more: final one-sided p-values (paired; for a
     one-sample test p_less holds the p-value and p_more is NaN). log_wealth: (runs, d) final log M.
+    crossed_at (paired): (runs, 2) first time each one-sided p-process is <= alpha (0 if never), i.e. the
+    rejection time of the one-sided test of each direction at level alpha.
     log_wealth_trace / pvalue_trace: (runs, time, d) / (runs, time) if `trace=True`, else None.
     """
 
@@ -278,6 +286,7 @@ class BatchResult(ResultMixin):
     p_more: np.ndarray
     log_wealth: np.ndarray
     n: int
+    crossed_at: np.ndarray | None = None
     log_wealth_trace: np.ndarray | None = None
     pvalue_trace: np.ndarray | None = None
 
@@ -321,6 +330,7 @@ def paired_batch(x: Any, y: Any, alpha: float = 0.05, *, bettor: str = "nscore",
     eng.check(xa, ya)
     sign = np.zeros(runs, dtype=np.int64)
     decided_at = np.zeros(runs, dtype=np.int64)
+    crossed = np.zeros((runs, 2), dtype=np.int64)
     lw_tr = np.empty((runs, horizon, 2)) if trace else None
     p_tr = np.empty((runs, horizon)) if trace else None
     st = eng.state
@@ -331,7 +341,13 @@ def paired_batch(x: Any, y: Any, alpha: float = 0.05, *, bettor: str = "nscore",
     for t, xt, yt in _columns(xa, ya):
         eng.step(all_, xt, yt)
         lwm = st["log_wealth_max"]
-        cand = np.flatnonzero((sign == 0) & (np.maximum(lwm[:, 0], lwm[:, 1]) >= screen))
+        high = lwm >= screen
+        cross = np.flatnonzero((high & (crossed == 0)).ravel())
+        if cross.size:
+            flat = crossed.reshape(-1)
+            hit = np.exp(-lwm.reshape(-1)[cross]) <= alpha
+            flat[cross[hit]] = t + 1
+        cand = np.flatnonzero((sign == 0) & (high[:, 0] | high[:, 1]))
         if cand.size:
             s = _paired_signs(lwm[cand], streams.ties, alpha)
             hit = s != 0
@@ -341,7 +357,7 @@ def paired_batch(x: Any, y: Any, alpha: float = 0.05, *, bettor: str = "nscore",
             lw_tr[:, t] = st["log_wealth"]
             p_tr[:, t] = streams.pvalue
     return BatchResult(decision=sign, decided_at=decided_at, pvalue=streams.pvalue, p_less=streams.pvalue_less,
-                       p_more=streams.pvalue_more, log_wealth=streams.log_wealth, n=horizon,
+                       p_more=streams.pvalue_more, log_wealth=streams.log_wealth, n=horizon, crossed_at=crossed,
                        log_wealth_trace=lw_tr, pvalue_trace=p_tr)
 
 

@@ -244,6 +244,16 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
                   advantage_tol=tol)
 
 
+_OPTIONS = ("graph", "forward_fraction", "direction_split", "bettor", "metric", "transitive_closure", "advantage_tol")
+
+
+def _check_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    extra = sorted(set(options) - set(_OPTIONS))
+    if extra:
+        raise ParameterError(f"unknown option(s) {', '.join(extra)}; AnyRank options are: {', '.join(_OPTIONS)}")
+    return dict(options)
+
+
 def _setup_from_dict(d: Mapping[str, Any]) -> _Setup:
     try:
         return _make_setup(d["policies"], d["alpha"], d["method"], d["prior"], d["gamma"], d["nmax"], d["ties"],
@@ -1004,7 +1014,7 @@ def run_campaign(scores: Any, alpha: float = 0.05, method: str = "anyrank", prio
     if len(pols) != arr.shape[1]:
         raise ParameterError(f"{len(pols)} policy names for {arr.shape[1]} columns")
     setup = _make_setup(pols, alpha, method, prior, gamma, nmax, ties, guarantee,
-                        default_nmax=max(arr.shape[0], 1), **options)
+                        default_nmax=max(arr.shape[0], 1), **_check_options(options))
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     return camp.result()
@@ -1043,7 +1053,7 @@ def run_campaigns(scores: Any, alpha: float = 0.05, method: str = "anyrank", pri
     if len(pols) != m:
         raise ParameterError(f"{len(pols)} policy names for {m} columns")
     setup = _make_setup(pols, alpha, method, prior, gamma, nmax, ties, guarantee,
-                        default_nmax=max(n_rows, 1), **options)
+                        default_nmax=max(n_rows, 1), **_check_options(options))
     chunk = check_positive_int("chunk", chunk)
     out: list[RankingResult] = []
     for start in range(0, runs, chunk):
@@ -1143,7 +1153,7 @@ class Ranker:
     def __init__(self, policies: Sequence[str], alpha: float = 0.05, prior: Any = None, gamma: float = 1.0,
                  nmax: int | None = None, method: str = "anyrank", ties: str = "allow", *,
                  guarantee: str = "paper", **options: Any) -> None:
-        setup = _make_setup(policies, alpha, method, prior, gamma, nmax, ties, guarantee, **options)
+        setup = _make_setup(policies, alpha, method, prior, gamma, nmax, ties, guarantee, **_check_options(options))
         self._init(setup)
 
     def _init(self, setup: _Setup) -> None:

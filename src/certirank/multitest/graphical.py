@@ -126,8 +126,9 @@ def passes(pvalues: Any, weights: Any, alpha: float) -> np.ndarray:
     p = np.asarray(pvalues, dtype=float)
     w = np.asarray(weights, dtype=float)
     pos = w > 0
-    ratio = np.divide(p, w, out=np.full(np.broadcast(p, w).shape, np.inf), where=pos)
-    return pos & (np.round(ratio, ROUND_DECIMALS) <= alpha)
+    with np.errstate(over="ignore"):  # p / (subnormal w) overflows to inf, which correctly never passes
+        ratio = np.divide(p, w, out=np.full(np.broadcast(p, w).shape, np.inf), where=pos)
+        return pos & (np.round(ratio, ROUND_DECIMALS) <= alpha)
 
 
 def _remove(w: np.ndarray, g: np.ndarray, j: int) -> None:
@@ -478,7 +479,8 @@ def _algorithm2(graph: Graph, p: np.ndarray) -> tuple[np.ndarray, list[int]]:
             n, removed = keep.size, 0
             ratio = np.empty(n)
         ratio.fill(inf)
-        np.divide(pv, w, out=ratio, where=w > 0)
+        with np.errstate(over="ignore"):  # p / (subnormal w) -> inf is the right value
+            np.divide(pv, w, out=ratio, where=w > 0)
         k = int(ratio.argmin())
         rk = float(ratio[k])
         if rk == inf:

@@ -1,1 +1,35 @@
-"""certirank.report"""
+"""certirank.report -- pictures and pages people can trust and share (headless matplotlib, no pyplot).
+
+API summary
+-----------
+Figures (each returns a :class:`matplotlib.figure.Figure`; save with :func:`save_figure` to .png / .svg,
+or get text with :func:`figure_svg`):
+    ``score_plot(data, letters=None, *, means=None, order=None, title=None, caption=None, kind="auto",
+        orientation="auto")``   per-policy violins (strip + box for few trials, bars for 0/1 scores), ordered by
+        mean, compact letters above each policy (the AnyRank paper's figure)
+    ``graph_plot(ranking, *, title=None, caption=None)``   layered DAG of the transitive reduction of the
+        certified relations; rows = tiers, unresolved tiers shaded, isolated models dashed
+    ``rank_interval_plot(ranking, *, title=None)``   simultaneous rank intervals
+    ``curves_plot(sim, *, metrics=("power", "full_ranking", "fwer"), axis=None, alpha=None)``   one line per
+        method against evaluations, alpha line on FWER panels
+    ``summary_plot(summary, *, alpha)``   FWER with exact interval vs alpha, power, cost (from --json)
+    ``result_figure(result, data=None)`` / ``plot_result(result, path, data=None)``   the ``--plot`` picture
+Graph input: ``ranking_of(result)`` -> :class:`certirank.order.PartialRanking` from an AnyRank, BB-EDGE or
+    baseline result (object or ``--json`` dict); DOT / Mermaid text come from ``PartialRanking.to_dot`` /
+    ``to_mermaid``.
+Pages: ``html_report(result, data=None, title=None) -> (html, page)``, ``write_report(result, path, ...)
+    -> ReportResult``, ``detect_kind(dict)``.
+"""
+
+from __future__ import annotations
+
+from ._mpl import figure_png, figure_svg, save_figure
+from .curves import curves_plot, summary_plot
+from .graph import graph_plot, rank_interval_plot, ranking_of, unresolved_groups
+from .html import KINDS, ReportResult, detect_kind, html_report, read_result, write_report
+from .plots import plot_result, result_figure
+from .scores import policy_scores, score_plot
+
+__all__ = ["KINDS", "ReportResult", "curves_plot", "detect_kind", "figure_png", "figure_svg", "graph_plot",
+           "html_report", "plot_result", "policy_scores", "rank_interval_plot", "ranking_of", "read_result",
+           "result_figure", "save_figure", "score_plot", "summary_plot", "unresolved_groups", "write_report"]

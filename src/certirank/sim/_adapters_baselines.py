@@ -17,6 +17,22 @@ from .adapters import MethodAdapter, register_method
 from .trajectory import Trajectory
 
 
+def _points(n_games: int, options: Mapping[str, Any]) -> np.ndarray:
+    """Checkpoints (games): every ``step`` games, or the explicit list ``at`` (e.g. ``at="500|700|900"``)."""
+    at = options.get("at")
+    if at is None:
+        return _checkpoints(n_games, options["step"])
+    if isinstance(at, str):
+        at = [v for v in at.replace("|", " ").replace(";", " ").split() if v]
+    try:
+        pts = np.unique(np.asarray([int(v) for v in np.atleast_1d(at)], dtype=np.int64))
+    except (TypeError, ValueError):
+        raise ParameterError(f"at must be a list of game counts, got {at!r}") from None
+    if pts.size == 0 or pts[0] < 1 or pts[-1] > n_games:
+        raise ParameterError(f"at must list game counts between 1 and n_games = {n_games}, got {pts.tolist()}")
+    return pts
+
+
 def _checkpoints(n_games: int, step: Any) -> np.ndarray:
     step = int(step)
     if step < 1:
@@ -44,7 +60,7 @@ def _bt_batch(scenario: Any, data: Sequence[Any], options: Mapping[str, Any],
     from ..baselines.bradley_terry import bt_fit_batch
 
     m = scenario.n_policies
-    pts = _checkpoints(scenario.n_games, options["step"])
+    pts = _points(scenario.n_games, options)
     pseudo = float(options["pseudo_count"]) * (1.0 - np.eye(m))
     wins = np.stack([_prefix_wins(run, m, pts) for run in data]) + pseudo  # (runs, J, M, M)
     theta, _ = bt_fit_batch(wins, tol=float(options["tol"]))
@@ -70,8 +86,8 @@ def _via_baseline(method: str) -> Any:
 
         m = scenario.n_policies
         index = {p: i for i, p in enumerate(scenario.policies)}
-        pts = _checkpoints(scenario.n_games, options["step"])
-        opts = {k: v for k, v in options.items() if k != "step"}
+        pts = _points(scenario.n_games, options)
+        opts = {k: v for k, v in options.items() if k not in ("step", "at")}
         if "alpha" in opts and opts["alpha"] is None:
             opts["alpha"] = scenario.alpha
         if "seed" in opts:
@@ -89,18 +105,24 @@ def _via_baseline(method: str) -> Any:
 register_method(MethodAdapter(
     name="bt", kinds=("policies",), certified=False,
     description="classical Bradley–Terry point ranking, refitted every `step` preference games (no error control)",
-    options={"step": 100, "pseudo_count": 0.01, "tol": 1e-10},
+    options={"step": 100, "at": None, "pseudo_count": 0.01, "tol": 1e-10},
     requires="certirank.baselines.bradley_terry:bt_fit_batch", run_batch=_bt_batch))
 
 register_method(MethodAdapter(
     name="bt-bootstrap", kinds=("policies",), certified=False,
     description="bootstrapped BT (Bonferroni intervals, spec 06 §4), refitted every `step` games; "
                 "n_boot defaults to 1000 here (paper 5000) to keep simulations affordable",
-    options={"step": 100, "n_boot": 1000, "alpha": None, "seed": None},
+    options={"step": 100, "at": None, "n_boot": 1000, "alpha": None, "seed": None},
     requires="certirank.baselines:baseline", run_one=_via_baseline("bt-bootstrap")))
 
 register_method(MethodAdapter(
     name="bt-davidson", kinds=("policies",), certified=False,
     description="Davidson ties model point ranking (spec 06 §2), refitted every `step` games",
-    options={"step": 100},
+    options={"step": 100, "at": None},
     requires="certirank.baselines:baseline", run_one=_via_baseline("bt-davidson")))
+
+register_method(MethodAdapter(
+    name="bt-em", kinds=("policies",), certified=False,
+    description="RoboArena BT-EM (spec 06 §3, corrected default) point ranking, refitted every `step` games (slow)",
+    options={"step": 500, "at": None},
+    requires="certirank.baselines:baseline", run_one=_via_baseline("bt-em")))

@@ -114,6 +114,8 @@ class BlockDesign:
         trivial = (self.resolution == "singleton" and self.n_blocks == self.n_items
                    and np.array_equal(self.item_block, np.arange(self.n_items)))
         object.__setattr__(self, "_identity", bool(trivial))
+        # equal weights: a plain (pairwise-summed) mean is the same quantity with less rounding
+        object.__setattr__(self, "_uniform", bool(np.all(self.item_weight == self.item_weight[0])))
 
     @property
     def class_weight(self) -> np.ndarray:
@@ -137,6 +139,8 @@ class BlockDesign:
 
     def weighted_means(self, scores: np.ndarray) -> np.ndarray:
         """Benchmark-weighted means theta_hat_l = sum_i omega_i S_{l,i}."""
+        if self._uniform:  # type: ignore[attr-defined]
+            return np.asarray(scores, dtype=float).mean(axis=1)
         return np.asarray(scores, dtype=float) @ self.item_weight
 
     def to_state(self) -> dict[str, Any]:

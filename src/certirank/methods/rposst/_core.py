@@ -115,6 +115,8 @@ class _Antagonist:
         self.k = _top_count(psi, eta)
         self.everything = eta > 0 and psi.sum() - eta <= 1e-12  # η = 1: the plain Ψ-average
         self.sparse = not self.everything and self.k <= _MAX_ARGMAX_PAIRS
+        # uniform Ψ (the paper's setting): the η-quantile of the loss is found by partition, no sorting
+        self.uniform = not self.masked.size and bool(np.all(psi == psi[0]))
 
     def __call__(self, loss: np.ndarray) -> tuple[float | np.ndarray, np.ndarray, np.ndarray | None]:
         """Return (L per row, coef, idx): coef are α/η (or 1 for η = 0) on pairs idx (None = all pairs)."""
@@ -144,7 +146,27 @@ class _Antagonist:
                 work[rows, j] = -np.inf
             L = np.einsum("ck,ck->c", coef, np.take_along_axis(loss, idx, axis=1))
             return L, coef, idx
-        order = np.argsort(-work, axis=1, kind="stable")
+        if self.uniform:
+            # VaR ζ = the k-th largest loss; pairs above it carry ψ/η, ties at ζ share the remaining mass
+            # equally (a convex combination of the tie orders' subgradients; the value is exact).
+            psi0 = self.psi[0]
+            kth = loss.shape[1] - self.k
+            zeta = np.partition(loss, kth, axis=1)[:, kth:kth + 1]
+            above = loss > zeta
+            tied = loss == zeta
+            rest = self.eta - above.sum(axis=1, keepdims=True) * psi0
+            coef = (above * psi0 + tied * (rest / tied.sum(axis=1, keepdims=True))) / self.eta
+            return np.einsum("cd,cd->c", coef, loss), coef, None
+        if 2 * self.k < loss.shape[1]:
+            # only the top k pairs can carry mass: select them in O(d), then order just those (ties by index).
+            # Among pairs tied exactly at the selection boundary any choice gives the same value and a valid
+            # subgradient.
+            top = np.argpartition(-work, self.k - 1, axis=1)[:, :self.k]
+            top.sort(axis=1)
+            order = np.take_along_axis(top, np.argsort(-np.take_along_axis(work, top, axis=1), axis=1,
+                                                       kind="stable"), axis=1)
+        else:
+            order = np.argsort(-work, axis=1, kind="stable")
         p_sorted = self.psi[order]
         before = np.cumsum(p_sorted, axis=1) - p_sorted
         coef = np.minimum(p_sorted, np.maximum(0.0, self.eta - before)) / self.eta
@@ -154,6 +176,15 @@ class _Antagonist:
 
 # --------------------------------------------------------------------------------------------------
 # Deterministic CVaR(η) RPOSST_seq with regret matching+ (spec 05 §5–6)
+
+def _combine(w: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Signed errors Σ_k w[:, k] a[k] − b; an explicit loop over the m ≤ 5 slots beats einsum here by ~4×."""
+    e = w[:, 0, None] * a[0]
+    for k in range(1, a.shape[0]):
+        e += w[:, k, None] * a[k]
+    e -= b
+    return e
+
 
 @dataclass(frozen=True)
 class TupleSolution:
@@ -191,7 +222,7 @@ def rm_plus_all(problem: Problem, tuples: np.ndarray, eta: float, rounds: int,
         bw = w.copy()
         bt = np.zeros(c, dtype=np.intp)
         for t in range(rounds + 1):
-            e = np.einsum("ck,kcd->cd", w, a) - problem.b
+            e = _combine(w, a, problem.b)
             loss = np.abs(e)
             L, coef, idx = antagonist(loss)
             better = L < bl - TIE_TOL

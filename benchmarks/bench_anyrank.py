@@ -1,0 +1,117 @@
+"""AnyRank efficiency, strict-mode cost, simulation speed and adversarial FWER (spec 03 §10, §12).
+
+Run:  .venv/bin/python benchmarks/bench_anyrank.py [--part hef|speed|adversarial|hoi|all] [--runs 200]
+
+* ``hef``: HE-F (Bernoulli 0.20, 0.35, 0.45, 0.65, 0.90), alpha 0.05, gamma 0, no prior, binary metric,
+  N_max = 1000 (the authors' 1000 test trials) and 2000 (the paper's N_max): mean total sample complexity of
+  AnyRank_0 and Bonferroni on the same pre-drawn tables, for ties = assume_none (the authors' setting;
+  goal <= 1244 and AnyRank/Bonferroni <= 0.7) and ties = allow, and for the strict guarantee.
+* ``speed``: 500 campaigns of HO-I with N_max = 1000 through ``run_campaigns`` (the simulation fast path).
+* ``hoi``: FWER on HO-I for every variant and tie mode.
+* ``adversarial``: near-tie configurations of spec 03 §10 item 5 (alpha 0.1), FWER of every mode.
+
+Seeds: one ``numpy.random.SeedSequence(seed).spawn(runs)`` child per run; every method sees the same tables.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+
+import numpy as np
+
+from certirank.methods.anyrank import METHODS, run_campaigns
+
+HEF = np.array([0.20, 0.35, 0.45, 0.65, 0.90])
+HOI = np.array([0.20, 0.40, 0.40, 0.60, 0.80])
+HOF = np.array([0.10, 0.30, 0.50, 0.70, 0.90])
+NEAR_TIE = np.array([0.05, 0.5, 0.515, 0.95])
+LADDER = np.array([0.45, 0.47, 0.49, 0.51, 0.53])
+
+
+def tables(mu: np.ndarray, runs: int, n: int, seed: int) -> np.ndarray:
+    ss = np.random.SeedSequence(seed).spawn(runs)
+    return np.stack([(np.random.default_rng(s).random((n, mu.size)) < mu).astype(float) for s in ss])
+
+
+def wrong(res, mu) -> bool:
+    idx = {p: i for i, p in enumerate(res.policies)}
+    return any(mu[idx[d["better"]]] <= mu[idx[d["worse"]]] for d in res.decisions)
+
+
+def summary(results, mu) -> dict:
+    tot = np.array([r.total_samples for r in results], dtype=float)
+    per = np.mean([[r.samples[p] for p in r.policies] for r in results], axis=0)
+    return {"mean": tot.mean(), "se": tot.std(ddof=1) / math.sqrt(len(tot)), "median": float(np.median(tot)),
+            "complete": np.mean([r.complete for r in results]), "fwer": np.mean([wrong(r, mu) for r in results]),
+            "per_policy": per}
+
+
+def part_hef(runs: int, seed: int) -> None:
+    print(f"HE-F, alpha 0.05, gamma 0, no prior, binary metric, {runs} runs (seed {seed})")
+    print(f"{'nmax':>5} {'ties':>11} {'guarantee':>9} {'method':>10} {'mean':>8} {'se':>6} {'median':>7} "
+          f"{'complete':>8} {'fwer':>5} {'vs bonf':>7}   per policy")
+    for nmax in (1000, 2000):
+        arr = tables(HEF, runs, nmax, seed)
+        for ties, guarantee in (("assume_none", "paper"), ("allow", "paper"), ("allow", "strict")):
+            base = None
+            for method in ("bonferroni", "anyrank0"):
+                t0 = time.time()
+                res = run_campaigns(arr, alpha=0.05, method=method, gamma=0.0, ties=ties, guarantee=guarantee,
+                                    metric="binary", graph="fully_connected")
+                s = summary(res, HEF)
+                base = s["mean"] if method == "bonferroni" else base
+                print(f"{nmax:5d} {ties:>11} {guarantee:>9} {method:>10} {s['mean']:8.1f} {s['se']:6.1f} "
+                      f"{s['median']:7.0f} {s['complete']:8.3f} {s['fwer']:5.3f} {s['mean'] / base:7.3f}   "
+                      f"{np.round(s['per_policy'], 1).tolist()}  ({time.time() - t0:.1f} s)")
+
+
+def part_speed(runs: int, seed: int) -> None:
+    arr = tables(HOI, runs, 1000, seed)
+    for method in ("anyrank", "bonferroni"):
+        t0 = time.time()
+        res = run_campaigns(arr, alpha=0.05, method=method, prior=list(HOI), metric="binary", trajectory=True)
+        dt = time.time() - t0
+        print(f"HO-I, {runs} campaigns, N_max 1000, {method}: {dt:.1f} s on one core "
+              f"({1000 * dt / runs:.1f} ms per campaign), FWER {np.mean([wrong(r, HOI) for r in res]):.3f}")
+
+
+def part_fwer(name: str, mu: np.ndarray, alpha: float, runs: int, nmax: int, seed: int) -> None:
+    arr = tables(mu, runs, nmax, seed)
+    tol = alpha + 3 * math.sqrt(alpha * (1 - alpha) / runs)
+    print(f"\n{name}: mu = {mu.tolist()}, alpha {alpha}, N_max {nmax}, {runs} runs "
+          f"(binomial tolerance alpha + 3 se = {tol:.3f})")
+    print(f"{'method':>20} {'ties':>11} {'guarantee':>9} {'FWER':>6} {'pairs decided':>13}")
+    for guarantee in ("paper", "strict"):
+        for ties in (("allow", "assume_none") if guarantee == "paper" else ("allow",)):
+            for method in METHODS:
+                res = run_campaigns(arr, alpha=alpha, method=method, prior=list(mu), gamma=1.0, ties=ties,
+                                    guarantee=guarantee, metric="binary")
+                f = np.mean([wrong(r, mu) for r in res])
+                dec = np.mean([len(r.decisions) for r in res])
+                print(f"{method:>20} {ties:>11} {guarantee:>9} {f:6.3f} {dec:13.2f}" + ("  <-- above" if f > tol
+                                                                                           else ""))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", default="all", choices=["hef", "speed", "hoi", "adversarial", "all"])
+    ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+    t0 = time.time()
+    if a.part in ("hef", "all"):
+        part_hef(a.runs, a.seed)
+    if a.part in ("speed", "all"):
+        part_speed(500, a.seed)
+    if a.part in ("hoi", "all"):
+        part_fwer("HO-I", HOI, 0.05, a.runs, 1000, a.seed)
+    if a.part in ("adversarial", "all"):
+        part_fwer("near tie", NEAR_TIE, 0.1, a.runs, 1000, a.seed + 1)
+        part_fwer("ladder", LADDER, 0.1, a.runs, 1000, a.seed + 2)
+    print(f"\ntotal {time.time() - t0:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

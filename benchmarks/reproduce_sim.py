@@ -1,0 +1,232 @@
+"""Regenerate certirank's simulation numbers beside the papers' anchors (spec 03 §12.2, spec 06 §5–6, spec 04 §14).
+
+    .venv/bin/python benchmarks/reproduce_sim.py                 # default (modest) rep counts, jobs = 2
+    .venv/bin/python benchmarks/reproduce_sim.py --reps 200 --bbedge-reps 500 --bt-reps 100   # paper-sized
+    .venv/bin/python benchmarks/reproduce_sim.py --out docs/parts/sim-reproduction.md
+
+Writes a Markdown report (tables of our numbers next to the anchors, with the explanation of every
+discrepancy) to ``docs/parts/sim-reproduction.md`` and prints it. Everything is seeded: the same command gives
+the same numbers on any machine and for any ``--jobs``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from certirank.sim import simulate
+from certirank.sim.metrics import first_reach
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def fmt(x: Any, nd: int = 3) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if isinstance(x, (int, np.integer)):
+        return str(int(x))
+    return f"{x:.{nd}f}"
+
+
+def table(header: list[str], rows: list[list[Any]]) -> str:
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out)
+
+
+def ci(s: dict[str, Any]) -> str:
+    return f"{s['fwer']:.3f} [{s['fwer_ci'][0]:.3f}, {s['fwer_ci'][1]:.3f}]"
+
+
+# ------------------------------------------------------------------------------------------ AnyRank
+
+def anyrank_studies(reps: int, jobs: int, n_max: int) -> tuple[str, dict[str, Any]]:
+    parts: list[str] = []
+    nums: dict[str, Any] = {}
+    common = dict(reps=reps, seed=2026, jobs=jobs, n_max=n_max, n_games=10, progress=False)
+
+    # HO-I FWER (anchor 0.045 with assume_no_ties, gamma = 0)
+    res = simulate("HO-I", {"AnyRank0 (assume_none)": ("anyrank0", {"ties": "assume_none"}),
+                            "AnyRank0 (allow)": ("anyrank0", {}),
+                            "AnyRank (gamma=1, assume_none)": ("anyrank", {"ties": "assume_none"}),
+                            "Bonferroni (assume_none)": ("bonferroni", {"ties": "assume_none"})}, **common)
+    rows = []
+    for lab, s in res.summary.items():
+        anchor = "0.045 (paper)" if lab == "AnyRank0 (assume_none)" else (
+            "≈ half of 0.045" if lab == "AnyRank0 (allow)" else "≤ 0.05")
+        rows.append([lab, ci(s), anchor, fmt(s["power"]), fmt(s["full_ranking_rate"])])
+    nums["hoi"] = res.summary
+    parts.append(f"### HO-I: empirical FWER (α = 0.05, {reps} runs, n_max = {n_max})\n\n" +
+                 table(["method", "FWER [95% CP]", "anchor", "final power (9 pairs)", "full ranking (9/9, tie open)"],
+                       rows))
+
+    # HO-F and HE-F: time to full power and full-ranking curves (assume_none, gamma = 0)
+    for scen in ("HO-F", "HE-F"):
+        res = simulate(scen, {"AnyRank0": ("anyrank0", {"ties": "assume_none"}),
+                              "Bonferroni": ("bonferroni", {"ties": "assume_none"}),
+                              "AnyRank_inf": ("anyrank-inf", {"ties": "assume_none"}),
+                              "Weighted Bonferroni (gamma=1)": ("weighted-bonferroni", {"ties": "assume_none",
+                                                                                         "gamma": 1.0}),
+                              "AnyRank0 (allow)": ("anyrank0", {})}, **common)
+        cv_t = res.curves(grid=np.arange(0, 3 * n_max + 1, 1.0), axis="time")
+        cv_e = res.curves(grid=np.arange(0, 5 * n_max + 1, 5.0), axis="evals")
+        rows = []
+        for lab, s in res.summary.items():
+            ct = cv_t[cv_t["method"] == lab]
+            ce = cv_e[cv_e["method"] == lab]
+            rows.append([lab, ci(s), fmt(s["full_ranking_rate"]), fmt(first_reach(ct, "full_ranking", 0.9), 0),
+                         fmt(first_reach(ce, "full_ranking", 0.9), 0), fmt(first_reach(ce, "power", 0.99), 0),
+                         fmt(s["mean_samples"], 0), fmt(s["censored_rate"])])
+        nums[scen] = {"summary": res.summary, "curve_t": cv_t, "curve_e": cv_e}
+        anchor = "≈ 750 evaluations" if scen == "HO-F" else "≈ 1,000 evaluations; full-ranking ≥ 0.9 first at iteration 946"
+        parts.append(f"### {scen}: time to full power ({reps} runs, n_max = {n_max}; paper anchor: {anchor})\n\n" +
+                     table(["method", "FWER [95% CP]", "full ranking at end", "iteration: full ranking ≥ 0.9",
+                            "total evaluations: full ranking ≥ 0.9", "total evaluations: mean power ≥ 0.99",
+                            "mean sample complexity (Σ samples)", "censored"], rows))
+        if scen == "HE-F":
+            ct = cv_t[cv_t["method"] == "AnyRank0"].set_index("x")["full_ranking"]
+            pts = [200, 400, 500, 700, 900]
+            anchors = [0.08, 0.425, 0.58, 0.76, 0.865]
+            parts.append("#### HE-F full-ranking fraction vs iteration, AnyRank0 (assume_none)\n\n" + table(
+                ["iteration", *map(str, pts), "first ≥ 0.9"],
+                [["certirank", *[fmt(float(ct.get(float(p), np.nan))) for p in pts],
+                  fmt(first_reach(cv_t[cv_t["method"] == "AnyRank0"], "full_ranking", 0.9), 0)],
+                 ["authors' output", *map(str, anchors), "946"]]))
+            paper = {"AnyRank0": [180.9, 430.5, 418.8, 148.8, 65.1, 1244],
+                     "Bonferroni": [231.1, 663.8, 652.4, 182.5, 73.5, 1803],
+                     "AnyRank_inf": [144.8, 471.6, 461.3, 114.8, 46.8, 1239],
+                     "Weighted Bonferroni (gamma=1)": [315.1, 814.1, 801.8, 241.3, 99.6, 2272]}
+            rows = []
+            for lab, ref in paper.items():
+                per = res.summary[lab].get("mean_samples_per_policy", {})
+                ours = [per.get(p, float("nan")) for p in res.summary[lab].get("mean_samples_per_policy", {})]
+                tot = float(np.sum(ours)) if ours else float("nan")
+                rows.append([lab, *[f"{fmt(o, 1)} ({r})" for o, r in zip(ours, ref[:5])], f"{fmt(tot, 0)} ({ref[5]})"])
+            parts.append("#### HE-F mean trials per policy at termination: certirank (authors' output)\n\n" + table(
+                ["method", "π1 (0.20)", "π2 (0.35)", "π3 (0.45)", "π4 (0.65)", "π5 (0.90)", "total"], rows))
+    return "\n\n".join(parts), nums
+
+
+def bt_studies(reps: int, jobs: int) -> tuple[str, dict[str, Any]]:
+    parts = []
+    nums: dict[str, Any] = {}
+    anchors = {"HO-F": ([500, 700, 900, 1000], [0.08, 0.49, 0.82, 0.96]),
+               "HE-F": ([1000, 1600, 1900, 2000], [0.07, 0.46, 0.64, 0.56])}
+    for scen, (pts, ref) in anchors.items():
+        at = "|".join(map(str, pts))
+        res = simulate(scen, {"BT (bootstrap, B=1000)": ("bt-bootstrap", {"at": at}), "BT (point)": ("bt", {"at": at})},
+                       reps=reps, seed=2026, jobs=jobs, n_max=10, n_games=max(pts), progress=False)
+        cv = res.curves(grid=pts, axis="time")
+        rows = []
+        for lab in res.summary:
+            c = cv[cv["method"] == lab].set_index("x")
+            rows.append([lab, *[fmt(float(c.loc[float(p), "full_ranking"])) for p in pts], ci(res.summary[lab])])
+        rows.append(["authors' bootstrapped BT (100 reruns)", *map(str, ref), "—"])
+        nums[scen] = res.summary
+        parts.append(f"### {scen}: fraction of runs with a fully correct BT ranking vs games ({reps} runs; "
+                     f"evaluations = 2 × games)\n\n" + table(["method", *[f"{p} games" for p in pts],
+                                                               "FWER over these looks"], rows))
+    res = simulate("HO-I", {"BT (bootstrap, B=1000)": ("bt-bootstrap", {"at": "1000"}), "BT (point)": ("bt", {"at": "1000"})},
+                   reps=reps, seed=2026, jobs=jobs, n_max=10, n_games=1000, progress=False)
+    rows = [[lab, fmt(s["power"]), ci(s)] for lab, s in res.summary.items()]
+    rows.append(["authors' bootstrapped BT", "0.88", "FPR 0–0.01"])
+    nums["HO-I"] = res.summary
+    parts.append(f"### HO-I at 1000 games ({reps} runs)\n\n" + table(["method", "mean fraction of correct decisions",
+                                                                       "FWER [95% CP]"], rows))
+    res = simulate("BT-counterexample", "bt[at=200|1000|3000],anyrank0", reps=reps, seed=2026, jobs=jobs,
+                   n_games=3000, n_max=2000, progress=False)
+    rows = [[lab, ci(s), fmt(s["fwer_final"]), fmt(s["power"]), fmt(s["full_ranking_rate"])]
+            for lab, s in res.summary.items()]
+    nums["BT-counterexample"] = res.summary
+    parts.append(f"### BT counterexample (π3 ~ U{{0.8, 0.9}} beats π2 ~ B(0.7) in mean, loses in preference; "
+                 f"{reps} runs)\n\n" + table(["method", "FWER [95% CP]", "false claim at the end", "power",
+                                              "full ranking"], rows))
+    return "\n\n".join(parts), nums
+
+
+# ------------------------------------------------------------------------------------------ BB-EDGE
+
+def bbedge_studies(reps: int, jobs: int) -> tuple[str, dict[str, Any]]:
+    parts = []
+    nums: dict[str, Any] = {}
+    # beb-holm (fixed-time, no anchor) is left out: it costs as much as all the others together
+    methods = "bbedge,bfh-e-holm,cr-edge,bbedge-pi,bbedge-topk,serpant,serpant-r,emr,t-holm,asympcs-bonf"
+    rows_fwer = []
+    rows_topk = []
+    p90 = {}
+    for setting in ("iid", "heterogeneity", "dependence", "combined"):
+        res = simulate(f"bbedge-{setting}", methods, reps=reps, seed=2026, jobs=jobs, progress=False)
+        cv = res.curves(grid=np.arange(1, 101, 1.0), axis="time")
+        nums[setting] = res.summary
+        for lab, s in res.summary.items():
+            c = cv[cv["method"] == lab]
+            r90 = first_reach(c, "power", 0.9)
+            p90[(setting, lab)] = r90
+            rows_fwer.append([setting, lab, ci(s), fmt(s["power"]), fmt(r90, 0), fmt(s["full_ranking_rate"])])
+            rows_topk.append([setting, lab, fmt(s["fwer"]), fmt(s["topk_fcp"]), fmt(s["topk_certprob"]),
+                              fmt(s["topk_mean_cr"], 1)])
+    parts.append(f"### BB-EDGE DGP: anytime FWER and power (L = 10, N = 100, R = 100, {reps} reps)\n\n" +
+                 table(["setting", "method", "FWER_R [95% CP]", "power_R", "first r with power ≥ 0.9",
+                        "P(all 40 true edges at R)"], rows_fwer))
+    parts.append("### 90%-power replicate under heterogeneity\n\n" + table(
+        ["method", "certirank", "paper"],
+        [["BB-EDGE", fmt(p90[("heterogeneity", "bbedge")], 0), "56"],
+         ["BFH-e-Holm", fmt(p90[("heterogeneity", "bfh-e-holm")], 0), "95"]]))
+    parts.append(f"### Top-4 (τ = 0, R = 100; CR censored at R, pilot CR = R_0 + confirmatory, censored at "
+                 f"R + R_0; {reps} reps)\n\n" + table(["setting", "method", "FWER_R", "FCP_R", "CertProb_R", "mean CR"],
+                                                      rows_topk))
+    valid = ("bfh-e-holm", "cr-edge")
+    rows = []
+    for setting in ("iid", "heterogeneity", "dependence", "combined"):
+        s = nums[setting]
+        best = min(valid, key=lambda m: s[m]["topk_mean_cr"])
+        full = s["bbedge"]["topk_mean_cr"]
+        pilot = s["bbedge-topk"]["topk_mean_cr"] - 3
+        base = s[best]["topk_mean_cr"]
+        rows.append([setting, f"{best} ({fmt(base, 1)})", fmt(full, 1), f"{100 * (1 - full / base):.1f}%",
+                     fmt(pilot, 1), f"{100 * (1 - pilot / base):.1f}%"])
+    parts.append("### Top-4 mean CR reduction vs the strongest valid baseline (paper: full graph 44.7%–69.9%, "
+                 "pilot confirmatory 62.3%–83.7%)\n\n" + table(
+                     ["setting", "strongest valid baseline (mean CR)", "BB-EDGE full graph", "reduction",
+                      "pilot confirmatory CR (mean, incl. censoring)", "reduction"], rows))
+    return "\n\n".join(parts), nums
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--reps", type=int, default=200, help="AnyRank runs per scenario (paper 200)")
+    ap.add_argument("--bt-reps", type=int, default=30, help="bootstrapped-BT runs (paper 100)")
+    ap.add_argument("--bbedge-reps", type=int, default=100, help="BB-EDGE repetitions per setting (paper 500)")
+    ap.add_argument("--n-max", type=int, default=1000, help="AnyRank budget per policy (authors' code 1000)")
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", choices=["anyrank", "bt", "bbedge"], default=None)
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "parts" / "sim-reproduction-numbers.md")
+    args = ap.parse_args()
+    t0 = time.time()
+    sections = []
+    if args.only in (None, "anyrank"):
+        txt, _ = anyrank_studies(args.reps, args.jobs, args.n_max)
+        sections.append(("AnyRank (spec 03 §12)", txt))
+    if args.only in (None, "bt"):
+        txt, _ = bt_studies(args.bt_reps, args.jobs)
+        sections.append(("Bradley–Terry baselines (spec 06 §5–6)", txt))
+    if args.only in (None, "bbedge"):
+        txt, _ = bbedge_studies(args.bbedge_reps, args.jobs)
+        sections.append(("BB-EDGE (spec 04 §13–14)", txt))
+    head = (f"<!-- generated by benchmarks/reproduce_sim.py in {time.time() - t0:.0f} s; reps: AnyRank {args.reps}, "
+            f"bootstrapped BT {args.bt_reps}, BB-EDGE {args.bbedge_reps}; jobs {args.jobs}; "
+            f"load {os.getloadavg()[0]:.1f} -->")
+    body = head + "\n\n" + "\n\n".join(f"## {t}\n\n{x}" for t, x in sections) + "\n"
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(body)
+    print(body)
+
+
+if __name__ == "__main__":
+    main()

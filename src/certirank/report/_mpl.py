@@ -1,0 +1,163 @@
+"""Headless matplotlib plumbing shared by every report figure.
+
+Figures are plain :class:`matplotlib.figure.Figure` objects rendered through the Agg / SVG backends directly,
+so nothing here touches pyplot's global state (safe in servers, tests and worker processes). SVG text is
+written as ``<text>`` elements (``svg.fonttype = none``): the pages stay small and searchable, and tests can
+read policy names and letters back from the markup.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+import textwrap
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import matplotlib
+from matplotlib.figure import Figure
+
+from ..errors import ParameterError
+
+__all__ = ["rc", "new_figure", "save_figure", "figure_svg", "figure_png", "wrap_label", "text_size",
+           "PALETTE"]
+
+# Colour-blind-safe (Okabe–Ito) cycle; methods and tiers keep their colour across panels.
+PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#F0E442", "#000000")
+
+_RC: dict[str, Any] = {
+    "svg.fonttype": "none",
+    # fixed salt: identical inputs give byte-identical SVG (clip-path ids are hashes)
+    "svg.hashsalt": "certirank",
+    "font.family": "DejaVu Sans",
+    "font.size": 9.0,
+    "axes.titlesize": 10.0,
+    "axes.labelsize": 9.0,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    # a policy called "gpt$4" must not switch on mathtext
+    "text.parse_math": False,
+    "text.usetex": False,
+}
+
+
+@contextlib.contextmanager
+def rc() -> Iterator[None]:
+    """The report's matplotlib settings, applied only inside the block (never globally)."""
+    with matplotlib.rc_context(_RC):
+        yield
+
+
+def new_figure(width: float, height: float, **kwargs: Any) -> Figure:
+    """A pyplot-free figure of the given size in inches."""
+    return Figure(figsize=(float(width), float(height)), **kwargs)
+
+
+def _format_of(path: Path) -> str:
+    suffix = path.suffix.lower().lstrip(".")
+    if suffix not in ("png", "svg"):
+        raise ParameterError(f"figure file must end in .png or .svg, got {str(path)!r}")
+    return suffix
+
+
+def save_figure(fig: Figure, path: str | Path, *, dpi: int = 110) -> Path:
+    """Write ``fig`` to ``path`` (``.png`` or ``.svg``, chosen by the suffix)."""
+    p = Path(path)
+    fmt = _format_of(p)
+    with rc():
+        try:
+            fig.savefig(p, format=fmt, dpi=dpi, metadata=_metadata(fmt))
+        except OSError as exc:
+            raise ParameterError(f"cannot write figure {p}: {exc.strerror or exc}") from None
+    return p
+
+
+def _metadata(fmt: str) -> dict[str, Any]:
+    # no creation date: reruns give identical files
+    return {"Date": None} if fmt == "svg" else {"Software": "certirank"}
+
+
+def figure_svg(fig: Figure) -> str:
+    """The figure as an SVG document string (``<svg>`` root, no XML prologue: ready to inline in HTML)."""
+    buf = io.StringIO()
+    with rc():
+        fig.savefig(buf, format="svg", metadata=_metadata("svg"))
+    text = buf.getvalue()
+    start = text.find("<svg")
+    text = text[start:] if start >= 0 else text
+    # the RDF metadata names external vocabularies by URL; an inlined figure needs none of it
+    return re.sub(r"\s*<metadata>.*?</metadata>", "", text, count=1, flags=re.S)
+
+
+def figure_png(fig: Figure, *, dpi: int = 110) -> bytes:
+    """The figure as PNG bytes."""
+    buf = io.BytesIO()
+    with rc():
+        fig.savefig(buf, format="png", dpi=dpi, metadata=_metadata("png"))
+    return buf.getvalue()
+
+
+_BREAK = re.compile(r"(?<=[_\-/. ])")
+
+
+def wrap_label(name: str, width: int) -> str:
+    """Wrap a policy name onto lines of about ``width`` characters, breaking after ``_ - / .`` or spaces.
+
+    The separators stay at the end of their line, so joining the lines gives the name back.
+    """
+    if len(name) <= width:
+        return name
+    parts = [p for p in _BREAK.split(name) if p]
+    lines: list[str] = []
+    cur = ""
+    for part in parts:
+        if cur and len(cur) + len(part) > width:
+            lines.append(cur)
+            cur = ""
+        while len(part) > width:  # a single unbreakable run: hard-wrap it
+            take = width - len(cur)
+            if take <= 0:
+                lines.append(cur)
+                cur, take = "", width
+            cur += part[:take]
+            part = part[take:]
+            lines.append(cur)
+            cur = ""
+        cur += part
+    if cur:
+        lines.append(cur)
+    return "\n".join(lines)
+
+
+def text_size(text: str, fontsize: float) -> tuple[float, float]:
+    """Approximate (width, height) in inches of a (multi-line) label in the report font."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextPath
+
+    prop = FontProperties(family=_RC["font.family"], size=fontsize)
+    lines = text.split("\n") or [""]
+    width = 0.0
+    for line in lines:
+        if line:
+            ext = TextPath((0, 0), line, prop=prop).get_extents()
+            width = max(width, ext.width)
+    height = len(lines) * fontsize * 1.25
+    return width / 72.0, height / 72.0
+
+
+def shorten(text: str, width: int) -> str:
+    """One-line summary of ``text`` (for tables)."""
+    return textwrap.shorten(text, width=width, placeholder="…")
+
+
+def unique(seq: Sequence[Any]) -> list[Any]:
+    seen: set[Any] = set()
+    out = []
+    for v in seq:
+        if v not in seen:
+            seen.add(v)
+            out.append(v)
+    return out

@@ -1,0 +1,286 @@
+"""Drawings of the confidence graph: a layered DAG of the certified order, and rank intervals.
+
+The graph algorithms (closure, transitive reduction, tiers, rank intervals, letters, DOT / Mermaid text)
+live in :mod:`certirank.order`; this module only turns a :class:`~certirank.order.PartialRanking` into
+pictures. :func:`ranking_of` builds that partial ranking from any ranking result (AnyRank, BB-EDGE,
+baselines), either the object or its ``to_dict()`` / ``--json`` form.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
+
+from ..errors import ParameterError
+from ..order import PartialRanking, partial_ranking
+from ._mpl import PALETTE, new_figure, rc, text_size, wrap_label
+
+__all__ = ["ranking_of", "graph_plot", "rank_interval_plot", "unresolved_groups"]
+
+_FONT = 8.0
+_MAX_ROW = 15.0       # inches; wider tiers wrap onto several sub-rows
+_GAP = 0.18           # between boxes in a row
+_TIER_GAP = 0.55      # between tiers (room for arrows)
+_SUB_GAP = 0.22       # between sub-rows of one tier
+_LEFT = 0.75          # tier labels
+_MARGIN = 0.25
+
+
+def _as_dict(result: Any) -> Mapping[str, Any]:
+    if isinstance(result, Mapping):
+        return result
+    if hasattr(result, "to_dict"):
+        return result.to_dict()
+    raise ParameterError(f"cannot read a ranking from {type(result).__name__}")
+
+
+def ranking_of(result: Any) -> PartialRanking:
+    """The spec 07 partial ranking of a ranking result.
+
+    Accepts a :class:`PartialRanking`; an AnyRank ``RankingResult``, BB-EDGE ``LeaderboardResult`` or
+    baseline result; or the ``to_dict()`` / ``--json`` form of any of them. Means with no value (a policy
+    never run) are drawn as 0.
+    """
+    if isinstance(result, PartialRanking):
+        return result
+    if hasattr(result, "partial_ranking") and callable(result.partial_ranking):
+        return result.partial_ranking()
+    d = _as_dict(result)
+    if "models" in d and "edges" in d:  # BB-EDGE leaderboard
+        names = [m["model"] for m in d["models"]]
+        means = [m.get("mean") for m in d["models"]]
+        rels = [(a, b, "direct") for a, b in d["edges"]]
+    elif "decisions" in d and "policies" in d:  # AnyRank or a baseline
+        names = list(d["policies"])
+        mean_map = d.get("means") or {}
+        means = [mean_map.get(n) for n in names]
+        rels = []
+        for dec in d["decisions"]:
+            kind = dec.get("kind") or ("implied" if dec.get("via") == "transitivity" else "direct")
+            rels.append((dec["better"], dec["worse"], kind))
+    elif "items" in d and "relations" in d:  # a PartialRanking's own JSON
+        names = [it["name"] for it in d["items"]]
+        means = [it.get("mean") for it in d["items"]]
+        rels = [(r["winner"], r["loser"], r.get("kind", "direct")) for r in d["relations"]]
+    else:
+        raise ParameterError("this result holds no ranking (expected AnyRank, leaderboard or baseline output)")
+    mu = np.array([np.nan if m is None else float(m) for m in means], dtype=float)
+    return partial_ranking(names, rels, None if np.isnan(mu).all() else np.nan_to_num(mu, nan=0.0))
+
+
+def unresolved_groups(pr: PartialRanking) -> list[tuple[str, list[str]]]:
+    """Letter groups with two or more members: sets of items no certified relation separates."""
+    groups: dict[str, list[str]] = {}
+    for name in pr.items:
+        for letter in _split_letters(pr.letters[name]):
+            groups.setdefault(letter, []).append(name)
+    return [(k, v) for k, v in groups.items() if len(v) >= 2]
+
+
+def _split_letters(s: str) -> list[str]:
+    out, prefix = [], ""
+    for ch in s:  # letters beyond 52 are written as "." * k + letter
+        if ch == ".":
+            prefix += ch
+        else:
+            out.append(prefix + ch)
+            prefix = ""
+    return out
+
+
+def _node_label(pr: PartialRanking, i: int) -> str:
+    name = pr.items[i]
+    parts = []
+    if pr.means is not None:
+        parts.append(f"{pr.means[i]:.3f}")
+    parts.append(pr.letters[name])
+    parts.append(f"[{int(pr.rank_lo[i])},{int(pr.rank_hi[i])}]")
+    return wrap_label(name, 26) + "\n" + " | ".join(parts)
+
+
+def _edges(pr: PartialRanking) -> list[tuple[int, int]]:
+    pos = {n: i for i, n in enumerate(pr.items)}
+    if pr.inconsistent:
+        pairs = {(pos[r["winner"]], pos[r["loser"]]) for r in pr.relations if r["kind"] == "direct"}
+    else:
+        pairs = {(pos[a], pos[b]) for a, b in pr.reduction}
+    return sorted(pairs)
+
+
+def graph_plot(ranking: Any, *, title: str | None = None, caption: str | None = None) -> Figure:
+    """Draw the confidence graph as a layered DAG.
+
+    Arrows are the transitive reduction of the certified relations (A → B: A certified better than B;
+    implied arrows omitted). Rows are tiers (longest certified chain above a model); models in one tier are
+    pairwise unresolved and share a shaded band; a dashed box marks a model with no certified relation.
+    Each box shows name, mean, letters and the simultaneous rank interval. A cyclic (inconsistent) set is
+    drawn in one tier with every direct relation, and the title says so.
+
+    Parameters
+    ----------
+    ranking : PartialRanking or ranking result (object or dict)
+    title, caption : str, optional
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+    """
+    pr = ranking_of(ranking)
+    n = len(pr.items)
+    labels = [_node_label(pr, i) for i in range(n)]
+    sizes = [text_size(lab, _FONT) for lab in labels]
+    boxes = [(w + 0.22, h + 0.12) for w, h in sizes]
+    tiers = np.asarray(pr.tiers, dtype=int)
+    edges = _edges(pr)
+    parents: dict[int, list[int]] = {i: [] for i in range(n)}
+    for a, b in edges:
+        parents[b].append(a)
+    touched = {a for a, _ in edges} | {b for _, b in edges}
+
+    # --- layout in inches (x right, y down)
+    x = np.zeros(n)
+    y = np.zeros(n)
+    rows: list[tuple[int, list[int]]] = []  # (tier, members) per sub-row
+    for t in sorted(set(tiers.tolist())):
+        members = [i for i in range(n) if tiers[i] == t]
+        # barycentre of already placed parents reduces crossings; display order otherwise
+        members.sort(key=lambda i: (float(np.mean([x[p] for p in parents[i]])) if parents[i] else -1.0, i))
+        chunk: list[int] = []
+        width = 0.0
+        for i in members:
+            w = boxes[i][0]
+            if chunk and width + _GAP + w > _MAX_ROW:
+                rows.append((t, chunk))
+                chunk, width = [], 0.0
+            width = width + (_GAP if chunk else 0.0) + w
+            chunk.append(i)
+        rows.append((t, chunk))
+        for tt, ch in rows:
+            if tt == t:  # provisional x for the barycentres of the next tier
+                cx = 0.0
+                for i in ch:
+                    x[i] = cx + boxes[i][0] / 2
+                    cx += boxes[i][0] + _GAP
+    row_w = [sum(boxes[i][0] for i in ch) + _GAP * (len(ch) - 1) for _, ch in rows]
+    inner = max(max(row_w), 4.2)  # a minimum width keeps the legend readable
+    top = _MARGIN + (0.32 if title else 0.0) + (0.2 * (caption.count("\n") + 1) if caption else 0.0) + 0.1
+    cy = top
+    bands: dict[int, list[float]] = {}
+    prev_tier = None
+    for (t, ch), rw in zip(rows, row_w):
+        h = max(boxes[i][1] for i in ch)
+        if prev_tier is not None:
+            cy += _SUB_GAP if t == prev_tier else _TIER_GAP
+        cx = _LEFT + (inner - rw) / 2
+        for i in ch:
+            x[i] = cx + boxes[i][0] / 2
+            y[i] = cy + h / 2
+            cx += boxes[i][0] + _GAP
+        band = bands.setdefault(t, [cy, cy + h])
+        band[1] = cy + h
+        cy += h
+        prev_tier = t
+    fig_w = _LEFT + inner + _MARGIN
+    groups = unresolved_groups(pr)
+    legend = _legend_text(groups, pr, fig_w)
+    legend_h = 0.0 if not legend else 0.2 + 0.135 * (legend.count("\n") + 1)
+    fig_h = cy + _MARGIN + legend_h
+
+    with rc():
+        fig = new_figure(fig_w, fig_h)
+        ax = fig.add_axes((0.0, 0.0, 1.0, 1.0))
+        ax.set_xlim(0, fig_w)
+        ax.set_ylim(fig_h, 0)
+        ax.set_axis_off()
+        for t, (b0, b1) in bands.items():
+            count = int(np.sum(tiers == t))
+            if count >= 2:
+                ax.add_patch(Rectangle((_LEFT - 0.1, b0 - 0.08), inner + 0.2, b1 - b0 + 0.16, facecolor="#f1f1f1",
+                                       edgecolor="none", zorder=0))
+            ax.text(0.12, (b0 + b1) / 2, f"tier {t}", ha="left", va="center", fontsize=7.5, color="#555555")
+        outs = {i: sorted((b for a, b in edges if a == i), key=lambda j: (x[j], j)) for i in range(n)}
+        ins = {i: sorted((a for a, b in edges if b == i), key=lambda j: (x[j], j)) for i in range(n)}
+
+        def spread(i: int, k: int, m: int) -> float:
+            # fan arrows out along the box edge instead of meeting in one point
+            step = min(0.22, 0.8 * boxes[i][0] / max(m, 1))
+            return float(x[i] + (k - (m - 1) / 2) * step)
+
+        for a, b in edges:
+            start = (spread(a, outs[a].index(b), len(outs[a])), y[a] + boxes[a][1] / 2)
+            end = (spread(b, ins[b].index(a), len(ins[b])), y[b] - boxes[b][1] / 2)
+            if tiers[b] <= tiers[a]:  # only in an inconsistent set: connect the sides
+                start = (x[a] + np.sign(x[b] - x[a]) * boxes[a][0] / 2, y[a])
+                end = (x[b] - np.sign(x[b] - x[a]) * boxes[b][0] / 2, y[b])
+            ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=9, color="#555555", lw=0.9,
+                                         shrinkA=0, shrinkB=1, zorder=1,
+                                         connectionstyle="arc3,rad=0.0" if tiers[b] > tiers[a] else "arc3,rad=0.3"))
+        for i in range(n):
+            w, h = boxes[i]
+            colour = PALETTE[(int(tiers[i]) - 1) % (len(PALETTE) - 1)]
+            ax.add_patch(FancyBboxPatch((x[i] - w / 2, y[i] - h / 2), w, h, boxstyle="round,pad=0,rounding_size=0.06",
+                                        facecolor="white", edgecolor=colour, lw=1.3,
+                                        linestyle="-" if i in touched else "--", zorder=2))
+            ax.text(x[i], y[i], labels[i], ha="center", va="center", fontsize=_FONT, zorder=3, linespacing=1.15)
+        if title:
+            ax.text(fig_w / 2, _MARGIN, title, ha="center", va="top", fontsize=10, fontweight="bold")
+        if caption:
+            ax.text(fig_w / 2, _MARGIN + (0.32 if title else 0.0), caption, ha="center", va="top", fontsize=8,
+                    color="#444444")
+        if legend:
+            ax.text(0.12, cy + _MARGIN, legend, ha="left", va="top", fontsize=7.5, color="#333333")
+    return fig
+
+
+def _legend_text(groups: list[tuple[str, list[str]]], pr: PartialRanking, fig_w: float) -> str:
+    head = ("A → B: A is certified better than B (implied arrows omitted). Box: name, "
+            + ("mean | " if pr.means is not None else "") + "letters | rank interval. Dashed box: no certified "
+            "relation. Same tier: not ordered.")
+    if pr.inconsistent:
+        head = ("The certified relations contain a cycle (only possible after an error): every direct relation "
+                "is drawn and rank intervals fail closed to [1, L].")
+    chars = max(40, int((fig_w - 0.12 - _MARGIN) * 72 / (7.5 * 0.56)))
+    lines = textwrap.wrap(head, chars)
+    if groups:
+        text = "Not certified different (share a letter): " + "; ".join(f"{k} = {{{', '.join(v)}}}" for k, v in groups)
+        lines += textwrap.wrap(text, chars, break_on_hyphens=False, break_long_words=True)
+    return "\n".join(lines)
+
+
+def rank_interval_plot(ranking: Any, *, title: str | None = None) -> Figure:
+    """Simultaneous rank intervals [1 + #certified superiors, L − #certified inferiors], one row per model.
+
+    Rows follow the partial ranking's order (best first); colour = tier.
+    """
+    pr = ranking_of(ranking)
+    n = len(pr.items)
+    order = [pr.items.index(name) for name in pr.order]
+    labels = [wrap_label(pr.items[i], 44) for i in order]
+    label_w = max(text_size(lab, 8.5)[0] for lab in labels)
+    row = max(0.26, max(text_size(lab, 8.5)[1] for lab in labels) + 0.06)
+    with rc():
+        fig = new_figure(max(5.5, label_w + 4.0), max(2.2, row * n + 1.0 + (0.3 if title else 0.0)),
+                         layout="constrained")
+        ax = fig.add_subplot()
+        for r, i in enumerate(order):
+            lo, hi = int(pr.rank_lo[i]), int(pr.rank_hi[i])
+            colour = PALETTE[(int(pr.tiers[i]) - 1) % (len(PALETTE) - 1)]
+            ax.plot([lo, hi], [r, r], color=colour, lw=4, solid_capstyle="round", alpha=0.75)
+            if lo == hi:
+                ax.scatter([lo], [r], color=colour, s=30, zorder=3)
+        ax.set_yticks(np.arange(n), labels, fontsize=8.5)
+        ax.set_ylim(n - 0.5, -0.5)
+        ax.set_xlim(0.5, n + 0.5)
+        step = max(1, int(np.ceil(n / 15)))
+        ax.set_xticks(np.arange(1, n + 1, step))
+        ax.set_xlabel("rank (1 = best); the bar spans every rank still possible")
+        ax.grid(axis="x", color="#e5e5e5", lw=0.6)
+        ax.set_axisbelow(True)
+        if title:
+            ax.set_title(title)
+    return fig

@@ -1,0 +1,506 @@
+"""A single self-contained HTML page for any certirank result (``certirank report``).
+
+The page holds tables, letters, the confidence graph (inline SVG plus DOT and Mermaid text), rank intervals,
+simulation curves and a plain statement of the guarantee with its assumptions. Figures are inline SVG and the
+styles are inline, so the file opens offline and can be mailed or attached as it is.
+
+The kind of result is detected from its keys (:func:`detect_kind`), so the page can be built from the
+``--json`` output of ``rank``, ``demo``, ``leaderboard``, ``baseline``, ``compare``, ``simulate`` and
+``compose-test`` (also with ``--evaluate``), or from the result objects themselves.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .. import __version__
+from ..errors import DataError, ParameterError
+from ..results import ResultMixin
+from ._mpl import figure_svg
+
+__all__ = ["detect_kind", "html_report", "write_report", "ReportResult", "KINDS", "read_result"]
+
+KINDS = ("rank", "demo", "leaderboard", "baseline", "compare", "simulate", "compose-test", "test-designs")
+
+
+@dataclass(frozen=True)
+class ReportResult(ResultMixin):
+    """What ``certirank report`` wrote: the page, the result kind and the sections it holds."""
+
+    path: str
+    kind: str
+    sections: list[str]
+    figures: int
+    bytes: int
+    notes: list[str] = field(default_factory=list)
+
+
+def detect_kind(d: Mapping[str, Any]) -> str:
+    """Which command produced a result dict, from its keys.
+
+    Returns one of :data:`KINDS`; raises ``ParameterError`` for anything else.
+    """
+    keys = set(d)
+    if {"anyrank", "bonferroni", "rollouts_saved"} <= keys:
+        return "demo"
+    if {"decisions", "letters", "samples", "statement"} <= keys:
+        return "rank"
+    if {"models", "edges", "tau", "replicates"} <= keys:
+        return "leaderboard"
+    if {"decisions", "scores", "ranking", "guarantee"} <= keys:
+        return "baseline"
+    if {"scenario", "summary", "reps"} <= keys:
+        return "simulate"
+    if {"test_cases", "weights", "loss"} <= keys:
+        return "compose-test"
+    if {"table", "per_set", "holdout"} <= keys:
+        return "test-designs"
+    if {"decision", "pvalue", "decided_at", "n"} <= keys:
+        return "compare"
+    raise ParameterError("cannot tell which command wrote this JSON: expected the --json output of rank, demo, "
+                         f"leaderboard, baseline, compare, simulate or compose-test; its keys are {sorted(keys)}")
+
+
+def read_result(path: str | Path) -> dict[str, Any]:
+    """Read a ``--json`` result file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise DataError(f"cannot read result file: {exc.strerror or exc}", source=str(p)) from None
+    try:
+        d = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"not valid JSON ({exc.msg} at line {exc.lineno}); pass the output of a command run "
+                        "with --json", source=str(p)) from None
+    if not isinstance(d, dict):
+        raise DataError("expected a JSON object (the --json output of a certirank command)", source=str(p))
+    return d
+
+
+# ----------------------------------------------------------------------------------------------- page
+
+_CSS = """
+body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
+color:#222;line-height:1.45}
+h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.15em;border-bottom:1px solid #ddd;padding-bottom:.2em;
+margin-top:1.8em} .sub{color:#666;margin-top:0}
+table{border-collapse:collapse;margin:.6em 0;font-size:.92em} th,td{border:1px solid #ddd;padding:.25em .6em;
+text-align:right} th{background:#f4f4f4} td.l,th.l{text-align:left}
+.guarantee{background:#eef5fb;border-left:4px solid #0072B2;padding:.7em 1em}
+.warn{background:#fdf1e8;border-left:4px solid #D55E00;padding:.7em 1em}
+figure{margin:1em 0;overflow-x:auto} figure svg{max-width:100%;height:auto} figcaption{color:#555;font-size:.9em}
+pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.85em} ul.pairs{columns:2;font-size:.92em}
+"""
+
+
+class _Page:
+    def __init__(self, title: str, subtitle: str) -> None:
+        self.title = title
+        self.subtitle = subtitle
+        self.parts: list[str] = []
+        self.sections: list[str] = []
+        self.figures = 0
+        self.notes: list[str] = []
+
+    def section(self, sid: str, heading: str, body: str) -> None:
+        self.sections.append(sid)
+        self.parts.append(f'<section id="{sid}">\n<h2>{_e(heading)}</h2>\n{body}\n</section>')
+
+    def figure(self, fig: Any, caption: str) -> str:
+        self.figures += 1
+        return f"<figure>{figure_svg(fig)}<figcaption>{_e(caption)}</figcaption></figure>"
+
+    def render(self) -> str:
+        body = "\n".join(self.parts)
+        return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{_e(self.title)}</title>\n'
+                f'<meta name="generator" content="certirank {__version__}">\n<style>{_CSS}</style>\n</head>\n<body>\n'
+                f'<h1>{_e(self.title)}</h1>\n<p class="sub">{_e(self.subtitle)}</p>\n{body}\n'
+                f'<footer><p class="sub">Made by certirank {__version__}. Everything on this page is in this one '
+                f"file.</p></footer>\n</body>\n</html>\n")
+
+
+def _e(text: Any) -> str:
+    return html.escape(str(text), quote=True)
+
+
+def _num(v: Any, fmt: str = ".3f") -> str:
+    if v is None:
+        return "–"
+    if isinstance(v, (float, np.floating)) and not np.isfinite(v):
+        return "–"
+    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
+        return str(v)
+    try:
+        return format(float(v), fmt)
+    except (TypeError, ValueError):
+        return _e(v)
+
+
+def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], left: int = 1) -> str:
+    """An HTML table; the first ``left`` columns are left-aligned text. Cells are escaped unless pre-built."""
+    th = "".join(f'<th class="l">{_e(h)}</th>' if k < left else f"<th>{_e(h)}</th>" for k, h in enumerate(header))
+    out = [f"<table><thead><tr>{th}</tr></thead><tbody>"]
+    for row in rows:
+        tds = "".join(f'<td class="l">{_e(c)}</td>' if k < left else f"<td>{c if isinstance(c, _Raw) else _e(c)}</td>"
+                      for k, c in enumerate(row))
+        out.append(f"<tr>{tds}</tr>")
+    out.append("</tbody></table>")
+    return "".join(out)
+
+
+class _Raw(str):
+    """Already-escaped HTML for a table cell."""
+
+
+def _pct(alpha: float) -> str:
+    return f"{100 * (1 - alpha):g}%"
+
+
+# ----------------------------------------------------------------------------------------- by kind
+
+def _graph_sections(page: _Page, pr: Any, what: str) -> None:
+    from .graph import graph_plot, rank_interval_plot
+
+    fig = graph_plot(pr)
+    dot, mermaid = pr.to_dot(), pr.to_mermaid()
+    body = page.figure(fig, f"Confidence graph of the {what}: arrows are the transitive reduction of the certified "
+                       "relations (better → worse); rows are tiers; boxes show mean | letters | rank interval.")
+    if pr.inconsistent:
+        body = ('<p class="warn">The certified relations contain a cycle, which can only happen after an error; '
+                "rank intervals fail closed to [1, L].</p>") + body
+    body += (f"<details><summary>Graphviz DOT</summary><pre>{_e(dot)}</pre></details>"
+             f"<details><summary>Mermaid</summary><pre>{_e(mermaid)}</pre></details>")
+    page.section("graph", "Confidence graph", body)
+    page.section("rank-intervals", "Rank intervals",
+                 page.figure(rank_interval_plot(pr), "Simultaneous rank intervals: every rank still possible for "
+                             "each item given the certified relations (1 = best)."))
+
+
+def _scores_section(page: _Page, data: Any, letters: Mapping[str, str] | None, caption: str, *,
+                    format: str | None, score_range: tuple[float, float] | None) -> None:
+    from .scores import score_plot
+
+    fig = score_plot(data, letters, format=format, score_range=score_range)
+    page.section("scores", "Score distributions", page.figure(fig, caption))
+
+
+def _letters_para() -> str:
+    return "<p>Items that share a letter are <em>not</em> certified to differ; items with no letter in common are.</p>"
+
+
+def _rank(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+    from .graph import ranking_of
+
+    alpha = float(d["alpha"])
+    pr = ranking_of(d)
+    assumptions = ("each policy's trials are independent draws from the same distribution of environments "
+                   "(i.i.d.), in the recorded order; trials of different policies on the same row are paired")
+    ties = ("exact ties allowed (each direction tested at alpha/2)" if d.get("ties") == "allow"
+            else "assumes no two policies are exactly tied")
+    page.section("guarantee", "Guarantee",
+                 f'<p class="guarantee">{_e(d["statement"])}<br>Method: <b>{_e(d["method"])}</b> '
+                 f'({_e(d.get("guarantee", ""))} guarantee), alpha = <b>{alpha:g}</b>: the family-wise error rate '
+                 f"of the whole ranking, over all pairs and all stopping times. Assumptions: {_e(assumptions)}; "
+                 f"{_e(ties)}.</p>")
+    pos = {n: i for i, n in enumerate(pr.items)}
+    rows = []
+    for name in d["letters"]:
+        i = pos[name]
+        rows.append([name, _Raw(_num(d["means"].get(name))), d["samples"].get(name, 0), d["letters"][name],
+                     f"[{int(pr.rank_lo[i])}, {int(pr.rank_hi[i])}]", int(pr.tiers[i])])
+    page.section("summary", "Ranking and letters",
+                 _letters_para() + _table(["policy", "mean", "trials used", "letters", "rank interval", "tier"], rows)
+                 + f"<p>{d['total_samples']} trials used in total; {len(d['decisions'])} of "
+                 f"{len(d['decisions']) + len(d['undecided'])} pairs certified; stopped because: "
+                 f"{_e(d['termination'])}.</p>")
+    items = []
+    for dec in d["decisions"]:
+        how = "by transitivity" if dec.get("via") == "transitivity" else f"after {dec.get('decided_at')} paired trials"
+        items.append(f"<li>{_e(dec['better'])} is better than {_e(dec['worse'])} (certified, alpha = {alpha:g}, "
+                     f"{_e(how)})</li>")
+    items += [f"<li>{_e(a)} vs {_e(b)}: undecided (not enough evidence yet)</li>" for a, b in d["undecided"]]
+    page.section("decisions", "Pairs", f'<ul class="pairs">{"".join(items)}</ul>')
+    _graph_sections(page, pr, "ranking")
+    if data is not None:
+        _scores_section(page, data, d["letters"], f"Scores per trial of each policy (all recorded trials), ordered "
+                        f"by mean, with the certified letters at alpha = {alpha:g} ({d['method']}). Diamond = mean.",
+                        **opts)
+
+
+def _demo(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+    _rank(page, d["anyrank"], data, opts)
+    b = d["bonferroni"]
+    page.section("comparison", "Against Bonferroni",
+                 f"<p>Bonferroni on the same simulated rollouts used {b['total_samples']} rollouts and certified "
+                 f"{len(b['decisions'])} of {len(b['decisions']) + len(b['undecided'])} pairs; AnyRank saved "
+                 f"{d['rollouts_saved']} rollouts. True means (unknown to the ranking): "
+                 + ", ".join(f"{_e(k)} {v:.2f}" for k, v in d["true_means"].items()) + ".</p>")
+
+
+def _leaderboard(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+    from .graph import ranking_of
+
+    alpha, tau = float(d["alpha"]), float(d["tau"])
+    pr = ranking_of(d)
+    margin = f"mean(A) − mean(B) > {tau:g}" if tau > 0 else "mean(A) > mean(B)"
+    page.section("guarantee", "Guarantee",
+                 f'<p class="guarantee">With probability at least {_pct(alpha)}, every certified edge A → B is '
+                 f"correct ({_e(margin)}, the mean over the benchmark's items of the expected score), simultaneously "
+                 f"for all edges and at every replicate ({_e(d['method'])}, direct e-Holm, alpha = <b>{alpha:g}</b>, "
+                 f"{d['replicates']} replicate(s)). Assumptions: {_e(d['blocks'].get('statement', ''))}.</p>")
+    pos = {n: i for i, n in enumerate(pr.items)}
+    rows = []
+    for m in d["models"]:
+        i = pos[m["model"]]
+        lo, hi = m["rank_interval"]
+        rows.append([m["model"], _Raw(_num(m["mean"])), f"[{lo}, {hi}]", m["certified_above"], pr.letters[m["model"]],
+                     int(pr.tiers[i])])
+    extra = ""
+    tk = d.get("top_k")
+    if tk:
+        extra = (f"<p>Top-{tk['k']}: not certified yet.</p>" if tk.get("set") is None else
+                 f"<p>Top-{tk['k']} certified at replicate {tk.get('certified_at')}: {_e(', '.join(tk['set']))}.</p>")
+    n = len(d["models"])
+    page.section("summary", "Leaderboard and letters",
+                 _letters_para() + _table(["model", "mean", "rank interval", "certified above", "letters", "tier"],
+                                          rows)
+                 + f"<p>{len(d['edges'])} certified edge(s) of {n * (n - 1)} directions.</p>" + extra)
+    items = [f"<li>{_e(a)} is better than {_e(b)} (certified, alpha = {alpha:g})</li>" for a, b in d["edges"]]
+    page.section("decisions", "Certified edges", f'<ul class="pairs">{"".join(items) or "<li>none yet</li>"}</ul>')
+    _graph_sections(page, pr, "leaderboard")
+    if data is not None:
+        _scores_section(page, data, pr.letters, f"Per-item scores (mean over replicates), ordered by mean, with the "
+                        f"certified letters at alpha = {alpha:g}.", **opts)
+
+
+def _baseline(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+    from .graph import ranking_of
+
+    pr = ranking_of(d)
+    page.section("guarantee", "Guarantee", f'<p class="warn">{_e(d["method"])}: {_e(d["guarantee"])}.</p>')
+    rows = [[p, _Raw(_num(d["scores"].get(p), ".4f")), _Raw(_num(d["means"].get(p))), pr.letters[p]]
+            for p in d["ranking"]]
+    page.section("summary", "Ranking", _letters_para() + _table(["policy", "score", "mean", "letters"], rows))
+    items = [f"<li>{_e(x['better'])} ranks above {_e(x['worse'])} ({_e(x.get('kind', 'direct'))})</li>"
+             for x in d["decisions"]]
+    items += [f"<li>{_e(a)} vs {_e(b)}: undecided</li>" for a, b in d["undecided"]]
+    page.section("decisions", "Pairs", f'<ul class="pairs">{"".join(items)}</ul>')
+    _graph_sections(page, pr, "baseline's decisions")
+    if data is not None:
+        _scores_section(page, data, pr.letters, "Scores per trial, ordered by mean, with the baseline's letters "
+                        "(not a certified guarantee).", **opts)
+
+
+def _compare(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+    alpha = d.get("alpha")
+    level = f"alpha = {alpha:g}" if alpha is not None else "the alpha chosen for the run (--alpha, default 0.05)"
+    page.section("guarantee", "Guarantee",
+                 f'<p class="guarantee">Anytime-valid sequential test: the probability of <em>ever</em> declaring a '
+                 f"wrong direction, at any of the {d['n']} pairs or whenever one stops, is at most {_e(level)}. "
+                 "Assumptions: the pairs of trials (x_t, y_t) are independent across t (environments drawn i.i.d.); "
+                 "the two scores of one pair may depend on each other.</p>")
+    word = {"x>y": "X (--a) is certified better than Y (--b)", "x<y": "Y (--b) is certified better than X (--a)",
+            None: "undecided: no certified difference yet"}.get(d["decision"], str(d["decision"]))
+    rows = [[word, _Raw(_num(d["pvalue"], ".4g")), "–" if d["decided_at"] is None else d["decided_at"], d["n"]]]
+    page.section("summary", "Decision", _table(["decision", "p-value", "decided at pair", "pairs used"], rows))
+    if alpha is None:
+        page.notes.append("the compare JSON does not record alpha, bettor or tie mode")
+    if data is not None:
+        _scores_section(page, data, None, "Scores per trial of every policy in the data (no letters: a paired "
+                        "comparison certifies one pair only).", **opts)
+
+
+def _simulate(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any], sim_obj: Any) -> None:
+    from .curves import curves_plot, summary_plot
+
+    scen = d["scenario"]
+    alpha = float(scen.get("alpha", 0.05))
+    leader = scen.get("kind") == "leaderboard"
+    page.section("guarantee", "What this shows",
+                 f'<p class="guarantee">A simulation study, not a certificate. Scenario <b>{_e(scen.get("name"))}</b>, '
+                 f"{d['reps']} seeded runs (root seed {d['seed']}). FWER = fraction of runs in which a method ever "
+                 f"made a false claim, with an exact (Clopper–Pearson) 95% interval; a method is consistent with "
+                 f"its level alpha = <b>{alpha:g}</b> when that interval reaches alpha. Power = fraction of the true "
+                 "orderings certified at the end.</p>")
+    srows = [[k, _e(json.dumps(v) if isinstance(v, (list, dict)) else v)] for k, v in scen.items()]
+    page.section("scenario", "Scenario", _table(["parameter", "value"], [[a, _Raw(b)] for a, b in srows], left=2))
+    cost_key = "mean_replicates" if leader else "mean_samples"
+    rows = []
+    for label, s in d["summary"].items():
+        lo, hi = s.get("fwer_ci", [None, None])
+        rows.append([label, _Raw(_num(s["fwer"])), f"[{_num(lo)}, {_num(hi)}]",
+                     "yes" if s.get("fwer_controlled") else "NO", _Raw(_num(s.get("power"))),
+                     _Raw(_num(s.get("full_ranking_rate"))), _Raw(_num(s.get(cost_key), ".1f"))])
+    cost_head = "mean replicates" if leader else "mean evaluations"
+    body = _table(["method", "FWER", "95% interval", "consistent with alpha", "power", "full ranking", cost_head], rows)
+    body += page.figure(summary_plot(d["summary"], alpha=alpha),
+                        f"Per method: FWER with its exact 95% interval (dashed line: alpha = {alpha:g}), final "
+                        "power and full-ranking rate, and mean cost.")
+    page.section("summary", "Summary", body)
+    curves = None
+    if sim_obj is not None:
+        curves = sim_obj
+    elif data is not None:
+        curves = _curves_from_parquet(data, leader)
+    if curves is not None:
+        fig = curves_plot(curves, alpha=alpha)
+        page.section("curves", "Power and sample-complexity curves",
+                     page.figure(fig, "Rate over the simulated runs against the evaluations spent, one line per "
+                                 f"method; the FWER panel shows alpha = {alpha:g} dashed."))
+    else:
+        page.notes.append("no per-run trajectories: run simulate with --out FILE.parquet and pass --data FILE.parquet "
+                          "for power curves")
+
+
+def _curves_from_parquet(path: Any, leader: bool) -> pd.DataFrame:
+    from ..sim.metrics import curves as curves_fn
+
+    p = Path(path)
+    snap = p.with_name(p.stem + ".snapshots" + (p.suffix or ".parquet"))
+    try:
+        runs = pd.read_parquet(p)
+        snapshots = pd.read_parquet(snap)
+    except (OSError, ValueError) as exc:
+        raise DataError(f"cannot read the simulation tables ({exc}); pass the --out Parquet file of "
+                        "'certirank simulate' (its snapshots file must sit beside it)", source=str(p)) from None
+    axis = "time" if leader else "evals"
+    hi = float(runs["end_time" if leader else "end_evals"].max()) if len(runs) else 1.0
+    step = max(1.0, float(np.ceil(hi / 200)))
+    return curves_fn(snapshots, runs, np.arange(0.0, hi + step, step), axis)
+
+
+def _compose(page: _Page, d: Mapping[str, Any]) -> None:
+    from ._mpl import new_figure, rc, text_size
+
+    page.section("guarantee", "What this is",
+                 f'<p class="guarantee">RPOSST chose {d["m"]} of {d["n_test_cases"]} test cases and their weights so '
+                 f"that new policies are scored like the full pool. This is an optimisation, not a statistical "
+                 f"certificate: the error below is the training CVaR({d['eta']:g}) of the absolute score error over "
+                 f"{d['n_policies']} tuning policies and the targets (betas {_e(d['betas'])}); check it on held-out "
+                 "policies with <code>compose-test --evaluate</code>.</p>")
+    rows = [[c, _Raw(_num(w, ".4f"))] for c, w in zip(d["test_cases"], d["weights"])]
+    body = _table(["test case", "weight"], rows)
+    body += _table(["training CVaR loss", "max error", "mean error", "solver"],
+                   [[_Raw(_num(d["loss"], ".4f")), _Raw(_num(d["max_error"], ".4f")),
+                     _Raw(_num(d["mean_error"], ".4f")), d["solver"]]], left=0)
+    with rc():
+        lw = max(text_size(c, 9.0)[0] for c in d["test_cases"])
+        fig = new_figure(lw + 4.0, 0.35 * len(d["test_cases"]) + 1.0, layout="constrained")
+        ax = fig.add_subplot()
+        ax.barh(np.arange(len(d["weights"])), d["weights"], color="#0072B2")
+        ax.set_yticks(np.arange(len(d["weights"])), d["test_cases"])
+        ax.set_ylim(len(d["weights"]) - 0.5, -0.5)
+        ax.set_xlabel("weight")
+    body += page.figure(fig, "Weights of the chosen test cases.")
+    page.section("summary", "Composed test", body)
+
+
+def _designs(page: _Page, d: Mapping[str, Any]) -> None:
+    from ._mpl import PALETTE, new_figure, rc
+
+    page.section("guarantee", "What this is",
+                 f'<p class="guarantee">Holdout protocol: {d["sets"]} random sets of held-out policies '
+                 f"(fraction {d['holdout']:g}); each method composes a test on the remaining policies and is scored "
+                 "by its worst absolute error on the held-out ones. An empirical comparison, not a certificate.</p>")
+    table = d["table"]
+    rows = [[r["method"], r["m"], _Raw(_num(r.get("mean_max_error"), ".4f")), _Raw(_num(r.get("se_max_error"), ".4f")),
+             _Raw(_num(r.get("mean_error"), ".4f")), r.get("modal_test", "")] for r in table]
+    body = _table(["method", "m", "mean max error", "s.e.", "mean error", "most chosen test"], rows)
+    with rc():
+        fig = new_figure(6.5, 3.4, layout="constrained")
+        ax = fig.add_subplot()
+        methods = list(dict.fromkeys(r["method"] for r in table))
+        for k, meth in enumerate(methods):
+            for r in table:
+                if r["method"] == meth and r.get("curve"):
+                    ax.plot(np.arange(1, len(r["curve"]) + 1), r["curve"], color=PALETTE[k % len(PALETTE)],
+                            label=f"{meth} (m = {r['m']})", lw=1.4)
+        ax.set_xlabel("rank of the holdout error (1 = worst)")
+        ax.set_ylabel("mean absolute error")
+        ax.legend(fontsize=7.5)
+    body += page.figure(fig, "Sorted holdout errors, mean over holdout sets, one line per method and m.")
+    page.section("summary", "Protocol table", body)
+
+
+# ----------------------------------------------------------------------------------------------- API
+
+def html_report(result: Any, *, data: Any = None, title: str | None = None, format: str | None = None,
+                score_range: tuple[float, float] | None = None, source: str | None = None) -> tuple[str, _Page]:
+    """Build the report page.
+
+    Parameters
+    ----------
+    result : dict, result object or path
+        The ``--json`` output (dict or file) of rank, demo, leaderboard, baseline, compare, simulate or
+        compose-test, or the result object itself.
+    data : path or table, optional
+        Per-trial evaluation data: adds the score-distribution plot. For a simulation, the ``--out`` Parquet
+        file instead (adds the power curves).
+    title : str, optional
+
+    Returns
+    -------
+    (str, page)
+        The HTML text, and the page object (``sections``, ``figures``, ``notes``).
+    """
+    sim_obj = None
+    if isinstance(result, (str, Path)):
+        source = source or str(result)
+        d: Mapping[str, Any] = read_result(result)
+    elif isinstance(result, Mapping):
+        d = result
+    elif hasattr(result, "to_dict"):
+        if hasattr(result, "curves") and hasattr(result, "scenario"):
+            sim_obj = result
+        d = result.to_dict()
+        if type(result).__name__ == "CompareResult":
+            d = {**d, "alpha": getattr(result, "alpha", None)}
+    else:
+        raise ParameterError(f"cannot report on {type(result).__name__}")
+    kind = detect_kind(d)
+    if data is not None and kind in ("compose-test", "test-designs"):
+        raise ParameterError(f"--data adds nothing to a {kind} report (the test matrix is summarised already)")
+    name = {"rank": "Certified ranking", "demo": "Certified ranking (simulated demo)",
+            "leaderboard": "Certified leaderboard", "baseline": "Baseline ranking", "compare": "Paired comparison",
+            "simulate": "Simulation study", "compose-test": "Composed test", "test-designs": "Test-design evaluation"}
+    page = _Page(title or name[kind], f"certirank {kind}" + (f" — {source}" if source else ""))
+    opts = {"format": format, "score_range": score_range}
+    if kind == "rank":
+        _rank(page, d, data, opts)
+    elif kind == "demo":
+        _demo(page, d, data, opts)
+    elif kind == "leaderboard":
+        _leaderboard(page, d, data, opts)
+    elif kind == "baseline":
+        _baseline(page, d, data, opts)
+    elif kind == "compare":
+        _compare(page, d, data, opts)
+    elif kind == "simulate":
+        _simulate(page, d, data, opts, sim_obj)
+    elif kind == "compose-test":
+        _compose(page, d)
+    else:
+        _designs(page, d)
+    page.kind = kind  # type: ignore[attr-defined]
+    return page.render(), page
+
+
+def write_report(result: Any, path: str | Path, **kwargs: Any) -> ReportResult:
+    """Write :func:`html_report` to ``path``; returns what was written."""
+    text, page = html_report(result, **kwargs)
+    p = Path(path)
+    try:
+        p.write_text(text, encoding="utf-8")
+    except OSError as exc:
+        raise ParameterError(f"cannot write {p}: {exc.strerror or exc}") from None
+    return ReportResult(path=str(p), kind=page.kind, sections=list(page.sections),  # type: ignore[attr-defined]
+                        figures=page.figures, bytes=len(text.encode("utf-8")), notes=list(page.notes))

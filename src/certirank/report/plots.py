@@ -1,0 +1,58 @@
+"""The one picture behind ``--plot FILE.png|FILE.svg`` of ``rank``, ``leaderboard`` and ``simulate``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from matplotlib.figure import Figure
+
+from ._mpl import save_figure
+
+__all__ = ["result_figure", "plot_result"]
+
+
+def result_figure(result: Any, *, data: Any = None, format: str | None = None,
+                  score_range: tuple[float, float] | None = None, title: str | None = None) -> Figure:
+    """The main figure of a result.
+
+    - AnyRank ranking: score distributions with the certified letters when ``data`` is given (the paper's
+      violin figure), else the confidence graph;
+    - BB-EDGE leaderboard or baseline: the confidence graph;
+    - simulation: power / full-ranking / FWER curves (summary chart from a ``--json`` dict).
+    """
+    from .html import detect_kind
+
+    d = result if isinstance(result, dict) else result.to_dict()
+    kind = detect_kind(d)
+    if kind == "demo":
+        d, kind = d["anyrank"], "rank"
+    if kind == "rank" and data is not None:
+        from .scores import score_plot
+        alpha = float(d["alpha"])
+        return score_plot(data, d["letters"], title=title or "Scores per trial, ordered by mean",
+                          caption=f"letters: {d['method']} at alpha = {alpha:g} (policies sharing a letter are not "
+                          "certified different)", format=format, score_range=score_range)
+    if kind in ("rank", "leaderboard", "baseline"):
+        from .graph import graph_plot
+        alpha = d.get("alpha")
+        cap = f"{d.get('method', kind)}" + (f", alpha = {float(alpha):g}" if alpha is not None else "")
+        return graph_plot(result if not isinstance(result, dict) else d, title=title or "Confidence graph",
+                          caption=cap)
+    if kind == "simulate":
+        alpha = float(d["scenario"].get("alpha", 0.05))
+        name = d["scenario"].get("name", "")
+        if not isinstance(result, dict) and hasattr(result, "curves"):
+            from .curves import curves_plot
+            return curves_plot(result, alpha=alpha, title=title or f"{name}: {d['reps']} simulated runs")
+        from .curves import summary_plot
+        return summary_plot(d["summary"], alpha=alpha, title=title or f"{name}: {d['reps']} simulated runs")
+    from ..errors import ParameterError
+    raise ParameterError(f"--plot is not available for a {kind} result; use 'certirank report' for a page")
+
+
+def plot_result(result: Any, path: str | Path, **kwargs: Any) -> Path:
+    """Write :func:`result_figure` to ``path`` (``.png`` or ``.svg``)."""
+    from ._mpl import _format_of
+    _format_of(Path(path))  # fail on a bad suffix before any drawing
+    return save_figure(result_figure(result, **kwargs), path)

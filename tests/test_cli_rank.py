@@ -1,0 +1,101 @@
+"""`certirank rank` and `certirank demo` (CLI over AnyRank)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from certirank.cli import app
+from certirank.methods.anyrank import anyrank
+
+runner = CliRunner()
+
+
+@pytest.fixture()
+def wide_csv(tmp_path):
+    rng = np.random.default_rng(0)
+    df = pd.DataFrame({"alpha_pol": (rng.random(200) < 0.2).astype(float),
+                       "beta_pol": (rng.random(200) < 0.5).astype(float),
+                       "gamma_pol": (rng.random(200) < 0.9).astype(float)})
+    df.iloc[3, 1] = np.nan
+    path = tmp_path / "trials.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_rank_json_is_the_result_dict(wide_csv):
+    out = runner.invoke(app, ["rank", str(wide_csv), "--alpha", "0.1", "--json"])
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.stdout)
+    assert got == json.loads(anyrank(str(wide_csv), alpha=0.1).to_json())
+    assert got["termination"] == "complete ranking"
+
+
+def test_rank_human_output_in_words(wide_csv):
+    out = runner.invoke(app, ["rank", str(wide_csv), "--alpha", "0.1"])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.stdout.split())
+    assert "gamma_pol is better than alpha_pol (certified at 90%" in text
+    assert "letters" in text and "trials used" in text
+
+
+def test_rank_prior_options(wide_csv, tmp_path):
+    inline = runner.invoke(app, ["rank", str(wide_csv), "--prior-means", "alpha_pol=0.1,beta_pol=0.5,gamma_pol=0.9",
+                                 "--gamma", "5", "--json"])
+    assert inline.exit_code == 0, inline.output
+    pfile = tmp_path / "prior.csv"
+    pfile.write_text("policy,mean\nalpha_pol,0.1\nbeta_pol,0.5\ngamma_pol,0.9\n")
+    viafile = runner.invoke(app, ["rank", str(wide_csv), "--prior", str(pfile), "--gamma", "5", "--json"])
+    assert viafile.exit_code == 0, viafile.output
+    assert json.loads(inline.stdout) == json.loads(viafile.stdout)
+    want = anyrank(str(wide_csv), prior={"alpha_pol": 0.1, "beta_pol": 0.5, "gamma_pol": 0.9}, gamma=5)
+    assert json.loads(inline.stdout) == json.loads(want.to_json())
+
+
+def test_rank_strict_and_ties_options(wide_csv):
+    out = runner.invoke(app, ["rank", str(wide_csv), "--guarantee", "strict", "--ties", "assume-none",
+                              "--method", "anyrank_inf", "--nmax", "150", "--json"])
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.stdout)
+    assert got["guarantee"] == "strict" and got["method"] == "anyrank-inf" and got["ties"] == "assume_none"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--prior-means", "alpha_pol=0.1,nobody=0.5,beta_pol=0.2,gamma_pol=0.3"], "nobody"),
+    (["--alpha", "1.5"], "alpha"),
+    (["--gamma", "-1"], "gamma"),
+    (["--method", "magic"], "method"),
+])
+def test_rank_user_errors_exit_2(wide_csv, args, needle):
+    out = runner.invoke(app, ["rank", str(wide_csv), *args])
+    assert out.exit_code == 2
+    assert needle in out.output
+
+
+def test_rank_single_policy_file_is_an_error(tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("only\n0.5\n0.2\n")
+    out = runner.invoke(app, ["rank", str(path)])
+    assert out.exit_code == 2 and "at least two policies" in out.output
+
+
+def test_demo_json_reports_savings_against_bonferroni():
+    out = runner.invoke(app, ["demo", "--seed", "1", "--json"])
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.stdout)
+    assert got["rollouts_saved"] == got["bonferroni"]["total_samples"] - got["anyrank"]["total_samples"]
+    assert got["anyrank"]["termination"] == "complete ranking"
+    # same seed, same campaign
+    again = json.loads(runner.invoke(app, ["demo", "--seed", "1", "--json"]).stdout)
+    assert again == got
+
+
+def test_demo_human_output():
+    out = runner.invoke(app, ["demo", "--seed", "0"])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.stdout.split())
+    assert "is better than" in text and "rollouts" in text and "against Bonferroni" in text
