@@ -247,9 +247,9 @@ def _errors(res, mu, pols):
 def test_fwer_ho_i_every_variant(method):
     """HO-I (mu = 0.2, 0.4, 0.4, 0.6, 0.8): family-wise error <= alpha within binomial tolerance."""
     mu = np.array([0.2, 0.4, 0.4, 0.6, 0.8])
-    runs, alpha = 100, 0.05
+    runs, alpha = 200, 0.05
     ss = np.random.SeedSequence(2026).spawn(runs)
-    arr = np.stack([(np.random.default_rng(s).random((400, 5)) < mu).astype(float) for s in ss])
+    arr = np.stack([(np.random.default_rng(s).random((600, 5)) < mu).astype(float) for s in ss])
     pols = [f"p{i}" for i in range(5)]
     res = run_campaigns(arr, alpha=alpha, method=method, prior=list(mu), gamma=0.0 if method == "anyrank0" else 1.0,
                         ties="allow", metric="binary", policies=pols, graph="fully_connected")
@@ -378,3 +378,25 @@ def test_result_fields_and_json():
         assert key in d
     assert d["decisions"][0]["via"] == "test" and d["means"]["P3"] == pytest.approx(np.mean(V["P3"][:28]))
     assert any("P3 is better than P1" in s for s in res.sentences())
+
+
+def test_by_order_pairing_compacts_each_policy():
+    full = anyrank(V, **COMMON)
+    assert anyrank(V, pairing="by_order", **COMMON).to_dict() == full.to_dict()
+    holes = V.copy()
+    holes.loc[[0, 5, 9], "P1"] = np.nan
+    shifted = pd.DataFrame({"P1": list(holes["P1"].dropna()) + [np.nan] * 3, "P2": V["P2"], "P3": V["P3"]})
+    a = anyrank(holes, pairing="by_order", **COMMON)
+    b = anyrank(shifted, **COMMON)
+    assert a.decisions == b.decisions
+
+
+def test_absurd_trial_index_is_refused():
+    r = Ranker(["A", "B"], nmax=10)
+    with pytest.raises(ParameterError, match="far beyond"):
+        r.record("A", 10**9, 0.5, ahead=True)
+
+
+def test_unknown_option_is_a_parameter_error():
+    with pytest.raises(ParameterError, match="unknown option"):
+        run_campaign(V.to_numpy(), colour="red")

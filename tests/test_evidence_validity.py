@@ -15,7 +15,7 @@ import pytest
 from certirank.evidence import paired_batch
 
 ALPHA = 0.05
-RUNS = 800
+RUNS = 600
 HORIZON = 2000
 TOL = 3 * math.sqrt(ALPHA * (1 - ALPHA) / RUNS)
 
@@ -79,15 +79,16 @@ def test_type_one_error_one_sample_and_margin(bettor):
     from certirank.evidence import one_sample_batch, paired_to_unit
 
     rng = np.random.default_rng([len(bettor), 42])
-    z = rng.beta(0.6, 1.4, (RUNS, HORIZON))  # mean 0.3
+    horizon = 1000
+    z = rng.beta(0.6, 1.4, (RUNS, horizon))  # mean 0.3
     res = one_sample_batch(z, m=0.3, alpha=ALPHA, bettor=bettor)
     assert np.mean(res.decision) <= ALPHA + TOL
-    x = (rng.random((RUNS, HORIZON)) < 0.3).astype(float)
-    y = (rng.random((RUNS, HORIZON)) < 0.5).astype(float)
+    x = (rng.random((RUNS, horizon)) < 0.3).astype(float)
+    y = (rng.random((RUNS, horizon)) < 0.5).astype(float)
     zz, m = paired_to_unit(x, y, tau=0.2)  # E[y - x] = 0.2 = tau
     res = one_sample_batch(zz, m=m, alpha=ALPHA, bettor=bettor)
     assert np.mean(res.decision) <= ALPHA + TOL
     # and the margin test does reject when the true difference clearly exceeds tau
-    y2 = (rng.random((100, HORIZON)) < 0.8).astype(float)
+    y2 = (rng.random((100, horizon)) < 0.8).astype(float)
     z2, m2 = paired_to_unit(x[:100], y2, tau=0.2)
     assert np.mean(one_sample_batch(z2, m=m2, alpha=ALPHA, bettor=bettor).decision) >= 0.95

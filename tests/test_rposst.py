@@ -376,7 +376,7 @@ def test_protocol_parameter_errors():
 def test_protocol_is_seeded_and_lp_agrees_with_rm_plus():
     rng = np.random.default_rng(11)
     A = rng.random((9, 10))
-    kw = dict(methods=["rposst", "rposst-lp", "iterative-minimax", "minimax-ttd"], sets=3, seed=4)
+    kw = dict(methods=["rposst", "rposst-lp", "iterative-minimax", "minimax-ttd"], sets=2, seed=4)
     a = evaluate_test_designs(A, [1, 2], **kw)
     b = evaluate_test_designs(A, [1, 2], **kw)
     pd.testing.assert_frame_equal(a.per_set, b.per_set)
@@ -410,3 +410,27 @@ def test_racing_arrows_matrix_properties():
     assert "re-creation" in followers.attrs["label"]
     res = compose_test(followers, 1, rounds=0)
     assert res.n_test_cases == 50 and res.test_cases[0].startswith("L")
+
+
+def test_protocol_errors_recomputed_by_hand():
+    rng = np.random.default_rng(8)
+    raw = rng.normal(50, 20, size=(7, 11))
+    res = evaluate_test_designs(raw, 2, methods=["minimax-uniform", "rposst-milp", "rposst-kofn"], holdout=0.4,
+                                sets=2, seed=3, rounds=40, betas=(0, 3))
+    h = holdout_size(0.4, 11)
+    draws = np.random.default_rng(3)
+    holds = [np.sort(draws.choice(11, size=h, replace=False)) for _ in range(2)]
+    for row in res.per_set.to_dict(orient="records"):
+        hold = holds[row["set"]]
+        tuning = [j for j in range(11) if j not in hold]
+        lo, hi = raw[:, tuning].min(), raw[:, tuning].max()
+        A, Ah = (raw[:, tuning] - lo) / (hi - lo), (raw[:, hold] - lo) / (hi - lo)
+        errors = []
+        for beta in (0, 3):
+            sigma = np.exp(-(beta / 7) * A.sum(axis=1))
+            sigma /= sigma.sum()
+            cases = [int(name.split()[1]) - 1 for name in row["test"].split("+")]
+            estimate = np.asarray(row["weights"]) @ Ah[cases]
+            errors.extend(np.abs(estimate - sigma @ Ah))
+        assert row["max_error"] == pytest.approx(max(errors), abs=1e-5)
+        assert row["mean_error"] == pytest.approx(np.mean(errors), abs=1e-5)

@@ -377,3 +377,23 @@ def test_racing_arrows_scenario_draws_rows_of_the_matrix():
     se = np.sqrt(np.maximum(sc.means * (1 - sc.means), 1e-12) / 3000)
     assert np.all(np.abs(run.scores.mean(axis=0) - sc.means) <= 4 * se + 1e-12)
     np.testing.assert_allclose(sc.means, np.asarray(sc.matrix).mean(axis=0))
+
+
+def test_false_claims_between_snapshots_count_in_fwer_curve():
+    from certirank.sim.metrics import curves, summarize
+
+    truth = np.array([[0, 1], [0, 0]], dtype=bool)
+    c = np.zeros((2, 2, 2), dtype=bool)
+    c[1, 0, 1] = True
+    rows, snaps = [], []
+    for run, fb in ((0, 1.0), (1, None)):
+        tr = Trajectory(time=[1, 2], evals=[10, 20], claims=c, end_time=3, end_evals=30, time_unit="replicate",
+                        false_between=fb)
+        row, sn = score_run(tr, truth)
+        rows.append({"method": "m", "run": run, **row})
+        snaps.append(pd.DataFrame({"method": "m", "run": run, **sn}))
+    runs, snap = pd.DataFrame(rows), pd.concat(snaps, ignore_index=True)
+    cv = curves(snap, runs, [0, 1, 2, 3])
+    np.testing.assert_allclose(cv["fwer"], [0, 0.5, 0.5, 0.5])
+    np.testing.assert_allclose(cv["power"], [0, 0, 1, 1])
+    assert summarize(runs, alpha=0.05, kind="leaderboard")["m"]["fwer"] == 0.5

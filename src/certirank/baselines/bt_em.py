@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 from scipy.optimize import minimize
-from scipy.special import expit, log_expit, logsumexp
+from scipy.special import expit, logsumexp
 
 from .._validate import check_alpha, check_positive_int
 from ..errors import DataError, ParameterError
@@ -70,6 +70,11 @@ def _progress(comp: Comparisons, progress: Any, use_partials: bool, missing_as_z
 # corrected model (spec 06 §3.2)
 # --------------------------------------------------------------------------------------------------
 
+def _log_expit(u: np.ndarray) -> np.ndarray:
+    """log σ(u), stable; several times faster than scipy.special.log_expit on large arrays."""
+    return np.minimum(u, 0.0) - np.log1p(np.exp(-np.abs(u)))
+
+
 class _Model:
     """Vectorised likelihood of the normalised model over trials × buckets."""
 
@@ -83,9 +88,9 @@ class _Model:
         self.onehot_a[np.arange(self.n), self.a] = 1.0
         self.onehot_b = np.zeros((self.n, self.p))
         self.onehot_b[np.arange(self.n), self.b] = 1.0
-        self.win = (self.y == 2)[:, None]
-        self.loss = (self.y == 0)[:, None]
-        self.tie = (self.y == 1)[:, None]
+        self.win = (self.y == 2)[:, None].astype(float)
+        self.loss = (self.y == 0)[:, None].astype(float)
+        self.tie = (self.y == 1)[:, None].astype(float)
         if progress is not None:
             xa, xb = progress[0][keep], progress[1][keep]
             self.xa, self.xb = np.nan_to_num(xa)[:, None], np.nan_to_num(xb)[:, None]
@@ -100,32 +105,36 @@ class _Model:
     def loglik(self, theta: np.ndarray, psi: np.ndarray, tau: np.ndarray, lognu: float, grad: bool = False):
         ua = theta[self.a, None] + psi[self.a] - tau[None, :]
         ub = theta[self.b, None] + psi[self.b] - tau[None, :]
-        sa, sb = expit(ua), expit(ub)
-        lsa, lsb = log_expit(ua), log_expit(ub)
-        l1a, l1b = log_expit(-ua), log_expit(-ub)
+        # few transcendental calls per cell: this is the inner loop of every L-BFGS evaluation
+        lsa, lsb = _log_expit(ua), _log_expit(ub)
+        l1a, l1b = lsa - ua, lsb - ub  # log(1 - s) = log s - u
+        sa, sb = np.exp(lsa), np.exp(lsb)
         la = lsa + l1b
         lb = l1a + lsb
+        pa_lin = sa * (1.0 - sb)
+        pb_lin = (1.0 - sa) * sb
         if self.ties:
             lc = np.log(2.0) + lognu + 0.5 * (la + lb)
-            lz = np.logaddexp(np.logaddexp(la, lb), lc)
-            lnum = np.where(self.win, la, np.where(self.loss, lb, lc))
+            c_lin = 2.0 * np.exp(lognu) * np.sqrt(pa_lin * pb_lin)
+            z_lin = pa_lin + pb_lin + c_lin
+            lnum = self.win * la + self.loss * lb + self.tie * lc
         else:
-            lz = np.logaddexp(la, lb)
-            lnum = np.where(self.win, la, lb)
-        ll = lnum - lz
+            z_lin = pa_lin + pb_lin
+            lnum = self.win * la + self.loss * lb
+        ll = lnum - np.log(z_lin)
         if self.xa is not None:
             ll = ll - W_P * (self.ma * (self.xa - sa) ** 2 + self.mb * (self.xb - sb) ** 2) / (2 * SIGMA_P ** 2)
         if not grad:
             return ll
-        pa, pb = np.exp(la - lz), np.exp(lb - lz)
-        pc = np.exp(lc - lz) if self.ties else 0.0
+        pa, pb = pa_lin / z_lin, pb_lin / z_lin
+        pc = c_lin / z_lin if self.ties else 0.0
         # d log numerator / du minus d log Z / du (spec 06 §3.2, item 4)
-        dnum_a = np.where(self.win, 1 - sa, np.where(self.loss, -sa, 0.5 - sa))
-        dnum_b = np.where(self.win, -sb, np.where(self.loss, 1 - sb, 0.5 - sb))
+        dnum_a = self.win - sa + 0.5 * self.tie  # 1 - s, -s, 1/2 - s for win, loss, tie
+        dnum_b = self.loss - sb + 0.5 * self.tie
         dz_a = pa * (1 - sa) - pb * sa + pc * (0.5 - sa)
         dz_b = -pa * sb + pb * (1 - sb) + pc * (0.5 - sb)
         ga, gb = dnum_a - dz_a, dnum_b - dz_b
-        gnu = (self.tie.astype(float) - pc) if self.ties else None
+        gnu = (self.tie - pc) if self.ties else None
         if self.xa is not None:
             ga = ga + W_P * self.ma * (self.xa - sa) * sa * (1 - sa) / SIGMA_P ** 2
             gb = gb + W_P * self.mb * (self.xb - sb) * sb * (1 - sb) / SIGMA_P ** 2

@@ -4,11 +4,17 @@ User-facing API
 ---------------
 - ``compare(x, y, alpha=0.05, bettor="nscore", ties="allow", bins="progress")`` -> ``CompareResult``
   (``decision`` "x>y" / "x<y" / None, ``pvalue``, ``decided_at`` (1-based) , ``n``).
-- ``PairedTest`` — streaming mirrored comparison: ``update(x, y)``, ``.pvalue``, ``.p_less``, ``.p_more``,
-  ``.log_evalue``, ``.decision``, ``.decided_at``, ``.n``, ``to_state()/from_state()``.
+- ``PairedTest(alpha=0.05, *, bettor, ties, bins)`` — streaming mirrored comparison: ``update(x, y)``,
+  ``update_many(xs, ys)``, ``.pvalue``, ``.log_pvalue``, ``.p_less``, ``.p_more``, ``.log_evalue``
+  (log of (E_less + E_more)/2), ``.log_evalue_less/_more``, ``.lam_next``, ``.decision``, ``.decided_at``,
+  ``.n``, ``to_state()/from_state()``.
 - ``OneSampleTest`` — streaming one-sided test of H0: E[X] <= m for X in [0, 1].
-- ``paired_batch(x, y, ...)`` / ``one_sample_batch(z, ...)`` — many independent streams at once, arrays
-  shaped (runs, time); identical numbers to the streaming objects (same engine).
+- ``paired_batch(x, y, alpha, *, bettor, ties, bins, trace=False)`` / ``one_sample_batch(z, m, alpha, ...)``
+  — many independent streams at once, arrays shaped (runs, time); identical numbers to the streaming
+  objects (same engine). Returns ``BatchResult``: ``decision`` (+1 "x<y", -1 "x>y", 0), ``decided_at``
+  (0 = never), final ``pvalue``/``p_less``/``p_more``/``log_wealth``, ``crossed_at`` (runs, 2) one-sided
+  rejection times, optional traces.
+- ``paired_to_unit(x, y, tau)`` -> (Z, m) for the margin null E[y - x] <= tau (feed ``OneSampleTest``).
 - ``oracle_kelly(...)`` — the oracle-Kelly rejection-time yardstick (spec 01 §7).
 
 Low-level streaming API for engines (AnyRank, simulators) — STABLE

@@ -67,7 +67,7 @@ class CompareResult(ResultMixin):
 
     def describe(self, x_name: str = "X", y_name: str = "Y") -> str:
         """The decision in plain words."""
-        a = f"alpha = {self._alpha:g}"
+        a = f"α = {self._alpha:g}"
         if self.decision == "x>y":
             return f"{x_name} is better than {y_name} (certified, {a}; decided after {self.decided_at} of {self.n} pairs)"
         if self.decision == "x<y":

@@ -1238,6 +1238,10 @@ class Ranker:
         r = int(trial_index)
         if r < 0:
             raise ParameterError(f"trial_index must be a non-negative integer, got {trial_index!r}")
+        limit = 100 * self._setup.nmax + 10_000  # a typo such as 10**9 must not allocate a huge table
+        if r > limit:
+            raise ParameterError(f"trial_index {r} is far beyond the budget (nmax = {self._setup.nmax}); "
+                                 f"trial indices are environment numbers 0, 1, 2, ... (at most {limit})")
         if score is None:
             v = math.nan
         else:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import contextlib
 import io
 import re
-import textwrap
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -135,22 +134,29 @@ def wrap_label(name: str, width: int) -> str:
 def text_size(text: str, fontsize: float) -> tuple[float, float]:
     """Approximate (width, height) in inches of a (multi-line) label in the report font."""
     from matplotlib.font_manager import FontProperties
-    from matplotlib.textpath import TextPath
 
     prop = FontProperties(family=_RC["font.family"], size=fontsize)
     lines = text.split("\n") or [""]
+    renderer = _measurer()
     width = 0.0
     for line in lines:
         if line:
-            ext = TextPath((0, 0), line, prop=prop).get_extents()
-            width = max(width, ext.width)
+            w, _, _ = renderer.get_text_width_height_descent(line, prop, ismath=False)
+            width = max(width, w)
     height = len(lines) * fontsize * 1.25
     return width / 72.0, height / 72.0
 
 
-def shorten(text: str, width: int) -> str:
-    """One-line summary of ``text`` (for tables)."""
-    return textwrap.shorten(text, width=width, placeholder="…")
+_MEASURER: Any = None
+
+
+def _measurer() -> Any:
+    # one small Agg renderer at 72 dpi: widths come out in points; cheaper than outlining glyphs
+    global _MEASURER
+    if _MEASURER is None:
+        from matplotlib.backends.backend_agg import RendererAgg
+        _MEASURER = RendererAgg(8, 8, 72)
+    return _MEASURER
 
 
 def unique(seq: Sequence[Any]) -> list[Any]:

@@ -174,7 +174,7 @@ def summary_plot(summary: Mapping[str, Mapping[str, Any]], *, alpha: float, titl
             finite = [v for v in cost if np.isfinite(v)]
             ax.set_xlim(0, max(finite) * 1.3 if finite and max(finite) > 0 else 1.0)
             what = "evaluations" if cost_key == "mean_samples" else "replicates"
-            ax.set_title(f"mean {what} to decide (censored)", fontsize=9, loc="left", pad=14)
+            ax.set_title(f"mean {what} used", fontsize=9, loc="left", pad=14)
         for a in axes:
             a.grid(axis="x", color="#e8e8e8", lw=0.6)
             a.set_axisbelow(True)

@@ -29,6 +29,7 @@ _TIER_GAP = 0.55      # between tiers (room for arrows)
 _SUB_GAP = 0.22       # between sub-rows of one tier
 _LEFT = 0.75          # tier labels
 _MARGIN = 0.25
+_MAX_GROUPS = 8       # letter groups spelled out under the graph; more only repeat what the boxes say
 
 
 def _as_dict(result: Any) -> Mapping[str, Any]:
@@ -217,9 +218,11 @@ def graph_plot(ranking: Any, *, title: str | None = None, caption: str | None = 
             if tiers[b] <= tiers[a]:  # only in an inconsistent set: connect the sides
                 start = (x[a] + np.sign(x[b] - x[a]) * boxes[a][0] / 2, y[a])
                 end = (x[b] - np.sign(x[b] - x[a]) * boxes[b][0] / 2, y[b])
-            ax.add_patch(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=9, color="#555555", lw=0.9,
-                                         shrinkA=0, shrinkB=1, zorder=1,
-                                         connectionstyle="arc3,rad=0.0" if tiers[b] > tiers[a] else "arc3,rad=0.3"))
+            # add_artist, not add_patch: the limits are fixed, and data-limit updates of hundreds of arrows
+            # (Bezier extents) cost seconds on an 80-model board
+            ax.add_artist(FancyArrowPatch(start, end, arrowstyle="-|>", mutation_scale=9, color="#555555", lw=0.9,
+                                          shrinkA=0, shrinkB=0, zorder=1,
+                                          connectionstyle="arc3,rad=0.0" if tiers[b] > tiers[a] else "arc3,rad=0.3"))
         for i in range(n):
             w, h = boxes[i]
             colour = PALETTE[(int(tiers[i]) - 1) % (len(PALETTE) - 1)]
@@ -247,7 +250,10 @@ def _legend_text(groups: list[tuple[str, list[str]]], pr: PartialRanking, fig_w:
     chars = max(40, int((fig_w - 0.12 - _MARGIN) * 72 / (7.5 * 0.56)))
     lines = textwrap.wrap(head, chars)
     if groups:
-        text = "Not certified different (share a letter): " + "; ".join(f"{k} = {{{', '.join(v)}}}" for k, v in groups)
+        shown = groups[:_MAX_GROUPS]
+        text = "Not certified different (share a letter): " + "; ".join(f"{k} = {{{', '.join(v)}}}" for k, v in shown)
+        if len(groups) > len(shown):
+            text += f"; and {len(groups) - len(shown)} more letter groups (see the letters in each box)"
         lines += textwrap.wrap(text, chars, break_on_hyphens=False, break_long_words=True)
     return "\n".join(lines)
 

@@ -416,7 +416,7 @@ def _designs(page: _Page, d: Mapping[str, Any]) -> None:
              _Raw(_num(r.get("mean_error"), ".4f")), r.get("modal_test", "")] for r in table]
     body = _table(["method", "m", "mean max error", "s.e.", "mean error", "most chosen test"], rows)
     with rc():
-        fig = new_figure(6.5, 3.4, layout="constrained")
+        fig = new_figure(8.0, 3.4, layout="constrained")
         ax = fig.add_subplot()
         methods = list(dict.fromkeys(r["method"] for r in table))
         for k, meth in enumerate(methods):
@@ -426,7 +426,9 @@ def _designs(page: _Page, d: Mapping[str, Any]) -> None:
                             label=f"{meth} (m = {r['m']})", lw=1.4)
         ax.set_xlabel("rank of the holdout error (1 = worst)")
         ax.set_ylabel("mean absolute error")
-        ax.legend(fontsize=7.5)
+        from matplotlib.ticker import MaxNLocator
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
     body += page.figure(fig, "Sorted holdout errors, mean over holdout sets, one line per method and m.")
     page.section("summary", "Protocol table", body)
 

@@ -30,9 +30,10 @@ def result_figure(result: Any, *, data: Any = None, format: str | None = None,
     if kind == "rank" and data is not None:
         from .scores import score_plot
         alpha = float(d["alpha"])
-        return score_plot(data, d["letters"], title=title or "Scores per trial, ordered by mean",
+        return score_plot(data, d["letters"], title=title or "Scores by policy, ordered by mean",
                           caption=f"letters: {d['method']} at alpha = {alpha:g} (policies sharing a letter are not "
-                          "certified different)", format=format, score_range=score_range)
+                          "certified different); distributions: all recorded trials", format=format,
+                          score_range=score_range)
     if kind in ("rank", "leaderboard", "baseline"):
         from .graph import graph_plot
         alpha = d.get("alpha")

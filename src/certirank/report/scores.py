@@ -32,6 +32,11 @@ def policy_scores(data: Any, *, format: str | None = None,
     With repeated runs (``replicate`` > 1 for some item), each item contributes its mean over runs, so that
     a violin shows the spread over items rather than run-to-run noise.
     """
+    return _policy_scores(data, format=format, score_range=score_range)[0]
+
+
+def _policy_scores(data: Any, *, format: str | None = None,
+                   score_range: tuple[float, float] | None = None) -> tuple[dict[str, np.ndarray], bool]:
     if isinstance(data, Mapping):
         out = {}
         for name, values in data.items():
@@ -39,7 +44,7 @@ def policy_scores(data: Any, *, format: str | None = None,
             out[str(name)] = arr[np.isfinite(arr)]
         if not out:
             raise DataError("no policies to plot (the score mapping is empty)")
-        return out
+        return out, False
     if isinstance(data, pd.DataFrame):
         from ..data.table import validate_table
         table = data if {"policy", "score", "order"} <= set(data.columns) else validate_table(
@@ -51,14 +56,15 @@ def policy_scores(data: Any, *, format: str | None = None,
         raise DataError("the score-distribution plot needs per-trial scores (a 'score' column); preference "
                         "files have none", source=str(getattr(table, "attrs", {}).get("source", "")) or None)
     table = table[np.isfinite(table["score"].to_numpy(dtype=float))]
-    if "replicate" in table.columns and "env" in table.columns and table["replicate"].nunique() > 1:
+    averaged = bool("replicate" in table.columns and "env" in table.columns and table["replicate"].nunique() > 1)
+    if averaged:
         table = table.groupby(["policy", "env"], sort=False, observed=True)["score"].mean().reset_index()
     out = {}
     for name, grp in table.groupby("policy", sort=False, observed=True):
         out[str(name)] = grp["score"].to_numpy(dtype=float)
     if not out:
         raise DataError("no scores to plot")
-    return out
+    return out, averaged
 
 
 def _order(names: list[str], means: Mapping[str, float | None]) -> list[str]:
@@ -104,7 +110,7 @@ def score_plot(data: Any, letters: Mapping[str, str] | None = None, *, means: Ma
     """
     kind = check_choice("kind", kind, ("auto", "violin", "strip", "bar"))
     orientation = check_choice("orientation", orientation, ("auto", "vertical", "horizontal"))
-    scores = policy_scores(data, format=format, score_range=score_range)
+    scores, averaged = _policy_scores(data, format=format, score_range=score_range)
     letters = dict(letters or {})
     names = list(scores) + [n for n in letters if n not in scores]
     data_means = {n: (float(np.mean(scores[n])) if n in scores and scores[n].size else None) for n in names}
@@ -124,8 +130,14 @@ def score_plot(data: Any, letters: Mapping[str, str] | None = None, *, means: Ma
         orientation = "vertical" if len(names) <= 10 and longest <= 32 else "horizontal"
     with rc():
         if orientation == "vertical":
-            return _vertical(names, scores, letters, data_means, kind, title, caption)
-        return _horizontal(names, scores, letters, data_means, kind, title, caption)
+            fig = _vertical(names, scores, letters, data_means, kind, title, caption)
+        else:
+            fig = _horizontal(names, scores, letters, data_means, kind, title, caption)
+        if averaged:
+            ax = fig.axes[0]
+            what = "item score, mean over runs" if kind != "bar" else "success rate (item means)"
+            (ax.set_ylabel if orientation == "vertical" else ax.set_xlabel)(what)
+    return fig
 
 
 def _colour(letter_str: str) -> str:
@@ -207,7 +219,9 @@ def _y_limits(scores: Mapping[str, np.ndarray], kind: str) -> tuple[float, float
     lo = min(float(v.min()) for v in vals)
     hi = max(float(v.max()) for v in vals)
     if kind == "bar":
-        lo = min(lo, 0.0)
+        # bars show means: zoom to them (the axis still starts at 0, so bar heights compare honestly)
+        top = max(float(np.mean(v)) for v in vals)
+        return 0.0, min(1.04, top * 1.25 + 0.02) if lo >= 0.0 and hi <= 1.0 else top * 1.25 + 0.02
     if lo >= 0.0 and hi <= 1.0:
         return -0.04, 1.04
     pad = 0.04 * (hi - lo or 1.0)

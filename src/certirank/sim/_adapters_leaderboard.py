@@ -59,11 +59,13 @@ def _leaderboard_baseline(name: str) -> Any:
         res = call_baseline(name, panel_of(scenario, run), history=True, **opts)
         hist = res.history or []
         claims = _history_claims(scenario, hist)
-        false_between = False
-        if hist and "ever_edges" in hist[0]:
-            ever = _history_claims(scenario, hist, "ever_edges")
-            false_between = bool(np.any(ever & ~scenario.truth()))
         r = np.array([h["replicate"] for h in hist], dtype=float)
+        false_between = None
+        if hist and "ever_edges" in hist[0]:
+            # edges certified at some item time up to replicate r (SERPANT): a false one is an error then
+            ever = _history_claims(scenario, hist, "ever_edges")
+            bad = np.flatnonzero(np.any(ever & ~scenario.truth(), axis=(1, 2)))
+            false_between = float(r[bad[0]]) if bad.size else None
         per = scenario.n_policies * scenario.n_items
         return Trajectory(time=r, evals=r * per, claims=claims, end_time=float(run.scores.shape[0]),
                           end_evals=float(run.scores.shape[0] * per), time_unit="replicate",

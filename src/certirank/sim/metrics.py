@@ -117,7 +117,8 @@ def score_run(traj: Trajectory, truth: np.ndarray, *, k: int | None = None,
     last_false = int(n_false[-1]) if s else 0
     row: dict[str, Any] = {
         "n_true": n_true,
-        "false_ever": bool(np.any(n_false > 0) or traj.false_between),
+        "false_ever": bool(np.any(n_false > 0) or traj.false_between is not None),
+        "false_between_time": math.nan if traj.false_between is None else float(traj.false_between),
         "false_final": last_false > 0,
         "n_correct_final": last_correct,
         "n_false_final": last_false,
@@ -174,9 +175,12 @@ def curves(snapshots: pd.DataFrame, runs: pd.DataFrame, grid: Sequence[float], a
         tk_false = np.zeros(grid.size)
         for _, row in mruns.iterrows():
             g = groups.get(row["run"])
+            fb = row.get("false_between_time", math.nan)
+            between = grid >= fb if not pd.isna(fb) else np.zeros(grid.size, dtype=bool)
             if g is None or len(g) == 0:
                 if n_true == 0:
                     full += 1
+                fwer += between
                 continue
             x = g[axis].to_numpy(dtype=float)
             idx = _state_at(x, grid)
@@ -190,7 +194,7 @@ def curves(snapshots: pd.DataFrame, runs: pd.DataFrame, grid: Sequence[float], a
                 power += cur_c / n_true
             full += (cur_c == n_true) & (cur_f == 0)
             ever_f = np.maximum.accumulate(nf > 0)
-            fwer += np.where(ok, ever_f[np.maximum(idx, 0)], False)
+            fwer += np.where(ok, ever_f[np.maximum(idx, 0)], False) | between
             ever_tk = np.maximum.accumulate(tk != 0)
             ever_tkf = np.maximum.accumulate(tk < 0)
             tk_cert += np.where(ok, ever_tk[np.maximum(idx, 0)], False)

@@ -36,8 +36,8 @@ class Trajectory:
     time_unit:
         Name of the native time axis.
     false_between:
-        True if the method made a false claim at a time not represented by a snapshot (e.g. an item-level
-        look of an item-stream method); counted in the FWER.
+        Time of the first false claim made between snapshots (e.g. at an item-level look of an item-stream
+        method, reported at the replicate that contains it), or None; counted in the FWER.
     samples:
         Optional per-policy trials used at termination (AnyRank ``samples_i``).
     topk:
@@ -53,7 +53,7 @@ class Trajectory:
     end_time: float
     end_evals: float
     time_unit: str = "iteration"
-    false_between: bool = False
+    false_between: float | None = None
     samples: np.ndarray | None = None
     topk: tuple[float, frozenset[int]] | None = None
     info: Mapping[str, Any] = field(default_factory=dict)

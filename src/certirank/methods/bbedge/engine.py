@@ -162,10 +162,11 @@ class Leaderboard:
         Family-wise error rate of the whole answer (all directions, all replicates, all stages).
     tau : float, default 0.0
         Margin: an edge a -> b certifies Delta_{a,b} > tau. Must satisfy 0 <= tau < 1.
-    blocks : "items" | "replicate" | sequence | mapping, default "items"
+    blocks : None | "items" | "replicate" | sequence | mapping, default None
         Design-determined block resolution (spec 04 §3), fixed before any data: ``"items"`` (= singleton
-        blocks, one per item), ``"replicate"`` (one block per run; CR-EDGE), or a block label per item (a
-        sequence aligned with ``items`` or a mapping item -> block).
+        blocks, one per item; also the default ``None``), ``"replicate"`` (one block per run; CR-EDGE), or a
+        block label per item (a sequence aligned with ``items`` or a mapping item -> block). Every result
+        states the resolution and the independence assumption it rests on.
     weights : sequence or mapping, optional
         Item weights omega_i >= 0 summing to 1; default 1/N.
     items : sequence of str, optional
@@ -190,7 +191,7 @@ class Leaderboard:
         Keep per-replicate block means (needed to replay a model added later).
     """
 
-    def __init__(self, models: Sequence[str], alpha: float = 0.05, tau: float = 0.0, blocks: Any = "items",
+    def __init__(self, models: Sequence[str], alpha: float = 0.05, tau: float = 0.0, blocks: Any = None,
                  weights: Any = None, *, items: Sequence[Any] | None = None, method: str = "bb-edge",
                  top_k: int | None = None, pilot: int | None = None, epochs: int | str = 1,
                  additions: int | str = 0, output: str = "current", keep_history: bool = True,
@@ -229,7 +230,14 @@ class Leaderboard:
         self.additions = self._schedule("additions", additions, minimum=0)
         if self.pilot is not None and (self.epochs != 1 or self.additions != 0):
             raise ParameterError("pilot-targeted Top-k cannot be combined with benchmark epochs or model additions")
-        self.blocks_source = blocks_source or ("given" if resolution == "protocol" else "chosen")
+        if blocks_source is None:
+            if blocks is None:
+                blocks_source = "default: no block labels given"
+            elif resolution == "protocol":
+                blocks_source = "given: block labels per item"
+            else:
+                blocks_source = f"chosen: blocks={blocks!r}"
+        self.blocks_source = blocks_source
         self.blocks_column = blocks_column
         self._weights_arg = weights
         self.items: list[str] | None = None if items is None else [str(i) for i in items]

@@ -118,8 +118,12 @@ class _Antagonist:
         # uniform Ψ (the paper's setting): the η-quantile of the loss is found by partition, no sorting
         self.uniform = not self.masked.size and bool(np.all(psi == psi[0]))
 
-    def __call__(self, loss: np.ndarray) -> tuple[float | np.ndarray, np.ndarray, np.ndarray | None]:
-        """Return (L per row, coef, idx): coef are α/η (or 1 for η = 0) on pairs idx (None = all pairs)."""
+    def __call__(self, loss: np.ndarray, inplace: bool = False) -> tuple[float | np.ndarray, np.ndarray,
+                                                                         np.ndarray | None]:
+        """Return (L per row, coef, idx): coef are α/η (or 1 for η = 0) on pairs idx (None = all pairs).
+
+        With `inplace`, `loss` may be overwritten (saves a copy per RM+ round).
+        """
         if self.everything:
             coef = np.broadcast_to(self.psi / self.eta, loss.shape)
             return loss @ (self.psi / self.eta), coef, None
@@ -132,10 +136,11 @@ class _Antagonist:
             idx = np.argmax(work, axis=1)[:, None]
             return loss[rows, idx[:, 0]], np.ones((loss.shape[0], 1)), idx
         if self.sparse:
-            if work is loss:
+            if work is loss and not inplace:
                 work = loss.copy()
             idx = np.empty((loss.shape[0], self.k), dtype=np.intp)
             coef = np.empty((loss.shape[0], self.k))
+            vals = np.empty((loss.shape[0], self.k))
             before = np.zeros(loss.shape[0])
             for r in range(self.k):
                 j = np.argmax(work, axis=1)  # the lowest index among equal losses, as in spec 05 §4.3
@@ -143,9 +148,10 @@ class _Antagonist:
                 coef[:, r] = np.minimum(p, np.maximum(0.0, self.eta - before)) / self.eta
                 before += p
                 idx[:, r] = j
-                work[rows, j] = -np.inf
-            L = np.einsum("ck,ck->c", coef, np.take_along_axis(loss, idx, axis=1))
-            return L, coef, idx
+                vals[:, r] = work[rows, j]
+                if r + 1 < self.k:
+                    work[rows, j] = -np.inf
+            return np.einsum("ck,ck->c", coef, vals), coef, idx
         if self.uniform:
             # VaR ζ = the k-th largest loss; pairs above it carry ψ/η, ties at ζ share the remaining mass
             # equally (a convex combination of the tie orders' subgradients; the value is exact).
@@ -223,8 +229,7 @@ def rm_plus_all(problem: Problem, tuples: np.ndarray, eta: float, rounds: int,
         bt = np.zeros(c, dtype=np.intp)
         for t in range(rounds + 1):
             e = _combine(w, a, problem.b)
-            loss = np.abs(e)
-            L, coef, idx = antagonist(loss)
+            L, coef, idx = antagonist(np.abs(e), inplace=True)
             better = L < bl - TIE_TOL
             if better.any():
                 bl[better] = L[better]

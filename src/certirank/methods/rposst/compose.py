@@ -183,6 +183,8 @@ def compose_test(matrix: Any, m: int = 2, eta: float = 0.01, betas: Sequence[flo
     sm: ScoreMatrix = as_score_matrix(matrix)
     eta = check_eta(eta)
     beta_values = check_betas(betas)
+    if isinstance(solver, str) and solver.strip().lower().replace("_", "-") in ("rm-plus", "rmplus", "rm"):
+        solver = "rm+"
     solver = check_choice("solver", solver, SOLVERS, normalize_underscores=False)
     rounds = check_positive_int("rounds", rounds, minimum=0)
     n_cases, n_pol = sm.shape
