@@ -400,3 +400,20 @@ def test_absurd_trial_index_is_refused():
 def test_unknown_option_is_a_parameter_error():
     with pytest.raises(ParameterError, match="unknown option"):
         run_campaign(V.to_numpy(), colour="red")
+
+
+def test_environment_draws_are_fixed_saved_and_uniform():
+    r = Ranker(["A", "B"], environments=["kitchen", "lab", "office"], seed=4)
+    envs = [r.environment(t) for t in range(3000)]
+    counts = np.array([envs.count(e) for e in ("kitchen", "lab", "office")])
+    assert np.all(np.abs(counts - 1000) < 4 * math.sqrt(3000 * (1 / 3) * (2 / 3)))
+    r.record("A", 0, 1.0)
+    r.record("B", 0, 0.0)
+    saved = json.loads(r.to_json())
+    assert saved["environments"] == [envs[0]]
+    again = Ranker.from_json(r.to_json())
+    assert [again.environment(t) for t in range(50)] == envs[:50]
+    assert Ranker(["A", "B"], environments=["x", "y"], seed=4).environment(7) == \
+        Ranker(["A", "B"], environments=["x", "y"], seed=4).environment(7)
+    with pytest.raises(StateError):
+        Ranker(["A", "B"]).environment(0)

@@ -468,3 +468,13 @@ def test_write_report_file(tmp_path):
     _, res = _rank_result()
     out = write_report(res, tmp_path / "r.html")
     assert Path(out.path).is_file() and out.bytes == len(Path(out.path).read_bytes())
+
+
+def test_score_plot_ten_policies_all_different_letters_fit():
+    names = [f"p{k}" for k in range(10)]
+    scores = scores_for(names, n=30)
+    # every letter string as long as possible for ten items
+    lett = {n: "abcdefghij"[: k + 1] if k < 9 else "abcdefghij" for k, n in enumerate(names)}
+    fig = score_plot(scores, lett, orientation="vertical")
+    items, bbox = rendered_texts(fig)
+    assert_no_overlap(items, bbox)

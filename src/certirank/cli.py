@@ -165,6 +165,9 @@ def simulate_cmd(
 ) -> None:
     """Check guarantees and efficiency on a simulated scenario: FWER, power, full ranking, sample cost."""
     from .errors import ParameterError
+    if plot is not None:
+        from .report.cli import check_plot_path
+        check_plot_path(plot)
     from .sim import describe_methods, describe_scenarios, simulate
     from .sim.adapters import _parse_value
 
@@ -280,6 +283,9 @@ def rank_cmd(data: Path = DATA_ARG,
              as_json: bool = JSON_OPT) -> None:
     """Certified ranking of policies from recorded trials (AnyRank), replayed in recorded order."""
     from .methods.anyrank_cli import rank_command
+    if plot is not None:
+        from .report.cli import check_plot_path
+        check_plot_path(plot)
 
     res = rank_command(data, alpha=alpha, method=method, prior=prior, prior_means=prior_means, gamma=gamma,
                        nmax=nmax, ties=ties, guarantee=guarantee, as_json=as_json, emit=emit, console=console,
@@ -323,6 +329,9 @@ def leaderboard_cmd(
 
     if graph is not None:
         graph = check_choice("--graph", graph, ("dot", "mermaid"))
+    if plot is not None:
+        from .report.cli import check_plot_path
+        check_plot_path(plot)
     result = leaderboard(data, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
                          score_range=parse_score_range(score_range), format=format)
 

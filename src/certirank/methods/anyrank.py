@@ -25,7 +25,8 @@ Two guarantees (``guarantee=``):
 ``"strict"``
     The directional graph of spec 03 §10 item 4: 2K one-sided nodes, every wrong ordering (ties and
     reversals) provably controlled at alpha under any dependence and any sampling rule. The prior, when
-    given, decides how each pair's level is split between its two directions (``direction_split``).
+    given, decides how each pair's level is split between its two directions (``direction_split``). Each
+    direction is tested on its own one-sided p-value at its own level, so ``ties`` has no effect here.
 
 Engine speed: replay and simulations precompute each hypothesis's p-process lazily, in blocks, with one
 vectorised evidence bank (:class:`certirank.evidence.streams.PairedStreams`), and jump from event to event
@@ -436,7 +437,8 @@ def _statement(s: _Setup) -> str:
     if s.guarantee == "strict":
         return (f"With probability at least {conf}, every ordering reported is correct, at whatever time the "
                 "campaign stops (strict guarantee: directional graph; proved for ties and reversals under any "
-                "dependence and any sampling rule).")
+                "dependence and any sampling rule" + ("" if s.ties == "allow" else
+                                                      "; the ties setting has no effect under it") + ").")
     base = (f"With probability at least {conf}, every ordering reported is correct, at whatever time the "
             "campaign stops (AnyRank pair-level procedure, paper guarantee; ")
     if s.ties == "allow":
@@ -1128,6 +1130,10 @@ class Ranker:
         ``anyrank``, ``anyrank0``, ``anyrank-inf``, ``bonferroni``, ``weighted-bonferroni``.
     ties : {"allow", "assume_none"}, default "allow"
     guarantee : {"paper", "strict"}, default "paper"
+    environments : list, optional
+        Environment names to draw each trial's environment from (see :meth:`environment`).
+    seed : int, optional
+        Seed of those draws (default: fresh entropy, saved with the campaign).
     **options
         ``graph``, ``forward_fraction``, ``direction_split``, ``bettor``, ``metric``, ``transitive_closure``.
 
@@ -1152,11 +1158,48 @@ class Ranker:
 
     def __init__(self, policies: Sequence[str], alpha: float = 0.05, prior: Any = None, gamma: float = 1.0,
                  nmax: int | None = None, method: str = "anyrank", ties: str = "allow", *,
-                 guarantee: str = "paper", **options: Any) -> None:
+                 guarantee: str = "paper", environments: Sequence[Any] | None = None, seed: int | None = None,
+                 **options: Any) -> None:
         setup = _make_setup(policies, alpha, method, prior, gamma, nmax, ties, guarantee, **_check_options(options))
         self._init(setup)
+        self._set_environments(environments, seed)
+
+    def _set_environments(self, environments: Sequence[Any] | None, seed: int | None) -> None:
+        if environments is None:
+            if seed is not None:
+                raise ParameterError("seed= draws environments; give environments=[...] as well")
+            self._envs: tuple[str, ...] | None = None
+            self._env_seed: int | None = None
+            return
+        if isinstance(environments, str) or not hasattr(environments, "__iter__"):
+            raise ParameterError(f"environments must be a list of environment names, got {environments!r}")
+        envs = tuple(str(e) for e in environments)
+        if not envs:
+            raise ParameterError("environments must list at least one environment")
+        if seed is None:  # fixed now and saved, so a resumed campaign draws the same environments
+            seed = int(np.random.SeedSequence().entropy % (2**63))
+        elif isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+        self._envs, self._env_seed = envs, int(seed)
+
+    def environment(self, trial_index: int) -> str:
+        """The environment to run trial ``trial_index`` on (every policy runs trial r on the same one).
+
+        Drawn uniformly from ``environments`` with ``numpy.random.default_rng([seed, trial_index])``: i.i.d.
+        across trials, fixed in advance and independent of all outcomes, as the guarantee requires
+        (spec 03 §9.3).
+        """
+        if self._envs is None:
+            raise StateError("this campaign has no environment list; create it with Ranker(..., environments=[...])")
+        if isinstance(trial_index, (bool, np.bool_)) or not isinstance(trial_index, (int, np.integer)) \
+                or trial_index < 0:
+            raise ParameterError(f"trial_index must be a non-negative integer, got {trial_index!r}")
+        rng = np.random.default_rng([self._env_seed, int(trial_index)])
+        return self._envs[int(rng.integers(len(self._envs)))]
 
     def _init(self, setup: _Setup) -> None:
+        self._envs = None
+        self._env_seed = None
         self._setup = setup
         self._camp = _Campaign(setup, _Table(setup.m))
         self._results: list[dict[str, Any]] = []
@@ -1274,8 +1317,15 @@ class Ranker:
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict[str, Any]:
-        return {"format": FORMAT, "config": self._setup.to_dict(), "config_sha256": self._setup.sha256(),
-                "environments": None, "results": [dict(r) for r in self._results]}
+        envs = None
+        if self._envs is not None:
+            upto = max((r["trial"] for r in self._results), default=-1) + 1
+            envs = [self.environment(r) for r in range(upto)]
+        out = {"format": FORMAT, "config": self._setup.to_dict(), "config_sha256": self._setup.sha256(),
+               "environments": envs, "results": [dict(r) for r in self._results]}
+        if self._envs is not None:
+            out["environment_draw"] = {"choices": list(self._envs), "seed": self._env_seed}
+        return out
 
     def to_json(self) -> str:
         """Human-readable JSON: the configuration (locked) and every recorded result, in recording order."""
@@ -1297,6 +1347,12 @@ class Ranker:
                                  "the pre-registered settings cannot be changed after the first result")
         obj = cls.__new__(cls)
         obj._init(setup)
+        draw = data.get("environment_draw")
+        if draw is not None:
+            try:
+                obj._set_environments(draw["choices"], draw["seed"])
+            except (KeyError, TypeError):
+                raise ParameterError("saved campaign: environment_draw must have choices and seed") from None
         tb = obj._camp.table
         for n, rec in enumerate(data.get("results") or []):
             try:

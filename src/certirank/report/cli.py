@@ -8,7 +8,7 @@ from typing import Any
 
 from ..errors import ParameterError
 
-__all__ = ["report_command", "save_plot"]
+__all__ = ["report_command", "save_plot", "check_plot_path"]
 
 
 def report_command(result: Path, *, html: Path, data: Path | None, title: str | None, plot: Path | None,
@@ -46,3 +46,10 @@ def save_plot(result: Any, path: Path, *, data: Any = None, format: str | None =
     if console is not None:
         console.print(f"Figure written to {out}.", markup=False)
     return out
+
+
+def check_plot_path(path: Path) -> Path:
+    """Fail fast on a ``--plot`` file that is neither .png nor .svg (before a long computation)."""
+    from ._mpl import _format_of
+    _format_of(Path(path))
+    return Path(path)

@@ -228,7 +228,8 @@ def _rank(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) ->
         items.append(f"<li>{_e(dec['better'])} is better than {_e(dec['worse'])} (certified, alpha = {alpha:g}, "
                      f"{_e(how)})</li>")
     items += [f"<li>{_e(a)} vs {_e(b)}: undecided (not enough evidence yet)</li>" for a, b in d["undecided"]]
-    page.section("decisions", "Pairs", f'<ul class="pairs">{"".join(items)}</ul>')
+    tail = "" if d["undecided"] else "<p>Every pair is decided: the ranking is complete.</p>"
+    page.section("decisions", "Pairs", f'<ul class="pairs">{"".join(items)}</ul>{tail}')
     _graph_sections(page, pr, "ranking")
     if data is not None:
         _scores_section(page, data, d["letters"], f"Scores per trial of each policy (all recorded trials), ordered "

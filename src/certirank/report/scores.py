@@ -243,7 +243,8 @@ def _vertical(names: list[str], scores: Mapping[str, np.ndarray], letters: Mappi
               means: Mapping[str, float | None], kind: str, title: str | None, caption: str | None) -> Figure:
     labels = _labels(names, scores, 16, "\n")
     sizes = [text_size(lab, _FONT) for lab in labels]
-    slot = max(0.8, max(w for w, _ in sizes) + 0.2)
+    letter_w = max([text_size(letters.get(n, ""), 10.0)[0] * 1.1 for n in names] + [0.0])  # bold is wider
+    slot = max(0.8, max(w for w, _ in sizes) + 0.2, letter_w + 0.15)
     label_h = max(h for _, h in sizes)
     width = max(4.5, slot * len(names) + 1.0)
     extra_title = (0.25 if title else 0.0) + (0.2 if caption else 0.0)
