@@ -417,3 +417,28 @@ def test_environment_draws_are_fixed_saved_and_uniform():
         Ranker(["A", "B"], environments=["x", "y"], seed=4).environment(7)
     with pytest.raises(StateError):
         Ranker(["A", "B"]).environment(0)
+
+
+def test_closure_vector_minimax_decision_time():
+    """Spec 03 §6: A>B (10), B>C (25), A>D (5), D>C (30) imply A>C at min(max(10,25), max(5,30)) = 25."""
+    setup = _make_setup(["A", "B", "C", "D"], 0.1, "anyrank", None, 1.0, 100, "allow", "paper")
+    camp = _Campaign(setup, _Table(4, np.zeros((100, 4))))
+    idx = {(int(i), int(j)): k for k, (i, j) in enumerate(zip(camp.pi, camp.pj))}
+    from certirank.methods.anyrank import _I_BETTER
+    for (a, b), when in (((0, 1), 10.0), ((1, 2), 25.0), ((0, 3), 5.0), ((3, 2), 30.0)):
+        k = idx[(min(a, b), max(a, b))]
+        d = _I_BETTER if a < b else 1  # 1 = _J_BETTER
+        camp._decide(k, k, d, "test", when)
+    camp.reject_loop()
+    ac = [d for d in camp.decisions if (d["better"], d["worse"]) == ("A", "C")]
+    assert len(ac) == 1 and ac[0]["via"] == "transitivity" and ac[0]["decided_at"] == 25
+    assert camp.pair_open.sum() == 1  # only B-D stays open (no path between them)
+
+
+def test_holm_levels_at_successive_rejections():
+    """gamma = 0, K = 10: the level at the i-th rejection is alpha / (K - i + 1) (spec 03 §12.2)."""
+    mu = np.array([0.2, 0.35, 0.45, 0.65, 0.9])
+    arr = (np.random.default_rng(4).random((2, 1500, 5)) < mu).astype(float)
+    for res in run_campaigns(arr, alpha=0.05, gamma=0.0, metric="binary"):
+        levels = [d["level"] for d in res.decisions]
+        assert levels == pytest.approx([0.05 / (10 - i) for i in range(len(levels))], rel=1e-9)

@@ -320,3 +320,34 @@ def test_roboarena_preferences(shared_data):
     assert math.isclose(sum(res.scores.values()), 0.0, abs_tol=1e-9)
     bt = certirank.baseline("bt", path)
     assert bt.n == 646 and bt.details["n_ties_ignored"] == 150
+
+
+# --------------------------------------------------------------------------------------------------
+# spec 06 §5: synthetic preference games
+# --------------------------------------------------------------------------------------------------
+
+def test_preference_games_generator_and_bt_coin_flip_on_tied_pair():
+    games = preference_games([0.2, 0.4, 0.4, 0.6, 0.8], 50, seed=0)
+    assert list(games.columns) == ["policy_a", "policy_b", "preference"]
+    assert (games["policy_a"] != games["policy_b"]).all() and set(games["preference"]) <= {0.0, 1.0}
+    # HO-I: plain BT orders the tied pair (pi2, pi3) either way, about half the time each
+    runs = 120
+    up = 0
+    for r in range(runs):
+        res = bradley_terry(preference_games([0.2, 0.4, 0.4, 0.6, 0.8], 300, seed=[9, r]))
+        up += res.scores["pi2"] > res.scores["pi3"]
+    assert abs(up / runs - 0.5) <= 3 * math.sqrt(0.25 / runs)
+
+
+@pytest.mark.slow
+def test_bootstrap_bt_hof_anchor_full_ranking_fraction():
+    """Spec 06 §5 anchor (authors' outputs): HO-F fully correct ranking in 96% of runs at 1000 games."""
+    runs = 100
+    truth = {(f"pi{i}", f"pi{j}") for i in range(1, 6) for j in range(1, 6) if i > j}
+    full = 0
+    for r in range(runs):
+        games = preference_games([0.1, 0.3, 0.5, 0.7, 0.9], 1000, seed=[10, r])
+        res = bootstrap_bt(games, n_boot=5000, seed=r)
+        full += res.decided_pairs == truth
+    # anchor 0.96 from 100 authors' runs; binomial tolerance for both estimates
+    assert abs(full / runs - 0.96) <= 3 * math.sqrt(2 * 0.96 * 0.04 / runs)

@@ -406,12 +406,14 @@ def baseline_cmd(
             t.add_row(*row)
         console.print(t)
         point = res.method in ("bt", "bt-davidson", "bt-em", "emr")
-        for d in res.decisions:
+        pos = {p: k for k, p in enumerate(res.ranking)}
+        for d in sorted(res.decisions, key=lambda d: (pos[d["better"]], pos[d["worse"]])):
             how = "point estimate, not certified" if point else f"{res.method} at alpha = {res.alpha:g}"
             extra = ", implied" if d["kind"] == "implied" else ""
             console.print(f"{d['better']} ranks above {d['worse']} ({how}{extra})", markup=False)
-        for a, b in res.undecided:
-            console.print(f"{a} vs {b}: undecided", markup=False)
+        if res.undecided:
+            console.print(f"Undecided ({len(res.undecided)}): "
+                          + ", ".join(f"{a} vs {b}" for a, b in res.undecided), markup=False)
         console.print(f"Guarantee: {res.guarantee}.", markup=False)
 
     emit(result, as_json, render)

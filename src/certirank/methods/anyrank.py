@@ -43,7 +43,7 @@ import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,13 +53,12 @@ import pandas as pd
 
 from .._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
 from ..errors import DataError, ParameterError, StateError
-from ..evidence.streams import LESS, MORE, PairedStreams, combine
+from ..evidence.streams import PairedStreams, combine
 from ..multitest.graphical import Graph, passes
 from ..multitest.graphs import (
     bonferroni,
     fixed_sequence,
     from_prior,
-    holm,
     pair_gaps,
     prior_order,
     weighted_bonferroni_from_prior,

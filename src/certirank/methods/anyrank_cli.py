@@ -35,12 +35,13 @@ def parse_prior_means(text: str) -> dict[str, float]:
         name, sep, val = part.rpartition("=")
         if not sep or not name.strip():
             raise ParameterError(f"--prior-means must look like 'policyA=0.3,policyB=0.5', got {part!r}")
+        key = name.strip()
+        if key in out:
+            raise ParameterError(f"--prior-means names {key} twice")
         try:
-            out[name.strip()] = float(val)
+            out[key] = float(val)
         except ValueError:
-            raise ParameterError(f"--prior-means: {val!r} (for {name.strip()}) is not a number") from None
-        if name.strip() in out and list(out).count(name.strip()) > 1:  # pragma: no cover - dict keeps one
-            pass
+            raise ParameterError(f"--prior-means: {val!r} (for {key}) is not a number") from None
     if not out:
         raise ParameterError("--prior-means is empty; give 'policyA=0.3,policyB=0.5'")
     return out

@@ -42,50 +42,6 @@ def _trajectory(scenario: Any, res: Any) -> Trajectory:
                              info={"termination": res.termination, "inconsistent": bool(res.inconsistent)})
 
 
-def _batched_campaigns(ar: Any, scores: np.ndarray, kw: Mapping[str, Any]) -> list[Any] | None:
-    """Run a chunk of campaigns with their p-process paths precomputed in one vectorised evidence bank.
-
-    Why: a hypothesis's p-process along its own index depends only on its own pairs, never on the sampling
-    schedule, so the paths of runs × K hypotheses can be computed together (one bank of runs·K streams)
-    instead of run by run; the engine then only replays the graph logic. This reaches into the AnyRank
-    engine's replay internals (``_Campaign._prepare_paths`` and its path arrays); if they change, the
-    adapter falls back to the public ``run_campaigns`` (same results, tested for equality).
-    """
-    from ..evidence.streams import PairedStreams
-
-    try:
-        kw = dict(kw)
-        setup = ar._make_setup(kw.pop("policies"), kw.pop("alpha"), kw.pop("method"), kw.pop("prior", None),
-                               kw.pop("gamma", 1.0), kw.pop("nmax", None), kw.pop("ties", "allow"),
-                               kw.pop("guarantee", "paper"), default_nmax=max(scores.shape[1], 1), **kw)
-        camps = [ar._Campaign(setup, ar._Table(setup.m, s)) for s in scores]
-        for c in camps:
-            c._prepare_paths()
-        lmax = camps[0]._lmax
-        if any(c._lmax != lmax or c._avail != 0 for c in camps):
-            return None
-        k = camps[0].k
-        x = np.concatenate([c._x for c in camps])  # (runs * K, lmax)
-        y = np.concatenate([c._y for c in camps])
-        bank = PairedStreams(x.shape[0], bettor=setup.bettor, ties=setup.ties, bins=setup.metric)
-        pl = np.ones((x.shape[0], lmax + 1))
-        pm = np.ones((x.shape[0], lmax + 1))
-        for s in range(lmax):
-            bank.update(None, x[:, s], y[:, s])
-            pl[:, s + 1] = bank.pvalue_less
-            pm[:, s + 1] = bank.pvalue_more
-        out = []
-        for r, c in enumerate(camps):
-            c._path_l = pl[r * k:(r + 1) * k]
-            c._path_m = pm[r * k:(r + 1) * k]
-            c._avail = lmax
-            c.run_replay()
-            out.append(c.result())
-        return out
-    except AttributeError:
-        return None
-
-
 def _make(name: str) -> Any:
     def run_batch(scenario: Any, data: Sequence[Any], options: Mapping[str, Any],
                   seeds: Sequence[np.random.SeedSequence]) -> list[Trajectory]:
@@ -93,21 +49,16 @@ def _make(name: str) -> Any:
 
         kw = _kwargs(scenario, name, options)
         scores = np.stack([d.scores for d in data])
-        engine = options.get("engine", "auto")
-        if engine == "auto":
-            # precomputing whole paths pays off when campaigns are long and each bettor step is cheap
-            # (binary bins); with 11 progress bins campaigns end early and lazy per-run paths are cheaper
-            engine = "batched" if kw["metric"] == "binary" else "loop"
-        results = _batched_campaigns(ar, scores, kw) if engine == "batched" else None
-        if results is None:
-            results = ar.run_campaigns(scores, **kw)
+        # run_campaigns computes the p-processes of all runs x K hypotheses of the chunk in one vectorised
+        # evidence bank (lazily, in blocks) and is identical to run_campaign run by run
+        results = ar.run_campaigns(scores, **kw)
         return [_trajectory(scenario, r) for r in results]
     return run_batch
 
 
 # graph: spec 03 §12.1's simulation protocol uses the fully connected graph (the library default for real
-# data is soft_masked); engine: "auto" | "batched" | "loop" (identical results, different speed)
-_OPTS = {"engine": "auto", "ties": None, "gamma": None, "graph": "fully_connected", "bettor": None,
+# data is soft_masked)
+_OPTS = {"ties": None, "gamma": None, "graph": "fully_connected", "bettor": None,
          "guarantee": None, "forward_fraction": None, "transitive_closure": None, "metric": None, "prior": True}
 
 for _name, _desc in (
