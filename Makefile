@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test install bench clean
+.PHONY: demo test test-slow install bench clean
 
 $(BIN)/certirank: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -19,8 +19,13 @@ demo: install
 test: install
 	$(BIN)/python -m pytest -q
 
+# Every benchmark script with its default settings (tens of minutes); each prints its own table.
 bench: install
-	$(BIN)/python -m pytest benchmarks -q -m "slow or not slow" --benchmark-only
+	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+
+# Slow Monte Carlo studies kept out of the default suite.
+test-slow: install
+	$(BIN)/python -m pytest -q -m slow
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info

@@ -461,7 +461,7 @@ def test_other_constructors():
     r = graph_rejections(fs, [0.01, 0.01, 0.2, 0.01], 0.05)
     assert not r.any()  # a non-rejection blocks every later hypothesis
     fb = fallback([0.5, 0.3, 0.2])
-    assert graph_rejections(fb, [0.04, 0.02, 0.5], 0.05).tolist() == [False, True, False]
+    assert graph_rejections(fb, [0.04, 0.012, 0.5], 0.05).tolist() == [False, True, False]
     assert graph_rejections(fb, [0.02, 0.035, 0.5], 0.05).tolist() == [True, True, False]
     wh = weighted_holm([0.2, 0.3, 0.5])
     np.testing.assert_allclose(wh.transitions[0], [0, 0.375, 0.625])

@@ -35,39 +35,17 @@ class CompareResult(ResultMixin):
     pvalue: float
     decided_at: int | None
     n: int
-    # context for people and the CLI; kept out of to_dict() (leading underscore) so --json prints
-    # exactly the four public fields
-    _alpha: float = dataclasses.field(default=0.05, repr=False)
-    _bettor: str = dataclasses.field(default="nscore", repr=False)
-    _ties: str = dataclasses.field(default="allow", repr=False)
-    _p_less: float = dataclasses.field(default=1.0, repr=False)
-    _p_more: float = dataclasses.field(default=1.0, repr=False)
-
-    @property
-    def alpha(self) -> float:
-        return self._alpha
-
-    @property
-    def bettor(self) -> str:
-        return self._bettor
-
-    @property
-    def ties(self) -> str:
-        return self._ties
-
-    @property
-    def p_less(self) -> float:
-        """One-sided p-value for 'x<y'."""
-        return self._p_less
-
-    @property
-    def p_more(self) -> float:
-        """One-sided p-value for 'x>y'."""
-        return self._p_more
+    alpha: float = 0.05
+    bettor: str = "nscore"
+    ties: str = "allow"
+    p_less: float = 1.0
+    """One-sided p-value for 'x<y'."""
+    p_more: float = 1.0
+    """One-sided p-value for 'x>y'."""
 
     def describe(self, x_name: str = "X", y_name: str = "Y") -> str:
         """The decision in plain words."""
-        a = f"α = {self._alpha:g}"
+        a = f"α = {self.alpha:g}"
         if self.decision == "x>y":
             return f"{x_name} is better than {y_name} (certified, {a}; decided after {self.decided_at} of {self.n} pairs)"
         if self.decision == "x<y":
@@ -119,8 +97,8 @@ def compare(x: Any, y: Any, alpha: float = 0.05, bettor: str = "nscore", ties: s
         raise DataError(f"x and y must have the same length (paired trials), got {xa.size} and {ya.size}")
     test.update_many(xa, ya)
     return CompareResult(decision=test.decision, pvalue=test.pvalue, decided_at=test.decided_at, n=test.n,
-                         _alpha=test.alpha, _bettor=test.bettor, _ties=test.ties, _p_less=test.p_less,
-                         _p_more=test.p_more)
+                         alpha=test.alpha, bettor=test.bettor, ties=test.ties, p_less=test.p_less,
+                         p_more=test.p_more)
 
 
 def _pairs_from_table(table: Any, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
