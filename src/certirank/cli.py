@@ -150,9 +150,9 @@ def simulate_cmd(
     scenario: Optional[str] = typer.Argument(None, help="Scenario name (e.g. HO-I, HE-F, bbedge-heterogeneity); "
                                              "omit or use --list to see them all."),
     methods: str = typer.Option("anyrank0,bonferroni", "--methods", "-m",
-                                help="Comma-separated methods; options in brackets, e.g. anyrank0[ties=assume_none]."),
+                                help="Comma-separated methods; options in brackets, e.g. anyrank0\\[ties=assume_none]."),
     reps: int = typer.Option(200, "--reps", "-n", help="Monte-Carlo runs."),
-    seed: int = typer.Option(0, "--seed", help="Root seed (run i uses SeedSequence(seed).spawn(reps)[i])."),
+    seed: int = typer.Option(0, "--seed", help="Root seed (run i uses child i of SeedSequence(seed).spawn(reps))."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes; results do not depend on it."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the per-run table to this Parquet file."),
     param: list[str] = typer.Option([], "--param", "-p", help="Scenario parameter KEY=VALUE (repeatable), "
