@@ -399,3 +399,16 @@ def test_weight_column_is_used_and_stated():
         lb.add_replicate(P[r])
     np.testing.assert_allclose(res.log_e(), lb.log_e_matrix(), atol=1e-12)
     assert res.models[0]["mean"] == pytest.approx(max((P.mean(axis=0) @ w)))
+
+
+def test_path_margins_with_tau():
+    rng = np.random.default_rng(2)
+    panel = np.vstack([(rng.random(400) < p).astype(float) for p in (0.95, 0.5, 0.05)])
+    lb = Leaderboard(list("ABC"), tau=0.1)
+    lb.add_replicate(panel)
+    res = lb.result()
+    assert ["A", "B"] in res.edges and ["B", "C"] in res.edges
+    got = {(m["better"], m["worse"]): (m["path_length"], m["margin"]) for m in res.path_margins}
+    assert got[("A", "C")][0] == 2 and got[("A", "C")][1] == pytest.approx(0.2)
+    assert got[("A", "B")] == (1, pytest.approx(0.1))
+    assert Leaderboard(list("ABC")).add_replicate(panel).result().path_margins is None

@@ -84,6 +84,26 @@ def test_bretz_vectors(name, w, g, alpha, p, rej, adj):
     assert d["rejected"] == res.rejected.tolist() and len(d["adjusted"]) == len(p)
 
 
+def test_result_frozen_zero_weight_and_docstrings():
+    import dataclasses
+    import doctest
+
+    import certirank.multitest.graphical as graphical
+    import certirank.multitest.graphs as graphs
+    import certirank.multitest.sequential as sequential
+
+    res = graph_test([1.0, 0.0], [[0, 0], [0, 0]], [0.5, 0.0], 0.05)
+    assert res.adjusted.tolist() == [0.5, 1.0]  # weight 0 in every remaining graph -> 1
+    assert res.rejected.tolist() == [False, False] and res.n_rejected == 0
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        res.alpha = 0.1
+    with pytest.raises(ValueError):
+        res.rejected[0] = True
+    for mod in (graphical, graphs, sequential):
+        failed, attempted = doctest.testmod(mod)
+        assert failed == 0 and attempted > 0
+
+
 def test_e7_boundary_uses_rounding():
     # p~_2 = 0.01875 / 0.75 evaluates just below or above 0.025 depending on the path; the rule must reject it
     res = graph_test([.5, .5, 0, 0, 0, 0], E7_G, (0.001, 0.01875, 0.013, 0.0002, 0.03, 0.04), 0.025)
@@ -238,7 +258,7 @@ def _closed_test(w, g, p, alpha):
 @st.composite
 def graphs_and_pvalues(draw):
     m = draw(st.integers(1, 6))
-    unit = st.floats(0, 1, allow_nan=False)
+    unit = st.one_of(st.floats(0, 1, allow_nan=False), st.just(EPSILON))
     raw_w = [draw(st.one_of(st.just(0.0), unit)) for _ in range(m)]
     total = draw(st.floats(0.2, 1.0))
     s = sum(raw_w)
@@ -284,6 +304,46 @@ def test_online_update_matches_naive_update(case, rnd):
         np.testing.assert_allclose(graph.weights, ww, rtol=1e-12, atol=1e-15)
         np.testing.assert_allclose(graph.transitions, gg, rtol=1e-12, atol=1e-15)
     assert graph.rejected.all()
+
+
+def _naive_adjusted(w, g, p):
+    """Algorithm 2 with the loop-based update, for comparison with the fast implementation."""
+    m = len(w)
+    ww, gg = list(w), [list(r) for r in g]
+    alive = [True] * m
+    out = np.ones(m)
+    pmax = 0.0
+    for _ in range(m):
+        ratios = [(p[i] / ww[i] if ww[i] > 0 else np.inf) if alive[i] else np.inf for i in range(m)]
+        j = int(np.argmin(ratios))
+        if not np.isfinite(ratios[j]):
+            break
+        pmax = min(1.0, max(ratios[j], pmax))
+        out[j] = pmax
+        ww, gg = _naive_remove(ww, gg, j, alive)
+        alive[j] = False
+    return out
+
+
+def test_algorithm2_large_graphs_and_scale_folding(monkeypatch):
+    import certirank.multitest.graphical as graphical
+
+    rng = np.random.default_rng(8)
+    for rep in range(12):
+        m = int(rng.integers(20, 40))
+        d = rng.random(m)
+        graph = from_prior(d, gamma=float(rng.uniform(0, 6)), kind=("soft_masked", "fully_connected")[rep % 2])
+        if rep % 3 == 2:  # epsilon edges and zero p-values
+            g = graph.initial_transitions * (1 - EPSILON)
+            g[np.arange(m), (np.arange(m) + 1) % m] += EPSILON
+            graph = Graph(graph.initial_weights, g)
+        p = rng.random(m) ** 4
+        p[rng.random(m) < 0.1] = 0.0
+        ref = _naive_adjusted(graph.initial_weights.tolist(), graph.initial_transitions.tolist(), p.tolist())
+        np.testing.assert_allclose(adjusted_pvalues(graph, p), ref, rtol=1e-10, atol=1e-15)
+        with monkeypatch.context() as mp:
+            mp.setattr(graphical, "_SCALE_FOLD", 0.0)  # fold every 16 steps
+            np.testing.assert_allclose(adjusted_pvalues(graph, p), ref, rtol=1e-10, atol=1e-15)
 
 
 def test_monotone_in_pvalues():
@@ -371,8 +431,8 @@ def test_sequential_rejects_increase_and_round_trips():
 
 
 def test_fwer_sequential_global_null():
-    """All nulls true, uniform p-values made anytime-valid by running minima of Bonferroni-corrected
-    looks would not be exact, so use single-look p-values revealed gradually (valid p-processes)."""
+    """All nulls true; each p-process is 1 until its uniform p-value is revealed at a random time (a valid,
+    non-increasing p-process). P(any rejection at any time) <= alpha with a binomial tolerance."""
     rng = np.random.default_rng(5)
     n, m, alpha = 4000, 6, 0.1
     graph = from_prior(rng.random(m), gamma=4.0)

@@ -193,7 +193,7 @@ def from_prior(d: Any | None, gamma: float = 1.0, kind: str = "soft_masked", *,
     Examples
     --------
     >>> g = from_prior([0.4, 0.8, 0.4], gamma=5)
-    >>> [round(v * 0.1, 6) for v in g.weights]
+    >>> [round(float(v) * 0.1, 6) for v in g.weights]
     [0.010651, 0.078699, 0.010651]
     """
     kind = check_choice("graph kind", kind, GRAPH_KINDS)

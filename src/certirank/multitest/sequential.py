@@ -111,14 +111,18 @@ class SequentialGraphTest:
             for key, val in pvalues.items():
                 if isinstance(key, bool) or not isinstance(key, (int, np.integer)) or not 0 <= key < new.size:
                     raise ParameterError(f"p-value key must be a hypothesis index in 0..{new.size - 1}, got {key!r}")
-                new[int(key)] = val
+                try:
+                    new[int(key)] = float(val)
+                except (TypeError, ValueError):
+                    raise ParameterError(f"p-value of hypothesis {key} must be a number, got {val!r}") from None
             new = check_pvalues(new, new.size)
         else:
             new = check_pvalues(pvalues, new.size)
         up = new > self._p
         if up.any():
             i = int(np.flatnonzero(up)[0])
-            raise ParameterError(f"p-value of hypothesis {i} increased from {self._p[i]!r} to {new[i]!r}; "
+            raise ParameterError(f"p-value of hypothesis {i} increased from {float(self._p[i])!r} to "
+                                 f"{float(new[i])!r}; "
                                  "anytime p-values must be non-increasing (pass the running minimum)")
         self._p = new
         self._steps += 1

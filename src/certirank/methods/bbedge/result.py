@@ -39,6 +39,9 @@ class LeaderboardResult(ResultMixin):
         ``{k, set, certified_at, certified_now, method, ...}``; ``set`` is None until a set is certified.
     inconsistent : bool
         The certified edges contain a cycle; rank intervals then fail closed to [1, L].
+    path_margins : list of dict or None
+        With tau > 0 and a consistent graph: every pair joined by a path, with the longest path length d,
+        which certifies Delta > d * tau (spec 04 §7, path implication). None when tau = 0.
     """
 
     alpha: float
@@ -56,6 +59,7 @@ class LeaderboardResult(ResultMixin):
     stages: list[dict[str, Any]]
     edge_details: list[dict[str, Any]]
     earlier_epochs: list[dict[str, Any]]
+    path_margins: list[dict[str, Any]] | None = None
     _names: tuple[str, ...] = field(repr=False, default=())
     _means: np.ndarray | None = field(repr=False, default=None)
     _relation: np.ndarray | None = field(repr=False, default=None)
@@ -128,9 +132,17 @@ def build_result(lb: "Leaderboard") -> LeaderboardResult:
                 "first_certified_at": int(first[a, b]) or None, "stage": stage_of.get((a, b))} for a, b in pairs]
     stages = [{"stage": f.label, "alpha": f.alpha, "directions": f.n_directions, "replicates": f.r,
                "log_threshold": f.log_c} for f in lb._families]
+    margins = None
+    if lb.tau > 0 and consistent:
+        from ...order.closure import longest_paths
+        dist = longest_paths(rel)
+        ma, mb = np.nonzero(dist)
+        margins = [{"better": names[a], "worse": names[b], "path_length": int(dist[a, b]),
+                    "margin": float(dist[a, b] * lb.tau)}
+                   for a, b in sorted(zip(ma.tolist(), mb.tolist()), key=lambda p: (pos[p[0]], pos[p[1]]))]
     return LeaderboardResult(
         alpha=lb.alpha, tau=lb.tau, replicates=lb.R, method=lb.method, output=lb.output, blocks=lb.blocks_info(),
         models=models, edges=[[names[a], names[b]] for a, b in pairs], top_k=lb._top_k_dict(),
         inconsistent=not consistent, epoch=lb.epoch, n_items=len(lb.items or []), stages=stages,
-        edge_details=details, earlier_epochs=list(lb._history), _names=tuple(names), _means=means,
+        edge_details=details, earlier_epochs=list(lb._history), path_margins=margins, _names=tuple(names), _means=means,
         _relation=rel, _log_e=log_e)
