@@ -160,6 +160,10 @@ def test_from_json_rejects_garbage():
         Leaderboard.from_json("{not json")
     with pytest.raises(StateError):
         Leaderboard.from_json(json.dumps({"version": 99}))
+    with pytest.raises(StateError, match="corrupt"):
+        Leaderboard.from_json(json.dumps({"version": 1, "families": []}))
+    with pytest.raises(StateError, match="cannot read"):
+        Leaderboard.load("/nonexistent/board.json")
 
 
 # ------------------------------------------------------------------------------------------- outputs
@@ -412,3 +416,30 @@ def test_path_margins_with_tau():
     assert got[("A", "C")][0] == 2 and got[("A", "C")][1] == pytest.approx(0.2)
     assert got[("A", "B")] == (1, pytest.approx(0.1))
     assert Leaderboard(list("ABC")).add_replicate(panel).result().path_margins is None
+
+
+def test_resume_with_history_additions_and_epochs(tmp_path):
+    old, new = bbedge_addition_panels(12, "combined", L=6, N=40, R=8, block_size=5)
+    items = [f"q{i}" for i in range(40)]
+    blocks = {q: f"b{i // 5}" for i, q in enumerate(items)}
+    kw = dict(items=items[:30], blocks=blocks, additions="open", epochs=2, tau=0.01)
+    a = Leaderboard([f"m{i}" for i in range(5)], **kw)
+    b = Leaderboard([f"m{i}" for i in range(5)], **kw)
+    for r in range(4):
+        a.add_replicate(old[r][:, :30])
+        b.add_replicate(old[r][:, :30])
+    b = Leaderboard.from_json(b.to_json())
+    for board in (a, b):
+        board.add_model("m5", new[:4, 0, :30])
+        board.add_replicate(np.concatenate([old[4], new[4]])[:, :30])
+        board.expand_benchmark(items[30:])
+        for r in range(5, 8):
+            board.add_replicate(np.concatenate([old[r], new[r]]))
+    assert a.to_json() == b.to_json()
+    assert a.result().to_dict() == b.result().to_dict()
+    assert a.result().earlier_epochs[0]["replicates"] == 5
+
+
+def test_batch_pilot_needs_confirmatory_replicates():
+    with pytest.raises(DataError, match="pilot of 3 leaves none"):
+        leaderboard(_long(_panels(R=3)), top_k=2, pilot=3)

@@ -235,6 +235,10 @@ def simulate(scenario: Any, methods: Any, reps: int, seed: int = 0, jobs: int = 
     else:
         snapshots = pd.DataFrame({c: pd.Series(dtype=float) for c in _SNAP_COLS})
     summary = _metrics.summarize(runs, alpha=scen.alpha, policies=list(scen.policies), kind=scen.kind)
+    for spec in specs:
+        if spec.label in summary:
+            # which claims the method makes: certified methods promise FWER <= alpha, baselines do not
+            summary[spec.label] = {"method": spec.name, "certified": spec.adapter.certified, **summary[spec.label]}
     result = SimulationResult(
         scenario=scen.to_dict(),
         methods=[{"label": s.label, "method": s.name, "options": dict(s.options)} for s in specs],

@@ -126,7 +126,16 @@ class _Family:
     def n_directions(self) -> int:
         return int(self.a.shape[0])
 
+    def _weights_state(self) -> Any:
+        w = self._weights_arg
+        if w is None:
+            return None
+        if isinstance(w, Mapping):
+            return {str(k): float(v) for k, v in w.items()}
+        return _enc(np.asarray(w, dtype=float))
+
     def to_state(self) -> dict[str, Any]:
+        """The complete engine state as JSON-able data (see :meth:`to_json`)."""
         return {"kind": self.kind, "label": self.label, "alpha": self.alpha, "a": _enc(self.a), "b": _enc(self.b),
                 "models": _enc(self.models), "C": _enc(self.C), "r": self.r, "comp": _enc(self.comp),
                 "s2": _enc(self.s2), "log_e": _enc(self.log_e), "current": _enc(self.current),
@@ -721,12 +730,16 @@ class Leaderboard:
             raise ParameterError("new_items is empty: a new benchmark version must add items")
         clash = [i for i in new if i in set(self.items)]
         if clash or len(set(new)) != len(new):
-            raise ParameterError(f"new item(s) already in the benchmark or repeated: {', '.join(map(repr, (clash or new)[:5]))}")
+            shown = ", ".join(map(repr, (clash or new)[:5]))
+            raise ParameterError(f"new item(s) already in the benchmark or repeated: {shown}")
         items = self.items + new
         labels = self._labels
         if self.resolution == "protocol":
             if blocks is None:
-                raise ParameterError("protocol blocks: give the block label of every new item (blocks=...)")
+                known = labels if isinstance(labels, Mapping) else {}
+                if not all(i in known for i in new):
+                    raise ParameterError("protocol blocks: give the block label of every new item (blocks=...)")
+                blocks = {i: known[i] for i in new}
             if isinstance(blocks, Mapping):
                 add = {str(k): str(v) for k, v in blocks.items()}
             else:
@@ -801,15 +814,22 @@ class Leaderboard:
         return self._relation()
 
     # ----------------------------------------------------------------------------------- persistence
+    def _weights_state(self) -> Any:
+        w = self._weights_arg
+        if w is None:
+            return None
+        if isinstance(w, Mapping):
+            return {str(k): float(v) for k, v in w.items()}
+        return _enc(np.asarray(w, dtype=float))
+
     def to_state(self) -> dict[str, Any]:
+        """The complete engine state as JSON-able data (see :meth:`to_json`)."""
         return {
             "version": _STATE_VERSION, "models": list(self.models), "alpha": self.alpha, "tau": self.tau,
             "method": self.method, "output": self.output, "keep_history": self.keep_history,
             "resolution": self.resolution,
             "labels": (self._labels if isinstance(self._labels, (dict, type(None))) else list(self._labels)),
-            "weights": (None if self._weights_arg is None else
-                        ({str(k): float(v) for k, v in self._weights_arg.items()} if isinstance(self._weights_arg, Mapping)
-                         else _enc(np.asarray(self._weights_arg, dtype=float)))),
+            "weights": self._weights_state(),
             "items": self.items, "top_k": self.top_k, "pilot": self.pilot, "epochs": self.epochs,
             "additions": self.additions, "blocks_source": self.blocks_source, "blocks_column": self.blocks_column,
             "epoch": self.epoch, "n_additions": self.n_additions, "history": self._history,
@@ -837,16 +857,21 @@ class Leaderboard:
             raise StateError(f"not a saved Leaderboard state (invalid JSON: {exc})") from None
         if not isinstance(s, dict) or s.get("version") != _STATE_VERSION or "families" not in s:
             raise StateError("not a saved Leaderboard state (missing version/families)")
+        try:
+            return cls._from_state(s)
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise StateError(f"corrupt saved Leaderboard state ({type(exc).__name__}: {exc})") from None
+
+    @classmethod
+    def _from_state(cls, s: dict[str, Any]) -> "Leaderboard":
         w = s["weights"]
         weights = None if w is None else (w if isinstance(w, dict) and "b64" not in w else _dec(w))
         labels = s["labels"]
-        blocks: Any = {"singleton": "items", "replicate": "replicate"}.get(s["resolution"], labels)
         self = cls.__new__(cls)
         self.alpha, self.tau, self.method, self.output = s["alpha"], s["tau"], s["method"], s["output"]
         self.keep_history = s["keep_history"]
         self.models = list(s["models"])
         self.resolution, self._labels = s["resolution"], labels
-        del blocks
         self.top_k, self.pilot, self.epochs, self.additions = s["top_k"], s["pilot"], s["epochs"], s["additions"]
         self.blocks_source, self.blocks_column = s["blocks_source"], s["blocks_column"]
         self._weights_arg = weights
