@@ -62,9 +62,9 @@ def main() -> None:
         hist_opts = dict(opts, history=True)
         rows.append((name + " (history, all r)", label, timed(lambda: baseline(name, panel, **hist_opts),
                                                                args.repeat if name != "cbtl" else 1)))
-    print("| method | data | median seconds per call |\n|---|---|---|")
+    print("| method | data | median ms per call |\n|---|---|---|")
     for desc, label, sec in rows:
-        print(f"| {desc} | {label} | {sec:.3f} |")
+        print(f"| {desc} | {label} | {1000 * sec:.1f} |")
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ def main() -> None:
     if RRPS.exists():
         R = read_test_matrix(RRPS).scores
         workloads += [("RRPS 43x43, m=2", R, 2, 0.01), ("RRPS 43x43, m=3", R, 3, 0.01)]
-    workloads.append(("random 46x37, m=3, eta=0.2 (sorting path)", A, 3, 0.2))
+    workloads.append(("random 46x37, m=3, eta=0.2 (partition path)", A, 3, 0.2))
 
     print(f"# machine: {platform.processor() or platform.machine()}, {os.cpu_count()} logical CPUs, "
           f"numpy {np.__version__}; T = {T}")

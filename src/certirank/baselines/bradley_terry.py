@@ -237,11 +237,14 @@ def davidson_fit(i: np.ndarray, j: np.ndarray, wi: np.ndarray, wj: np.ndarray, t
     a_map = np.zeros((p, d))
     a_map[:p - 1, :p - 1] = np.eye(p - 1)
     c_map = centre @ a_map
-    cov = c_map @ np.linalg.pinv(hess + reg) @ c_map.T
+    free_cov = np.linalg.pinv(hess + reg)
+    cov = c_map @ free_cov @ c_map.T
     se = np.sqrt(np.clip(np.diag(cov), 0.0, None))
     nu = float(np.exp(x[-1])) if with_ties else 0.0
-    return {"theta": theta - theta.mean(), "se": se, "nu": nu, "nll": nll, "iterations": iterations,
-            "converged": converged, "covariance": cov}
+    # delta method: se(ν) = ν · se(log ν)
+    nu_se = nu * float(np.sqrt(max(free_cov[-1, -1], 0.0))) if with_ties else 0.0
+    return {"theta": theta - theta.mean(), "se": se, "nu": nu, "nu_se": nu_se, "nll": nll,
+            "iterations": iterations, "converged": converged, "covariance": cov}
 
 
 def davidson(data: Any, *, max_iter: int = 200, policies: Sequence[str] | None = None, ties: str = "keep",
@@ -261,7 +264,8 @@ def davidson(data: Any, *, max_iter: int = 200, policies: Sequence[str] | None =
         method="bt-davidson", alpha=None if alpha is None else check_alpha(alpha), policies=names,
         edges=point_edges(theta), scores=theta, means=comp.means, n=comp.n, guarantee=_NO_FWER,
         details={"score": "centred log-strength", "standard_errors": dict(zip(names, fit["se"].tolist())),
-                 "tie_nu_davidson": 2.0 * fit["nu"], "tie_nu_roboarena": fit["nu"], "nll": fit["nll"],
+                 "tie_nu_davidson": 2.0 * fit["nu"], "tie_nu_roboarena": fit["nu"],
+                 "tie_nu_roboarena_se": fit["nu_se"], "nll": fit["nll"],
                  "elo": dict(zip(names, (200.0 * theta + 1500.0).tolist())), "iterations": fit["iterations"],
                  "converged": fit["converged"], "n_ties": int((comp.y == 1).sum()), "means_kind": comp.means_kind})
 
