@@ -5,6 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property-based tests draw the same examples on every run, so CI results are reproducible.
+settings.register_profile("certirank", derandomize=True, database=None)
+settings.load_profile("certirank")
 
 SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
 

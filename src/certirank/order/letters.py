@@ -40,12 +40,8 @@ def display_order(names: Sequence[str], means: Any | None = None) -> list[int]:
 
 
 def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    # the reversed binary string is the quickest pure-Python way to list the set bits of dense masks
+    return [i for i, ch in enumerate(bin(mask)[:1:-1]) if ch == "1"]
 
 
 def _sort_key(mask: int) -> tuple[int, ...]:
@@ -89,31 +85,22 @@ def _membership(cols: list[int]) -> dict[int, int]:
 def _insert_absorb(n: int, pairs: list[tuple[int, int]]) -> list[int]:
     """Spec 07 §1 step 3, with an incremental absorb that gives the same columns in the same order.
 
-    Before an insert the columns form an antichain (no column inside another, no duplicates). Splitting the
-    columns that hold both u and v into ``c - v`` (in place) and ``c - u`` (appended) cannot make an untouched
-    column redundant (it would then lie inside the original ``c``), and two split results never contain each
-    other (that again would need two nested originals). So the only deletions are split results lying inside
-    an untouched column; ``c - v`` still holds u but not v, so only untouched columns with u and without v can
-    contain it (symmetrically for ``c - u``). Testing just those keeps each pair at O(C) work instead of the
-    literal scan's repeated O(C^2) passes.
+    After each pair the columns are exactly the maximal cliques of the graph "not declared different so far"
+    (by induction: splitting a maximal clique c that holds u and v into ``c - v`` and ``c - u`` produces every
+    maximal clique of the graph without the edge uv, and absorb keeps exactly the members of the family that
+    no other member strictly contains, with no duplicates possible). Hence an untouched column always
+    survives, and a split result survives iff it is still a maximal clique, i.e. no item outside it is
+    compatible with all its members. That is one AND of ``compatible`` bit sets per member, instead of the
+    literal scan's repeated O(C^2) passes over all columns.
     """
-    cols = [(1 << n) - 1]
+    full = (1 << n) - 1
+    compatible = [full] * n  # bit y of compatible[x]: x and y not declared different (so far)
+    cols = [full]
     for u, v in pairs:
         bu, bv = 1 << u, 1 << v
         both = bu | bv
-        only_u = []
-        only_v = []
-        split = False
-        for c in cols:
-            t = c & both
-            if t == bu:
-                only_u.append(c)
-            elif t == bv:
-                only_v.append(c)
-            elif t == both:
-                split = True
-        if not split:
-            continue
+        compatible[u] &= ~bv
+        compatible[v] &= ~bu
         out = []
         new = []
         for c in cols:
@@ -121,14 +108,24 @@ def _insert_absorb(n: int, pairs: list[tuple[int, int]]) -> list[int]:
                 out.append(c)
                 continue
             kept = c ^ bv  # keeps u
-            if not any(kept | d == d for d in only_u):
+            if not _extendable(kept, compatible[u], compatible):
                 out.append(kept)
             copy = c ^ bu  # keeps v
-            if not any(copy | d == d for d in only_v):
+            if not _extendable(copy, compatible[v], compatible):
                 new.append(copy)
         out.extend(new)
         cols = out
     return cols
+
+
+def _extendable(col: int, anchor: int, compatible: list[int]) -> bool:
+    """Whether some item outside ``col`` is compatible with all of it (``anchor``: compatible set of a member)."""
+    common = anchor & ~col
+    for x in _bits(col):
+        if not common:
+            return False
+        common &= compatible[x]
+    return common != 0
 
 
 def letter_columns(n: int, different: Iterable[tuple[int, int]], *, sweep: bool = True) -> list[list[int]]:
@@ -166,29 +163,59 @@ def letter_columns(n: int, different: Iterable[tuple[int, int]], *, sweep: bool 
         pairs.add((min(u, v), max(u, v)))
     cols = _insert_absorb(n, sorted(pairs))
     if sweep:
-        cols = _sweep(cols)
+        cols = _sweep(cols, n)
     cols.sort(key=_sort_key)
     return [_bits(c) for c in cols]
 
 
-def _sweep(cols: list[int]) -> list[int]:
+def _sweep(cols: list[int], n: int) -> list[int]:
     """Piepho's sweep (spec 07 §1 step 4): drop memberships that no pair needs.
 
-    ``mem[x]`` (bit k = x is in column k) turns "x is in another column" and "x and y share a column other
-    than c" into one AND each; it is updated on every removal, so later checks see earlier removals.
+    ``count[x, y]`` is the number of columns holding both x and y (``count[x, x]``: columns holding x), and
+    ``multi[x]`` is the bit set of the items y with ``count[x, y] >= 2``. For x in column c, conditions (a) and
+    (b) together say that every current member of c (x included) shares a column other than c with x, i.e.
+    ``c ⊆ multi[x]``: one integer operation per membership. Removing x from c only changes counts of pairs
+    that involve x, and x has then left c, so the other checks *in the same column* only see the removal
+    through the shrinking c; the counts are therefore brought up to date once per column, before the next
+    column (which must see them).
     """
     cols = sorted(cols, key=_sort_key)
-    mem = _membership(cols)
-    for ci in range(len(cols)):
-        not_c = ~(1 << ci)
-        for x in _bits(cols[ci]):
-            others = mem[x] & not_c
-            if not others:
-                continue  # (a) x must keep at least one letter
-            if all(mem[y] & others for y in _bits(cols[ci]) if y != x):
-                cols[ci] &= ~(1 << x)
-                mem[x] &= not_c
+    members = [_bits(c) for c in cols]
+    count = np.zeros((n, n))
+    for start in range(0, len(cols), _CHUNK):  # bounded memory even for very many columns
+        block = np.zeros((min(_CHUNK, len(cols) - start), n))
+        for k, m in enumerate(members[start:start + _CHUNK]):
+            block[k, m] = 1.0
+        count += block.T @ block  # exact: counts stay far below 2**53
+    count = np.rint(count).astype(np.int64)
+    multi = _rows_as_bits(count >= 2)
+    for ci, m in enumerate(members):
+        c = cols[ci]
+        removed = []
+        for x in m:
+            if not c & ~multi[x]:
+                c ^= 1 << x
+                removed.append(x)
+        if not removed:
+            continue
+        cols[ci] = c
+        # the pairs of the original column with at least one removed member lost this column
+        count[np.ix_(removed, m)] -= 1
+        kept = _bits(c)
+        if kept:
+            count[np.ix_(kept, removed)] -= 1
+        for x, bits in zip(m, _rows_as_bits(count[m] >= 2)):
+            multi[x] = bits
     return _maximal([c for c in cols if c])
+
+
+_CHUNK = 1 << 15
+
+
+def _rows_as_bits(rows: np.ndarray) -> list[int]:
+    """Boolean matrix -> one Python int per row (bit y = column y)."""
+    packed = np.packbits(rows, axis=1, bitorder="little")
+    return [int.from_bytes(row.tobytes(), "little") for row in packed]
 
 
 def letters(policies: Sequence[str], different_pairs: Iterable[tuple[str, str]], means: Any | None = None,
