@@ -219,6 +219,24 @@ def test_letters_match_literal_reference():
         out = letters(names, [(names[a], names[b]) for a, b in diff], means=mu)
         assert out == expected and list(out) == list(expected)
 
+
+def test_insert_absorb_columns_are_maximal_cliques():
+    # the fast absorb relies on the insert-absorb columns being the maximal cliques of the "not different"
+    # graph; check that against networkx on inputs far too large for the literal reference (hundreds of
+    # columns), including the sparse-difference kind whose column count grows fastest
+    rng = np.random.default_rng(11)
+    for n, p in [(30, 0.5), (30, 0.2), (30, 0.8), (40, 0.5), (40, 0.05), (18, 0.0)]:
+        if p == 0.0:
+            diff = [(2 * k, 2 * k + 1) for k in range(n // 2)]  # 2**9 columns
+        else:
+            diff = [(i, j) for i, j in itertools.combinations(range(n), 2) if rng.random() < p]
+        different = nx.empty_graph(n)
+        different.add_edges_from(diff)
+        graph = nx.complement(different)
+        cliques = sorted(sorted(c) for c in nx.find_cliques(graph))
+        assert letter_columns(n, diff, sweep=False) == cliques
+        _check_cld(letter_columns(n, diff, sweep=True), n, diff)
+
 # ------------------------------------------------------------------------------------------ end-to-end vector
 
 E2E_DOT = """digraph certirank {

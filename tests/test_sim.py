@@ -209,10 +209,16 @@ def test_results_do_not_depend_on_jobs():
 
 
 def test_seeds_change_results_and_methods_share_data():
-    a = simulate("HE-F", "bt[step=50]", reps=3, seed=0, n_games=100, n_max=5)
-    b = simulate("HE-F", "bt[step=50]", reps=3, seed=1, n_games=100, n_max=5)
-    assert not a.snapshots["n_correct"].equals(b.snapshots["n_correct"]) or \
-        not a.runs["sample_complexity"].equals(b.runs["sample_complexity"])
+    kw = dict(reps=4, n_games=200, n_max=5)
+    a = simulate("HE-F", "bt[step=50],bt[step=100]", seed=0, **kw)
+    b = simulate("HE-F", "bt[step=50]", seed=1, **kw)
+    snap = a.snapshots[a.snapshots["time"] == 100].pivot(index="run", columns="method", values="n_correct")
+    # two labels of the same method, refitted at a common checkpoint, see the same games in every run
+    assert (snap["bt[step=50]"] == snap["bt[step=100]"]).all()
+    s0 = a.snapshots[a.snapshots["method"] == "bt[step=50]"]["n_correct"].to_numpy()
+    s1 = b.snapshots["n_correct"].to_numpy()
+    assert s0.shape == s1.shape and not np.array_equal(s0, s1) or \
+        not a.runs["sample_complexity"].iloc[:4].equals(b.runs["sample_complexity"])
 
 
 def test_bad_method_and_reps_errors_list_valid_choices():

@@ -1,9 +1,10 @@
 """Compact letter display (spec 07 §1): insert–absorb (multcompView) plus Piepho's sweep.
 
 Two items share at least one letter iff they were *not* declared different. Columns are Python integer bit sets
-over display indices. The absorb step is incremental and the sweep uses per-item column-membership bit sets; both
-give exactly the output of the spec's literal algorithm (tests/test_order.py keeps a literal reference and
-compares), at a fraction of its cost (see docs/parts/multitest-performance.md).
+over display indices. The absorb step is incremental (a split column survives iff it is still a maximal clique
+of the "not different" graph) and the sweep keeps pair co-membership counts, so each membership test is one
+integer operation. Both give exactly the output of the spec's literal algorithm (tests/test_order.py keeps a
+literal reference and compares) at a small fraction of its cost (see docs/parts/multitest-performance.md).
 """
 
 from __future__ import annotations
@@ -120,12 +121,21 @@ def _insert_absorb(n: int, pairs: list[tuple[int, int]]) -> list[int]:
 
 def _extendable(col: int, anchor: int, compatible: list[int]) -> bool:
     """Whether some item outside ``col`` is compatible with all of it (``anchor``: compatible set of a member)."""
-    common = anchor & ~col
-    for x in _bits(col):
-        if not common:
-            return False
-        common &= compatible[x]
-    return common != 0
+    candidates = anchor & ~col
+    if candidates.bit_count() <= col.bit_count():
+        # few outsiders (dense "not different" graph, large columns): test each against the whole column
+        while candidates:
+            low = candidates & -candidates
+            if not col & ~compatible[low.bit_length() - 1]:
+                return True
+            candidates ^= low
+        return False
+    rest = col  # small column: intersect its members' compatible sets until nothing is left
+    while candidates and rest:
+        low = rest & -rest
+        candidates &= compatible[low.bit_length() - 1]
+        rest ^= low
+    return candidates != 0
 
 
 def letter_columns(n: int, different: Iterable[tuple[int, int]], *, sweep: bool = True) -> list[list[int]]:
@@ -171,51 +181,65 @@ def letter_columns(n: int, different: Iterable[tuple[int, int]], *, sweep: bool 
 def _sweep(cols: list[int], n: int) -> list[int]:
     """Piepho's sweep (spec 07 §1 step 4): drop memberships that no pair needs.
 
-    ``count[x, y]`` is the number of columns holding both x and y (``count[x, x]``: columns holding x), and
-    ``multi[x]`` is the bit set of the items y with ``count[x, y] >= 2``. For x in column c, conditions (a) and
-    (b) together say that every current member of c (x included) shares a column other than c with x, i.e.
-    ``c ⊆ multi[x]``: one integer operation per membership. Removing x from c only changes counts of pairs
-    that involve x, and x has then left c, so the other checks *in the same column* only see the removal
-    through the shrinking c; the counts are therefore brought up to date once per column, before the next
-    column (which must see them).
+    For x in column c, conditions (a) and (b) together say that every current member y of c (x included)
+    shares a column other than c with x, i.e. that ``count[x, y] >= 2`` for all y in c, where ``count[x, y]``
+    is the number of columns holding both (``count[x, x]``: the columns holding x).
+
+    Each row ``count[x, :]`` is kept as one Python integer with a W-bit field per item ("SIMD within a
+    register"), so decrementing a whole set of fields is one subtraction, and the fields >= 2 are read off in
+    two more operations (below). Columns are spread to the same layout, so each membership test is one AND.
+    Removing x from c changes only counts of pairs that involve x, and x has then left c, so the other tests
+    *in the same column* see the removal only through the shrinking c; the counts are therefore brought up
+    to date once per column, before the next column (which must see them). The initial counts are one
+    matrix product.
     """
-    cols = sorted(cols, key=_sort_key)
     members = [_bits(c) for c in cols]
+    order = sorted(range(len(cols)), key=members.__getitem__)  # display order (step 5)
+    cols = [cols[k] for k in order]
+    members = [members[k] for k in order]
+    width = 16 if len(cols) < 1 << 15 else 32 if len(cols) < 1 << 31 else 64  # top bit of each field stays 0
+    field_dtype = np.dtype(f"<u{width // 8}")
     count = np.zeros((n, n))
+    spreads = []  # column k in the field layout: 1 in the field of each member
     for start in range(0, len(cols), _CHUNK):  # bounded memory even for very many columns
         block = np.zeros((min(_CHUNK, len(cols) - start), n))
         for k, m in enumerate(members[start:start + _CHUNK]):
             block[k, m] = 1.0
         count += block.T @ block  # exact: counts stay far below 2**53
-    count = np.rint(count).astype(np.int64)
-    multi = _rows_as_bits(count >= 2)
+        spreads.extend(int.from_bytes(r.tobytes(), "little") for r in block.astype(field_dtype))
+    rows = [int.from_bytes(r.tobytes(), "little") for r in np.rint(count).astype(field_dtype)]
+    one = [1 << (width * y) for y in range(n)]  # field y, value 1
+    top = [b << (width - 1) for b in one]  # field y, top bit
+    ones = sum(one)
+    guard = ones << (width - 1)  # the top bit of every field
+    twos = ones << 1
+    # per field t < 2**(width-1): (guard + t - 2) keeps its top bit iff t >= 2, and no borrow crosses fields
+    multi = [((r | guard) - twos) & guard for r in rows]
     for ci, m in enumerate(members):
-        c = cols[ci]
-        removed = []
+        spread = spreads[ci]
+        current = spread << (width - 1)  # the column's members, as top bits
+        spread_removed = 0
         for x in m:
-            if not c & ~multi[x]:
-                c ^= 1 << x
-                removed.append(x)
-        if not removed:
+            if not current & ~multi[x]:
+                current ^= top[x]
+                spread_removed |= one[x]
+        if not spread_removed:
             continue
-        cols[ci] = c
         # the pairs of the original column with at least one removed member lost this column
-        count[np.ix_(removed, m)] -= 1
-        kept = _bits(c)
-        if kept:
-            count[np.ix_(kept, removed)] -= 1
-        for x, bits in zip(m, _rows_as_bits(count[m] >= 2)):
-            multi[x] = bits
+        c = 0
+        for y in m:
+            if spread_removed & one[y]:
+                r = rows[y] - spread
+            else:
+                r = rows[y] - spread_removed
+                c |= 1 << y
+            rows[y] = r
+            multi[y] = ((r | guard) - twos) & guard
+        cols[ci] = c
     return _maximal([c for c in cols if c])
 
 
 _CHUNK = 1 << 15
-
-
-def _rows_as_bits(rows: np.ndarray) -> list[int]:
-    """Boolean matrix -> one Python int per row (bit y = column y)."""
-    packed = np.packbits(rows, axis=1, bitorder="little")
-    return [int.from_bytes(row.tobytes(), "little") for row in packed]
 
 
 def letters(policies: Sequence[str], different_pairs: Iterable[tuple[str, str]], means: Any | None = None,
