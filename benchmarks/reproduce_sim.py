@@ -235,7 +235,8 @@ def bt_studies(reps: int, jobs: int) -> tuple[str, dict[str, Any]]:
     nums["HO-I"] = res.summary
     parts.append(f"### HO-I at 1000 games ({reps} runs)\n\n" + table(["method", "mean fraction of correct decisions",
                                                                        "FWER [95% CP]"], rows))
-    res = simulate("BT-counterexample", "bt[at=200|1000|3000],anyrank0", reps=reps, seed=2026, jobs=jobs,
+    res = simulate("BT-counterexample", {"BT (point, refits at 200/1000/3000 games)": ("bt", {"at": "200|1000|3000"}),
+                                         "AnyRank0": ("anyrank0", {})}, reps=reps, seed=2026, jobs=jobs,
                    n_games=3000, n_max=2000, progress=False)
     rows = [[lab, ci(s), fmt(s["fwer_final"]), fmt(s["power"]), fmt(s["full_ranking_rate"])]
             for lab, s in res.summary.items()]

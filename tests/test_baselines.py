@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 import certirank
-from certirank.baselines import (BaselineResult, as_comparisons, baseline, bootstrap_bt, bradley_terry, bt_em,
+from certirank.baselines import (BaselineResult, as_comparisons, bootstrap_bt, bradley_terry, bt_em,
                                  bt_em_fit, bt_fit, davidson, preference_games)
 from certirank.errors import DataError, ParameterError
 

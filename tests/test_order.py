@@ -220,6 +220,23 @@ def test_letters_match_literal_reference():
         assert out == expected and list(out) == list(expected)
 
 
+@pytest.mark.parametrize("width", [32, 64])
+def test_sweep_wide_count_fields_and_chunks_match_reference(monkeypatch, width):
+    # the sweep switches to wider count fields and chunked count products only beyond 2**15 columns; force
+    # both on small inputs so the literal reference can check them
+    import importlib
+
+    letters_mod = importlib.import_module("certirank.order.letters")
+    monkeypatch.setattr(letters_mod, "_field_width", lambda n_cols: width)
+    monkeypatch.setattr(letters_mod, "_CHUNK", 3)
+    rng = np.random.default_rng(3)
+    for _ in range(60):
+        n = int(rng.integers(2, 11))
+        p = float(rng.choice([0.1, 0.3, 0.5]))
+        diff = [(i, j) for i, j in itertools.combinations(range(n), 2) if rng.random() < p]
+        assert letter_columns(n, diff) == _literal_letter_columns(n, diff, True), (n, diff)
+
+
 def test_insert_absorb_columns_are_maximal_cliques():
     # the fast absorb relies on the insert-absorb columns being the maximal cliques of the "not different"
     # graph; check that against networkx on inputs far too large for the literal reference (hundreds of

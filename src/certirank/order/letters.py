@@ -102,6 +102,10 @@ def _insert_absorb(n: int, pairs: list[tuple[int, int]]) -> list[int]:
         both = bu | bv
         compatible[u] &= ~bv
         compatible[v] &= ~bu
+        # An item w outside c that could extend c - v must be compatible with u and (as c was maximal, and
+        # only the pair uv changed) incompatible with v; symmetrically for c - u. These sets are usually tiny.
+        extends_u = compatible[u] & ~compatible[v]
+        extends_v = compatible[v] & ~compatible[u]
         out = []
         new = []
         for c in cols:
@@ -109,10 +113,10 @@ def _insert_absorb(n: int, pairs: list[tuple[int, int]]) -> list[int]:
                 out.append(c)
                 continue
             kept = c ^ bv  # keeps u
-            if not _extendable(kept, compatible[u], compatible):
+            if not (extends_u & ~c and _extendable(kept, extends_u, compatible)):
                 out.append(kept)
             copy = c ^ bu  # keeps v
-            if not _extendable(copy, compatible[v], compatible):
+            if not (extends_v & ~c and _extendable(copy, extends_v, compatible)):
                 new.append(copy)
         out.extend(new)
         cols = out
@@ -120,7 +124,7 @@ def _insert_absorb(n: int, pairs: list[tuple[int, int]]) -> list[int]:
 
 
 def _extendable(col: int, anchor: int, compatible: list[int]) -> bool:
-    """Whether some item outside ``col`` is compatible with all of it (``anchor``: compatible set of a member)."""
+    """Whether some item of ``anchor`` outside ``col`` is compatible with all of ``col``."""
     candidates = anchor & ~col
     if candidates.bit_count() <= col.bit_count():
         # few outsiders (dense "not different" graph, large columns): test each against the whole column
@@ -197,7 +201,7 @@ def _sweep(cols: list[int], n: int) -> list[int]:
     order = sorted(range(len(cols)), key=members.__getitem__)  # display order (step 5)
     cols = [cols[k] for k in order]
     members = [members[k] for k in order]
-    width = 16 if len(cols) < 1 << 15 else 32 if len(cols) < 1 << 31 else 64  # top bit of each field stays 0
+    width = _field_width(len(cols))
     field_dtype = np.dtype(f"<u{width // 8}")
     count = np.zeros((n, n))
     spreads = []  # column k in the field layout: 1 in the field of each member
@@ -240,6 +244,11 @@ def _sweep(cols: list[int], n: int) -> list[int]:
 
 
 _CHUNK = 1 << 15
+
+
+def _field_width(n_cols: int) -> int:
+    """Bits per count field: counts never exceed n_cols, and the top bit of each field must stay 0."""
+    return 16 if n_cols < 1 << 15 else 32 if n_cols < 1 << 31 else 64
 
 
 def letters(policies: Sequence[str], different_pairs: Iterable[tuple[str, str]], means: Any | None = None,
