@@ -2,7 +2,7 @@
 
 Usage (from the repository root):
 
-    .venv/bin/python benchmarks/bench_baselines_roboarena.py [--seeds 100] [--n-boot 5000]
+    .venv/bin/python benchmarks/bench_baselines_roboarena.py [--seeds 100] [--partial-seeds 10] [--n-boot 5000]
 
 Prints Markdown tables: the BT-Davidson, BT-EM (corrected default, with and without partial progress, and
 the original server v1.1 procedure) and classical / bootstrapped BT rankings, on all 796 preference rows
@@ -59,7 +59,7 @@ def ranking_table(title: str, results: dict[str, object], extra: dict[str, str])
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=100, help="BT-EM seeds (server: 100)")
-    ap.add_argument("--partial-seeds", type=int, default=5,
+    ap.add_argument("--partial-seeds", type=int, default=10,
                     help="BT-EM seeds for the partial-progress variant, seven-policy rows only (each seed runs all "
                          "60 EM iterations of a 900-parameter L-BFGS M-step, minutes per seed on a busy machine)")
     ap.add_argument("--n-boot", type=int, default=5000, help="bootstrap replicates (paper: 5000)")

@@ -21,7 +21,9 @@ from typer.core import TyperGroup
 from . import __version__
 from .errors import CertirankError
 
-console = Console()
+# markup off: policy, model and method names such as 'policy[v2]' or 'anyrank0[ties=assume_none]' must print
+# as written, not be read as rich style tags (renderers pass style= for emphasis)
+console = Console(markup=False)
 err_console = Console(stderr=True)
 
 
@@ -75,8 +77,9 @@ def parse_score_range(text: Optional[str]) -> Optional[tuple[float, float]]:
 
 DATA_ARG = typer.Argument(..., help="Evaluation data file (CSV/TSV, Parquet, JSONL, wide per-trial table, "
                           "preferences, lm-eval samples folder, inspect_ai log).")
-FORMAT_OPT = typer.Option(None, "--format", "-f", help="Input format (default: detected from the file). One of: "
-                          "long, wide, preferences, parquet, jsonl, lm-eval, inspect.")
+FORMAT_OPT = typer.Option(None, "--format", "-f", help="Input format (default: detected from the file). A layout "
+                          "(long, wide, preferences), a file type (csv, tsv, parquet, jsonl, json) or an importer "
+                          "(lm-eval, inspect).")
 SCORE_RANGE_OPT = typer.Option(None, "--score-range", help="Rescale scores from 'lo,hi' to [0, 1].")
 JSON_OPT = typer.Option(False, "--json", help="Print the result as JSON.")
 
@@ -136,11 +139,16 @@ def compare_cmd(data: Path = DATA_ARG,
     def render(res: Any) -> None:
         console.print(res.describe(a, b))
         t = Table(show_header=True)
-        for col in ("pairs used", "p-value", f"p ({a} worse)", f"p ({a} better)", "decided at pair"):
+        for col in ("pairs used", "p-value", f"p-value: {a} worse", f"p-value: {a} better",
+                    "decided at pair"):
             t.add_column(col, justify="right")
         t.add_row(str(res.n), f"{res.pvalue:.4g}", f"{res.p_less:.4g}", f"{res.p_more:.4g}",
                   "-" if res.decided_at is None else str(res.decided_at))
         console.print(t)
+        tie_note = ("valid even if the two are exactly tied" if res.ties == "allow"
+                    else "assumes the two are never exactly tied")
+        console.print(f"Guarantee: the chance of ever declaring the wrong policy better, at whatever pair you "
+                      f"stop, is at most alpha = {res.alpha:g} (ties = {res.ties}: {tie_note}).")
 
     emit(result, as_json, render)
 
@@ -152,7 +160,7 @@ def simulate_cmd(
     methods: str = typer.Option("anyrank0,bonferroni", "--methods", "-m",
                                 help="Comma-separated methods; options in brackets, e.g. anyrank0\\[ties=assume_none]."),
     reps: int = typer.Option(200, "--reps", "-n", help="Monte-Carlo runs."),
-    seed: int = typer.Option(0, "--seed", help="Root seed (run i uses child i of SeedSequence(seed).spawn(reps))."),
+    seed: int = typer.Option(0, "--seed", min=0, help="Root seed (run i uses child i of SeedSequence(seed).spawn(reps))."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes; results do not depend on it."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the per-run table to this Parquet file."),
     param: list[str] = typer.Option([], "--param", "-p", help="Scenario parameter KEY=VALUE (repeatable), "
@@ -168,6 +176,12 @@ def simulate_cmd(
     if plot is not None:
         from .report.cli import check_plot_path
         check_plot_path(plot)
+    if out is not None:
+        # checked before the runs: a bad path would otherwise fail only after all of them
+        if out.suffix.lower() != ".parquet":
+            raise ParameterError(f"--out writes a Parquet file; name it FILE.parquet, got {str(out)!r}")
+        if not out.expanduser().parent.is_dir():
+            raise ParameterError(f"cannot write {out}: folder {out.expanduser().parent} does not exist")
     from .sim import describe_methods, describe_scenarios, simulate
     from .sim.adapters import _parse_value
 
@@ -237,12 +251,14 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
                      betas: str = typer.Option("0,1,2,4", "--betas", help="Target temperatures beta (0 = uniform)."),
                      solver: str = typer.Option("rm+", "--solver", help="rm+ (regret matching+), lp (exact per "
                                                 "tuple), milp (exact joint) or kofn (sampled k-of-N)."),
-                     rounds: int = typer.Option(300, "--rounds", help="RM+ rounds T."),
+                     rounds: int = typer.Option(300, "--rounds", help="RM+ rounds T (0 = uniform weights "
+                                                "only)."),
                      evaluate: bool = typer.Option(False, "--evaluate", help="Run the holdout protocol instead "
                                                    "(RPOSST vs the five baselines)."),
                      holdout: float = typer.Option(0.2, "--holdout", help="Fraction of policies held out."),
                      sets: int = typer.Option(100, "--sets", help="Number of random holdout sets."),
-                     seed: int = typer.Option(0, "--seed", help="Seed of the holdout draws."),
+                     seed: int = typer.Option(0, "--seed", min=0, help="Seed of the random draws (holdout "
+                                               "sets with --evaluate; sampled tuples with --solver kofn)."),
                      methods: Optional[str] = typer.Option(None, "--methods", help="Comma-separated methods for "
                                                            "--evaluate (default: rposst and the five baselines)."),
                      as_json: bool = JSON_OPT) -> None:
@@ -250,6 +266,20 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
     from .methods.rposst import compose_test, evaluate_test_designs, read_test_matrix
     from .methods.rposst._render import composition_renderables, evaluation_renderables
 
+    from .errors import ParameterError
+    # options of the other mode would otherwise be dropped without a word
+    if evaluate and solver != "rm+":
+        raise ParameterError("--solver applies to one composition; --evaluate compares methods (choose them with "
+                             "--methods, e.g. --methods rposst-lp)")
+    if not evaluate:
+        ignored = [name for name, used in (("--holdout", holdout != 0.2), ("--sets", sets != 100),
+                                           ("--methods", methods is not None)) if used]
+        if ignored:
+            raise ParameterError(f"{', '.join(ignored)} only appl{'ies' if len(ignored) == 1 else 'y'} with "
+                                 "--evaluate (the holdout protocol)")
+        if "," in m:
+            raise ParameterError(f"-m takes one number of test cases, got {m!r}; a list such as 1,2,3 needs "
+                                 "--evaluate")
     data = read_test_matrix(matrix)
     if evaluate:
         result: Any = evaluate_test_designs(data, m, methods=methods, holdout=holdout, sets=sets, seed=seed,
@@ -272,7 +302,8 @@ def rank_cmd(data: Path = DATA_ARG,
              gamma: float = typer.Option(1.0, "--gamma", help="Prior strength (>= 0)."),
              nmax: Optional[int] = typer.Option(None, "--nmax", help="Per-comparison trial budget (default: all "
                                                 "rows)."),
-             ties: str = typer.Option("allow", "--ties", help="allow (valid with exact ties) or assume-none."),
+             ties: str = typer.Option("allow", "--ties", help="allow (valid under exact ties) or assume_none "
+                                      "(the papers' setting)."),
              guarantee: str = typer.Option("paper", "--guarantee", help="paper or strict (directional graph)."),
              heldout_prior_rows: int = typer.Option(0, "--heldout-prior-rows", help="Use the first N rows as the "
                                                     "prior and remove them from the test."),
@@ -298,7 +329,7 @@ def rank_cmd(data: Path = DATA_ARG,
 
 
 @app.command("demo")
-def demo_cmd(seed: int = typer.Option(0, "--seed", help="Seed of the simulated campaign."),
+def demo_cmd(seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulated campaign."),
              as_json: bool = JSON_OPT) -> None:
     """A simulated robot-policy campaign run live through AnyRank, compared with Bonferroni."""
     from .methods.anyrank_cli import demo_command
@@ -324,8 +355,11 @@ def leaderboard_cmd(
     as_json: bool = JSON_OPT,
 ) -> None:
     """Certified leaderboard (BB-EDGE): edges, rank intervals and Top-k from repeated runs of L models."""
+    import numpy as np
+
     from ._validate import check_choice
     from .methods.bbedge import leaderboard
+    from .order.closure import transitive_closure
 
     if graph is not None:
         graph = check_choice("--graph", graph, ("dot", "mermaid"))
@@ -346,6 +380,26 @@ def leaderboard_cmd(
                       f"[{lo}, {hi}]", str(m["certified_above"]))
         console.print(t)
         console.print(f"{len(res.edges)} certified edge(s) of {len(res.models) * (len(res.models) - 1)} directions.")
+        # the certified edges and the undecided pairs in words (spec 00: undecided pairs are shown, never hidden)
+        if res.edges:
+            console.print(f"Certified (alpha = {res.alpha:g}, family-wise over all pairs and all replicates):")
+            for line in res.sentences():
+                console.print(f"  {line}")
+        names = [m["model"] for m in res.models]
+        idx = {n: i for i, n in enumerate(names)}
+        rel = np.zeros((len(names), len(names)), dtype=bool)
+        for better, worse in res.edges:
+            rel[idx[better], idx[worse]] = True
+        clo = transitive_closure(rel)
+        undecided = [f"{names[i]} vs {names[j]}" for i in range(len(names)) for j in range(i + 1, len(names))
+                     if not clo[i, j] and not clo[j, i]]
+        if undecided:
+            console.print(f"Undecided ({len(undecided)} pair(s), no certified edge either way): "
+                          + ", ".join(undecided))
+        else:
+            console.print("Every pair is decided.")
+        console.print(f"Guarantee: with probability at least {100 * (1 - res.alpha):g}%, every certified edge is "
+                      "correct, at whatever replicate you stop (given the block assumption below).")
         console.print(f"Blocks: {res.blocks['statement']}.", markup=False)
         if res.inconsistent:
             console.print("Warning: the certified edges contain a cycle; rank intervals fail closed to [1, L].")
@@ -370,8 +424,9 @@ def baseline_cmd(
     name: str = typer.Argument(..., help="bt, bt-davidson, bt-em, bt-bootstrap (preferences or scores); emr, t-holm, "
                                "cbtl, serpant, serpant-r, beb-holm, asympcs-bonf (per-item scores over replicates)."),
     data: Path = DATA_ARG,
-    alpha: float = typer.Option(0.05, "--alpha", help="Level (recorded only by point-estimate methods)."),
-    seed: Optional[int] = typer.Option(None, "--seed", help="Bootstrap seed (bt-bootstrap, cbtl)."),
+    alpha: float = typer.Option(0.05, "--alpha", help="Error level of the interval and testing methods "
+                                "(bt, bt-davidson, bt-em and emr are point estimates: they only record it)."),
+    seed: Optional[int] = typer.Option(None, "--seed", min=0, help="Bootstrap seed (bt-bootstrap, cbtl)."),
     n_boot: Optional[int] = typer.Option(None, "--n-boot", help="Bootstrap replicates (bt-bootstrap, cbtl)."),
     tau: Optional[float] = typer.Option(None, "--tau", help="Margin (leaderboard methods)."),
     seeds: Optional[int] = typer.Option(None, "--seeds", help="Number of EM seeds (bt-em; default 100)."),

@@ -108,6 +108,9 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, format: str | None = None,
         layout = fmt if fmt in LAYOUTS else None
         return _from_frame(path, layout, source=None, score_range=score_range, row_offset=0,
                            file_type="dataframe", options=options)
+    if not isinstance(path, (str, os.PathLike)):
+        # Path(None) / Path(5) would raise a bare TypeError
+        raise DataError(f"expected a file path or a pandas DataFrame, got {type(path).__name__}")
     source = str(path)
     p = Path(path)
     if not p.exists():
@@ -149,6 +152,9 @@ def load_preferences(path: str | os.PathLike[str] | pd.DataFrame, format: str | 
     fmt = None if format is None else check_choice("format", format, ("preferences",) + FILE_TYPES)
     if isinstance(path, pd.DataFrame):
         return validate_preferences(path, policies=policies, row_offset=0)
+    if not isinstance(path, (str, os.PathLike)):
+        # Path(None) / Path(5) would raise a bare TypeError
+        raise DataError(f"expected a file path or a pandas DataFrame, got {type(path).__name__}")
     source = str(path)
     p = Path(path)
     if not p.exists():

@@ -86,7 +86,7 @@ def check_scores(values: Any, name: str) -> np.ndarray:
     out = (arr < 0) | (arr > 1)
     if out.any():
         pos = np.argwhere(out)[0]
-        raise DataError(f"{name}: score {arr[tuple(pos)]!r} at position {_pos(pos)} is outside [0, 1] "
+        raise DataError(f"{name}: score {float(arr[tuple(pos)]):g} at position {_pos(pos)} is outside [0, 1] "
                         "(rescale it first, e.g. score_range=(lo, hi))")
     return arr
 

@@ -105,6 +105,12 @@ def _pairs_from_table(table: Any, a: str, b: str) -> tuple[np.ndarray, np.ndarra
     """Paired scores of policies `a`, `b` from an evaluation table, in recorded row order, complete rows only."""
     from ..data.table import to_wide
 
+    if getattr(table, "attrs", {}).get("format") == "preferences" or "preference" in table.columns:
+        # a preference row has no score per policy, so there are no paired trials to compare
+        raise DataError("these are pairwise preferences, not per-trial scores; compare needs one score per "
+                        "policy and trial (a wide per-trial table or a long policy/score table). For "
+                        "preferences use the Bradley-Terry baselines (certirank baseline bt)",
+                        source=getattr(table, "attrs", {}).get("source"))
     wide = to_wide(table)
     for name in (a, b):
         if name not in wide.columns:

@@ -952,7 +952,7 @@ def anyrank(data: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any 
         raise DataError(f"ranking needs at least two policies; the data has {len(pols)}"
                         + (f" ({pols[0]})" if pols else ""))
     pairing = check_choice("pairing", pairing, PAIRINGS)
-    h = 0 if not heldout_prior_rows else check_positive_int("heldout_prior_rows", heldout_prior_rows)
+    h = check_positive_int("heldout_prior_rows", heldout_prior_rows, minimum=0)  # 0 = no held-out prior
     arr = wide.to_numpy(dtype=float)
     if h:
         if prior is not None:

@@ -107,20 +107,24 @@ def render_ranking(res: RankingResult, console: Any, *, title: str | None = None
     console.print(t)
     console.print("Policies that share a letter are not certified to differ.")
     if res.decisions:
-        console.print(f"\n[bold]Certified ({_conf(res.alpha)}, family-wise over all pairs and all times):[/bold]")
+        console.print(f"\nCertified ({_conf(res.alpha)}, alpha = {res.alpha:g}, family-wise over all pairs and all "
+                      "times):", style="bold",
+                      markup=False)
         for d in res.decisions:
             how = " by transitivity" if d["via"] == "transitivity" else f" after {d['decided_at']} paired trials"
-            console.print(f"  {d['better']} is better than {d['worse']} (certified at {_conf(res.alpha)},{how})")
+            console.print(f"  {d['better']} is better than {d['worse']} (certified at {_conf(res.alpha)},{how})",
+                          markup=False)
     if res.undecided:
-        console.print("\n[bold]Undecided (not enough evidence yet):[/bold]")
+        console.print("\nUndecided (not enough evidence yet):", style="bold", markup=False)
         for det in res.undecided_details:
             a, b = det["pair"]
-            console.print(f"  {a} vs {b}: undecided after {det['trials']} paired trials")
+            console.print(f"  {a} vs {b}: undecided after {det['trials']} paired trials", markup=False)
     else:
         console.print("\nEvery pair is decided: the ranking is complete.")
     console.print(f"\nRollouts used: {res.total_samples} in total; stopped because: {res.termination}.")
     if res.inconsistent:
-        console.print("[red]Warning: the decisions contain a cycle, which can only happen after an error.[/red]")
+        console.print("Warning: the decisions contain a cycle, which can only happen after an error.", style="red",
+                      markup=False)
     console.print(res.statement)
 
 
@@ -139,7 +143,8 @@ def rank_command(data: Path, *, alpha: float, method: str, prior: Path | None, p
                   guarantee=guarantee, format=format, score_range=score_range,
                   heldout_prior_rows=heldout_prior_rows, metric=metric)
     emit(res, as_json, lambda r: render_ranking(r, console, title=f"{data}: AnyRank ({r.method}, {r.guarantee} "
-                                                 f"guarantee), certified at {_conf(r.alpha)}"))
+                                                 f"guarantee), certified at {_conf(r.alpha)} "
+                                                 f"(alpha = {r.alpha:g})"))
     return res
 
 
@@ -214,7 +219,8 @@ def demo_command(*, seed: int, as_json: bool, emit: Callable, console: Any, nmax
         console.print(f"\nBonferroni on the same rollouts: {b.total_samples} rollouts, {len(b.decisions)} of "
                       f"{len(b.decisions) + len(b.undecided)} pairs certified.")
         pct = 100 * o.rollouts_saved / b.total_samples if b.total_samples else 0.0
-        console.print(f"[bold]AnyRank saved {o.rollouts_saved} rollouts ({pct:.0f}%) against Bonferroni.[/bold]")
+        console.print(f"AnyRank saved {o.rollouts_saved} rollouts ({pct:.0f}%) against Bonferroni.", style="bold",
+                      markup=False)
         truth = ", ".join(f"{p} {m:.2f}" for p, m in sorted(o.true_means.items(), key=lambda x: -x[1]))
         console.print(f"(True mean scores, unknown to the ranking: {truth}.)")
 

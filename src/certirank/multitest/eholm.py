@@ -37,7 +37,7 @@ def _check_e(evalues: Any, log: bool) -> np.ndarray:
                              + (" (log e-values in [-inf, inf])" if log else ""))
     if not log and (e < 0).any():
         i = int(np.flatnonzero(e < 0)[0])
-        raise ParameterError(f"e-values must be >= 0; e-value {i} is {e[i]!r} (pass log=True for log e-values)")
+        raise ParameterError(f"e-values must be >= 0; e-value {i} is {float(e[i]):g} (pass log=True for log e-values)")
     return e
 
 

@@ -52,4 +52,8 @@ def check_plot_path(path: Path) -> Path:
     """Fail fast on a ``--plot`` file that is neither .png nor .svg (before a long computation)."""
     from ._mpl import _format_of
     _format_of(Path(path))
+    parent = Path(path).expanduser().parent
+    if not parent.is_dir():
+        # otherwise the whole analysis runs and only the final save fails
+        raise ParameterError(f"cannot write figure {path}: folder {parent} does not exist")
     return Path(path)

@@ -9,6 +9,8 @@ min–max rescaling of spec 05 §11.3 depends on which columns are *tuning* colu
 
 from __future__ import annotations
 
+import csv
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Union
@@ -87,13 +89,19 @@ def _listing(items: list[str]) -> str:
 def _read_file(path: Path) -> pd.DataFrame:
     if not path.exists():
         raise DataError("file not found", source=str(path))
+    if path.is_dir():
+        raise DataError("is a directory; expected a CSV, TSV or Parquet test matrix file", source=str(path))
+    if path.stat().st_size == 0:
+        raise DataError("the file is empty (expected a header line and data rows)", source=str(path))
     suffix = path.suffix.lower()
     try:
         if suffix == ".parquet":
             return pd.read_parquet(path)
         sep = "\t" if suffix in (".tsv", ".tab") else None
         return pd.read_csv(path, sep=sep, engine="python" if sep is None else "c")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError) as exc:
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, csv.Error,
+            OSError) as exc:
+        # csv.Error: the delimiter sniffer gives up on empty or one-token files
         raise DataError(f"cannot read a table from this file ({exc})", source=str(path)) from None
 
 
@@ -117,11 +125,12 @@ def _numeric(values: pd.Series, source: str | None, column: str, rows: list[str]
                        (missing, "is missing or not finite (every test case x policy cell needs a finite score)")):
         if mask.any():
             pos = int(np.flatnonzero(mask)[0])
+            cell = values.iloc[pos]
+            # repr() of a numpy scalar reads "np.float64(nan)"; users should see the cell as it was written
+            shown = "(blank)" if pd.isna(cell) else (repr(cell) if isinstance(cell, str) else f"{cell}")
             if rows is None:
-                raise DataError(f"score {values.iloc[pos]!r} {what}", source=source, row=pos + row_offset,
-                                column=column)
-            raise DataError(f"score {values.iloc[pos]!r} for test case {rows[pos]!r} {what}", source=source,
-                            column=column)
+                raise DataError(f"score {shown} {what}", source=source, row=pos + row_offset, column=column)
+            raise DataError(f"score {shown} for test case {rows[pos]!r} {what}", source=source, column=column)
     return num.to_numpy(dtype=float)
 
 
@@ -234,7 +243,15 @@ def read_test_matrix(data: Union[str, Path, pd.DataFrame], *, layout: str | None
                         f"{_listing([str(c) for c in frame.columns])}", source=source)
     if (layout or ("long" if is_long else "wide")) == "long":
         return _from_long(frame, case_col, policy_col, score_col, source)  # type: ignore[arg-type]
-    return _from_wide(frame, source)
+    try:
+        return _from_wide(frame, source)
+    except DataError as exc:
+        if layout is None and policy_col is not None and score_col is not None:
+            # a long table that lacks only its test-case column is otherwise reported as a wide one
+            raise DataError(f"{exc}; the file has '{policy_col}' and '{score_col}' columns but no test-case "
+                            "column (test_case, case, item, opponent, env or task), so it was read as a wide "
+                            "matrix") from None
+        raise
 
 
 def as_score_matrix(matrix: Any) -> ScoreMatrix:
