@@ -202,3 +202,7 @@ def test_error_messages_show_plain_numbers_not_numpy_reprs():
             call()
         assert "np.float64" not in str(info.value)
         assert "1.5" in str(info.value) or "-1" in str(info.value)
+
+
+def test_compare_on_repeated_runs_points_to_leaderboard(panel):
+    _fails_cleanly(["compare", str(panel), "--a", "m0", "--b", "m2"], "several replicates", "leaderboard")

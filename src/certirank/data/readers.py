@@ -25,7 +25,6 @@ import csv
 import json
 import math
 import os
-import tempfile
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._io import atomic_path
 from .._validate import check_choice
 from ..errors import DataError, ParameterError
 from .table import ALIASES, validate_table
@@ -316,9 +316,7 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike[str], format: str |
     parent = p.parent if str(p.parent) else Path(".")
     if not parent.is_dir():
         raise DataError(f"folder {str(parent)!r} does not exist", source=str(p))
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=parent)
-    os.close(fd)
-    try:
+    with atomic_path(p) as tmp:
         if file_type in ("csv", "tsv"):
             out.to_csv(tmp, index=False, sep="," if file_type == "csv" else "\t")
         elif file_type == "parquet":
@@ -328,10 +326,6 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike[str], format: str |
             columns = [[_json_value(v) for v in out[c].tolist()] for c in out.columns]
             with open(tmp, "w", encoding="utf-8") as fh:
                 fh.writelines(json.dumps(dict(zip(names, row))) + "\n" for row in zip(*columns))
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
     return p
 
 

@@ -111,6 +111,10 @@ def _pairs_from_table(table: Any, a: str, b: str) -> tuple[np.ndarray, np.ndarra
                         "policy and trial (a wide per-trial table or a long policy/score table). For "
                         "preferences use the Bradley-Terry baselines (certirank baseline bt)",
                         source=getattr(table, "attrs", {}).get("source"))
+    if "replicate" in table.columns and table["replicate"].nunique() > 1:
+        raise DataError("the table has several replicates per (policy, env); compare pairs one trial of each "
+                        "policy per environment (keep one replicate, or use certirank leaderboard for repeated "
+                        "runs)", source=getattr(table, "attrs", {}).get("source"))
     wide = to_wide(table)
     for name in (a, b):
         if name not in wide.columns:

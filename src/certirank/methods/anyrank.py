@@ -42,7 +42,6 @@ import hashlib
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -51,6 +50,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._io import atomic_write_text
 from .._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
 from ..errors import DataError, ParameterError, StateError
 from ..evidence.streams import PairedStreams, combine
@@ -1367,19 +1367,7 @@ class Ranker:
 
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_json` atomically (temporary file in the same folder, then ``os.replace``)."""
-        target = Path(path)
-        folder = target.parent if str(target.parent) else Path(".")
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(self.to_json())
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, target)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        atomic_write_text(path, self.to_json())
 
     @classmethod
     def load(cls, path: str | os.PathLike[str]) -> Ranker:

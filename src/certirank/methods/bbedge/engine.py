@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import math
 import os
-import tempfile
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -25,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._io import atomic_write_text
 from ..._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
 from ...errors import DataError, ParameterError, StateError
 from .result import LeaderboardResult
@@ -899,18 +899,7 @@ class Leaderboard:
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write :meth:`to_json` to ``path`` atomically (temporary file in the same folder, then rename)."""
         path = Path(path)
-        text = self.to_json()
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            if os.path.exists(tmp):
-                os.unlink(tmp)
-            raise
+        atomic_write_text(path, self.to_json())
         return path
 
     @classmethod
