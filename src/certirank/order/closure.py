@@ -284,7 +284,6 @@ def longest_paths(relations: Any) -> np.ndarray:
     r = _square_bool("relations", relations)
     c = transitive_closure(r)
     check_acyclic(c)
-    n = r.shape[0]
     dist = np.where(r, 1, 0).astype(int)
     # process intermediate nodes in topological order: items with fewer superiors first
     topo = np.argsort(superiors(c), kind="stable")
