@@ -206,3 +206,11 @@ def test_error_messages_show_plain_numbers_not_numpy_reprs():
 
 def test_compare_on_repeated_runs_points_to_leaderboard(panel):
     _fails_cleanly(["compare", str(panel), "--a", "m0", "--b", "m2"], "several replicates", "leaderboard")
+
+
+def test_demo_takes_alpha_like_every_other_command():
+    res = runner.invoke(app, ["demo", "--alpha", "0.1", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.stdout)
+    assert out["anyrank"]["alpha"] == 0.1 and out["bonferroni"]["alpha"] == 0.1
+    _fails_cleanly(["demo", "--alpha", "1.5"], "alpha")

@@ -268,7 +268,7 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
 
     from .errors import ParameterError
     # options of the other mode would otherwise be dropped without a word
-    if evaluate and solver != "rm+":
+    if evaluate and solver.strip().lower() != "rm+":
         raise ParameterError("--solver applies to one composition; --evaluate compares methods (choose them with "
                              "--methods, e.g. --methods rposst-lp)")
     if not evaluate:
@@ -330,11 +330,13 @@ def rank_cmd(data: Path = DATA_ARG,
 
 @app.command("demo")
 def demo_cmd(seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulated campaign."),
+             alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole ranking."),
              as_json: bool = JSON_OPT) -> None:
     """A simulated robot-policy campaign run live through AnyRank, compared with Bonferroni."""
+    from ._validate import check_alpha
     from .methods.anyrank_cli import demo_command
 
-    demo_command(seed=seed, as_json=as_json, emit=emit, console=console)
+    demo_command(seed=seed, as_json=as_json, emit=emit, console=console, alpha=check_alpha(alpha))
 
 
 @app.command("leaderboard")
@@ -379,6 +381,8 @@ def leaderboard_cmd(
             t.add_row(m["model"], "-" if m["mean"] is None else f"{m['mean']:.3f}",
                       f"[{lo}, {hi}]", str(m["certified_above"]))
         console.print(t)
+        console.print("Rank interval [lo, hi]: the certified edges place the model somewhere from rank lo to rank hi; "
+                      "certified above: how many models it is certified to beat.")
         console.print(f"{len(res.edges)} certified edge(s) of {len(res.models) * (len(res.models) - 1)} directions.")
         # the certified edges and the undecided pairs in words (spec 00: undecided pairs are shown, never hidden)
         if res.edges:

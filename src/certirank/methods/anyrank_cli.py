@@ -99,7 +99,8 @@ def render_ranking(res: RankingResult, console: Any, *, title: str | None = None
 
     order = list(res.letters)  # display order: mean descending
     t = Table(title=title or f"AnyRank ({res.method}, {res.guarantee} guarantee): certified at {_conf(res.alpha)}")
-    for col, just in (("policy", "left"), ("mean", "right"), ("trials used", "right"), ("letters", "left")):
+    for col, just in (("policy", "left"), ("mean of trials used", "right"), ("trials used", "right"),
+                      ("letters", "left")):
         t.add_column(col, justify=just)
     for p in order:
         m = res.means.get(p)
