@@ -19,6 +19,7 @@ from certirank.multitest import (
     SequentialGraphTest,
     adjusted_pvalues,
     bonferroni,
+    holm_rejections,
     fallback,
     fixed_sequence,
     from_prior,
@@ -190,11 +191,21 @@ def test_holm_matches_statsmodels(multipletests):
         res = graph_test(holm(m), None, p, alpha)
         np.testing.assert_allclose(res.adjusted, ref_adj, rtol=1e-12, atol=1e-15)
         assert np.array_equal(res.rejected, ref_rej)
+        assert np.array_equal(holm_rejections(p, alpha), ref_rej)
         if it % 5 == 0:
             assert np.array_equal(graph_rejections(holm(m), p, alpha), ref_rej)
         n_checked += 1
         n_rejections += int(ref_rej.sum())
     assert n_checked == 3000 and n_rejections > 1000
+
+
+def test_sorted_holm_equals_graph_holm_on_large_families():
+    # the leaderboard baselines use the sorted shortcut on thousands of directions
+    rng = np.random.default_rng(3)
+    for m in (500, 2000):
+        p = rng.random(m) ** 8
+        p[:50] = p[0]  # ties at the step boundary
+        assert np.array_equal(holm_rejections(p, 0.05), graph_rejections(holm(m), p, 0.05))
 
 
 def test_bonferroni_matches_statsmodels(multipletests):

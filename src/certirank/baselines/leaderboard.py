@@ -26,7 +26,7 @@ from .._validate import as_generator, check_alpha, check_choice, check_nonnegati
 from ..data.table import policies as table_policies
 from ..data.table import validate_table
 from ..errors import DataError, ParameterError
-from ..multitest import graph_rejections, holm
+from ..multitest import holm_rejections
 from ._result import BaselineResult, build_result
 from .bradley_terry import bt_fit
 
@@ -126,7 +126,7 @@ def _directions(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _holm(p: np.ndarray, alpha: float) -> np.ndarray:
-    return graph_rejections(holm(p.size), p, alpha)
+    return holm_rejections(p, alpha)
 
 
 def _weighted_means(panel: Panel, r: int) -> np.ndarray:

@@ -41,6 +41,7 @@ from .graphical import (
     GraphTestResult,
     adjusted_pvalues,
     graph_rejections,
+    holm_rejections,
     graph_test,
     passes,
 )
@@ -74,6 +75,7 @@ __all__ = [
     "fixed_sequence",
     "from_prior",
     "graph_rejections",
+    "holm_rejections",
     "graph_test",
     "holm",
     "holm_inverse_e",

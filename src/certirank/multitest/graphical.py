@@ -42,6 +42,7 @@ __all__ = [
     "adjusted_pvalues",
     "passes",
     "check_pvalues",
+    "holm_rejections",
 ]
 
 #: numerical value of an epsilon-edge (spec 02 A.5; gMCP uses 1e-3)
@@ -442,6 +443,25 @@ def graph_rejections(graph: Graph, pvalues: Any, alpha: float, order: Sequence[i
     g = graph.initial()
     g.reject_eligible(pvalues, alpha, order=order)
     return g.rejected
+
+
+def holm_rejections(pvalues: Any, alpha: float) -> np.ndarray:
+    """Holm's step-down procedure by sorting, O(m log m); equal to ``graph_rejections(holm(m), ...)``.
+
+    The graph form costs O(m^2) per rejection, which is too slow for leaderboards with thousands of
+    directions; this shortcut applies the same decision rule (`passes`: round(p / w, 10) <= alpha with
+    w = 1 / (number of hypotheses left)) to the sorted p-values.
+    """
+    p = check_pvalues(pvalues)
+    alpha = check_alpha(alpha)
+    m = p.size
+    order = np.argsort(p, kind="stable")
+    scaled = np.round(p[order] * (m - np.arange(m)), 10)
+    fails = np.flatnonzero(scaled > alpha)
+    n_rejected = int(fails[0]) if fails.size else m
+    rejected = np.zeros(m, dtype=bool)
+    rejected[order[:n_rejected]] = True
+    return rejected
 
 
 def adjusted_pvalues(graph: Graph, pvalues: Any) -> np.ndarray:
