@@ -214,3 +214,31 @@ def test_demo_takes_alpha_like_every_other_command():
     out = json.loads(res.stdout)
     assert out["anyrank"]["alpha"] == 0.1 and out["bonferroni"]["alpha"] == 0.1
     _fails_cleanly(["demo", "--alpha", "1.5"], "alpha")
+
+
+def test_negative_seed_is_a_parameter_error_in_the_api():
+    from certirank._validate import as_generator
+    from certirank.errors import ParameterError
+
+    with pytest.raises(ParameterError, match="seed must be a non-negative integer"):
+        as_generator(-1)
+    assert as_generator(3).integers(100) == np.random.default_rng(3).integers(100)
+
+
+def test_bonferroni_result_states_its_own_guarantee():
+    from certirank.methods.anyrank import run_campaign
+
+    scores = np.random.default_rng(0).binomial(1, [0.2, 0.5, 0.8], size=(300, 3))
+    res = run_campaign(scores, alpha=0.1, method="bonferroni")
+    assert "Bonferroni" in res.statement and "Theorem 1" not in res.statement
+    res = run_campaign(scores, alpha=0.1, method="anyrank0")
+    assert "Theorem 1" in res.statement
+
+
+def test_anyrank_refuses_more_policies_than_its_graph_is_built_for():
+    from certirank.errors import ParameterError
+    from certirank.methods.anyrank import MAX_POLICIES, run_campaign
+
+    scores = np.random.default_rng(0).random((3, MAX_POLICIES + 1))  # a transposed table: many "policies"
+    with pytest.raises(ParameterError, match="at most"):
+        run_campaign(scores)

@@ -62,4 +62,7 @@ def as_generator(seed: int | np.random.Generator | np.random.SeedSequence | None
     """One way to turn a user's `seed` into a Generator (ints, SeedSequences and Generators accepted)."""
     if isinstance(seed, np.random.Generator):
         return seed
-    return np.random.default_rng(seed)
+    try:
+        return np.random.default_rng(seed)
+    except (TypeError, ValueError):
+        raise ParameterError(f"seed must be a non-negative integer, a SeedSequence or a Generator, got {seed!r}") from None

@@ -161,6 +161,10 @@ class _Setup:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
+#: largest policy set the pairwise graph is built for (see _check_policies)
+MAX_POLICIES = 100
+
+
 def _check_policies(policies: Any) -> tuple[str, ...]:
     if isinstance(policies, str) or not hasattr(policies, "__iter__"):
         raise ParameterError(f"policies must be a list of policy names, got {policies!r}")
@@ -173,6 +177,11 @@ def _check_policies(policies: Any) -> tuple[str, ...]:
     if len(names) < 2:
         raise ParameterError(f"ranking needs at least two policies, got {len(names)}"
                              + (f" ({names[0]})" if names else ""))
+    if len(names) > MAX_POLICIES:
+        # the graph over K = M(M-1)/2 pairs holds K x K transitions: 100 policies = 4950 pairs = 0.2 GB
+        raise ParameterError(f"AnyRank ranks at most {MAX_POLICIES} policies (got {len(names)}): its graph grows "
+                             "as the fourth power of the number of policies; for many models use "
+                             "`certirank leaderboard` (BB-EDGE)")
     return tuple(names)
 
 
@@ -438,6 +447,15 @@ def _statement(s: _Setup) -> str:
                 "campaign stops (strict guarantee: directional graph; proved for ties and reversals under any "
                 "dependence and any sampling rule" + ("" if s.ties == "allow" else
                                                       "; the ties setting has no effect under it") + ").")
+    if s.method in ("bonferroni", "weighted-bonferroni"):
+        # no level is ever recycled, so a union bound over the pairs' fixed levels proves every kind of error
+        base = (f"With probability at least {conf}, every ordering reported is correct, at whatever time the "
+                f"campaign stops ({'weighted ' if s.method == 'weighted-bonferroni' else ''}Bonferroni: each pair "
+                "keeps a fixed share of alpha; ")
+        if s.ties == "allow":
+            return base + "proved for ties and reversals alike, under any sampling rule)."
+        return base + ("assumes no two policies are exactly tied: a tied pair may be ordered with probability up "
+                       "to 2 alpha).")
     base = (f"With probability at least {conf}, every ordering reported is correct, at whatever time the "
             "campaign stops (AnyRank pair-level procedure, paper guarantee; ")
     if s.ties == "allow":
