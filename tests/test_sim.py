@@ -412,3 +412,12 @@ def test_false_claims_between_snapshots_count_in_fwer_curve():
     np.testing.assert_allclose(cv["fwer"], [0, 0.5, 0.5, 0.5])
     np.testing.assert_allclose(cv["power"], [0, 0, 1, 1])
     assert summarize(runs, alpha=0.05, kind="leaderboard")["m"]["fwer"] == 0.5
+
+
+def test_bbedge_method_accepts_the_leaderboard_spelling():
+    from certirank.sim.adapters import resolve_methods
+    from certirank.sim.scenarios import get_scenario
+
+    scenario = get_scenario("bbedge-iid")
+    specs = resolve_methods("bb-edge,bb-edge-pi", scenario, {})
+    assert [s.name for s in specs] == ["bbedge", "bbedge-pi"]

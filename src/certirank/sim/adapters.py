@@ -12,7 +12,9 @@ not depend on the number of workers.
 
 from __future__ import annotations
 
+
 import importlib
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -208,7 +210,9 @@ def resolve_methods(methods: Any, scenario: Any, global_options: Mapping[str, An
     """Validate a method selection against the registry and the scenario kind."""
     specs = []
     for label, name, opts in parse_methods(methods):
-        canon = check_choice("method", name, list(METHODS))
+        # `certirank leaderboard --method` spells BB-EDGE "bb-edge"; accept that spelling here too (spec 00)
+        canon = check_choice("method", re.sub(r"^bb[-_]edge", "bbedge", str(name).strip(), flags=re.I),
+                             list(METHODS))
         ad = METHODS[canon]
         if scenario.kind not in ad.kinds:
             valid = method_names(scenario.kind)
