@@ -12,7 +12,6 @@ not depend on the number of workers.
 
 from __future__ import annotations
 
-
 import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
