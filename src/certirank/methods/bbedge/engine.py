@@ -126,14 +126,6 @@ class _Family:
     def n_directions(self) -> int:
         return int(self.a.shape[0])
 
-    def _weights_state(self) -> Any:
-        w = self._weights_arg
-        if w is None:
-            return None
-        if isinstance(w, Mapping):
-            return {str(k): float(v) for k, v in w.items()}
-        return _enc(np.asarray(w, dtype=float))
-
     def to_state(self) -> dict[str, Any]:
         """The complete engine state as JSON-able data (see :meth:`to_json`)."""
         return {"kind": self.kind, "label": self.label, "alpha": self.alpha, "a": _enc(self.a), "b": _enc(self.b),
