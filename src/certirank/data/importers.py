@@ -136,9 +136,11 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
             raise DataError(f"no samples for task(s) {', '.join(sorted(wanted))}; tasks found: "
                             f"{', '.join(tasks_found)}", source=source)
 
+    from .readers import jsonl_records  # readers imports this module lazily too; keep the cycle at call time
+
     records = []  # (file index, line number, record)
     for k, f in enumerate(files):
-        for line_no, rec in _jsonl_records(f.path):
+        for line_no, rec in jsonl_records(f.path):
             if "doc_id" not in rec:
                 raise DataError("line has no 'doc_id'; not an lm-eval --log_samples line", source=str(f.path),
                                 row=line_no)
@@ -238,26 +240,6 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
 
 def _lm_eval_numeric_keys(rec: dict[str, Any]) -> list[str]:
     return [k for k, v in rec.items() if k not in _LM_EVAL_KEYS and isinstance(v, (int, float))]
-
-
-def _jsonl_records(p: Path) -> list[tuple[int, dict[str, Any]]]:
-    out = []
-    try:
-        with open(p, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"not valid JSON ({exc.msg})", source=str(p), row=n) from None
-                if not isinstance(rec, dict):
-                    raise DataError(f"expected a JSON object per line, got {type(rec).__name__}", source=str(p),
-                                    row=n)
-                out.append((n, rec))
-    except UnicodeDecodeError:
-        raise DataError("not a UTF-8 text file", source=str(p)) from None
-    return out
 
 
 # ---------------------------------------------------------------------------------------------------

@@ -411,9 +411,10 @@ def _first_long_row(p: Path, sep: str, width: int) -> int | str:
     return "?"
 
 
-def _read_jsonl(p: Path) -> pd.DataFrame:
+def jsonl_records(p: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSON-lines file; one clear error per bad line."""
     source = str(p)
-    records = []
+    out = []
     try:
         with open(p, encoding="utf-8") as fh:
             for n, line in enumerate(fh, start=1):
@@ -425,12 +426,18 @@ def _read_jsonl(p: Path) -> pd.DataFrame:
                     raise DataError(f"not valid JSON ({exc.msg}); expected one JSON object per line",
                                     source=source, row=n) from None
                 if not isinstance(rec, dict):
-                    raise DataError(f"expected a JSON object, got {type(rec).__name__}", source=source, row=n)
-                records.append(rec)
+                    raise DataError(f"expected a JSON object per line, got {type(rec).__name__}", source=source,
+                                    row=n)
+                out.append((n, rec))
     except UnicodeDecodeError:
         raise DataError("not a UTF-8 text file (expected JSON lines)", source=source) from None
+    return out
+
+
+def _read_jsonl(p: Path) -> pd.DataFrame:
+    records = [rec for _, rec in jsonl_records(p)]
     if not records:
-        raise DataError("the file has no records (expected one JSON object per line)", source=source)
+        raise DataError("the file has no records (expected one JSON object per line)", source=str(p))
     return pd.DataFrame.from_records(records)
 
 
