@@ -108,13 +108,8 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, format: str | None = None,
         layout = fmt if fmt in LAYOUTS else None
         return _from_frame(path, layout, source=None, score_range=score_range, row_offset=0,
                            file_type="dataframe", options=options)
-    if not isinstance(path, (str, os.PathLike)):
-        # Path(None) / Path(5) would raise a bare TypeError
-        raise DataError(f"expected a file path or a pandas DataFrame, got {type(path).__name__}")
+    p = _existing_path(path)
     source = str(path)
-    p = Path(path)
-    if not p.exists():
-        raise DataError("no such file or folder", source=source)
 
     kind = fmt if fmt in IMPORTERS else None
     if kind is None and fmt not in LAYOUTS + FILE_TYPES:
@@ -142,6 +137,16 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, format: str | None = None,
                        file_type=file_type, options=options)
 
 
+def _existing_path(path: Any) -> Path:
+    """`path` as a Path that exists; anything else is a DataError (never a bare TypeError from Path(None))."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise DataError(f"expected a file path or a pandas DataFrame, got {type(path).__name__}")
+    p = Path(path)
+    if not p.exists():
+        raise DataError("no such file or folder", source=str(path))
+    return p
+
+
 def load_preferences(path: str | os.PathLike[str] | pd.DataFrame, format: str | None = None, *,
                      policies: Sequence[str] | None = None, **options: Any) -> pd.DataFrame:
     """Read a preference / battle table and return it validated (see `validate_preferences`).
@@ -152,13 +157,8 @@ def load_preferences(path: str | os.PathLike[str] | pd.DataFrame, format: str | 
     fmt = None if format is None else check_choice("format", format, ("preferences",) + FILE_TYPES)
     if isinstance(path, pd.DataFrame):
         return validate_preferences(path, policies=policies, row_offset=0)
-    if not isinstance(path, (str, os.PathLike)):
-        # Path(None) / Path(5) would raise a bare TypeError
-        raise DataError(f"expected a file path or a pandas DataFrame, got {type(path).__name__}")
+    p = _existing_path(path)
     source = str(path)
-    p = Path(path)
-    if not p.exists():
-        raise DataError("no such file or folder", source=source)
     if p.is_dir():
         raise DataError("is a folder; expected a preference table file (A,B,preference or "
                         "model_a,model_b,winner)", source=source)

@@ -999,6 +999,22 @@ def anyrank(data: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any 
     return camp.result()
 
 
+def _score_array(scores: Any, policies: Sequence[str] | None, shape: str) -> tuple[np.ndarray, list[str]]:
+    """Pre-drawn scores as a float array of the documented `shape` (last axis = policies), and the names."""
+    arr = np.asarray(scores, dtype=float)
+    ndim = shape.count(",") + 1
+    if arr.ndim != ndim:
+        raise DataError(f"scores must be a {ndim}-d array {shape}, got shape {arr.shape}")
+    finite = arr[~np.isnan(arr)]
+    if finite.size and (finite.min() < 0 or finite.max() > 1):
+        raise DataError("scores must lie in [0, 1] (NaN = missing)")
+    m = arr.shape[-1]
+    pols = list(policies) if policies is not None else [f"p{i}" for i in range(m)]
+    if len(pols) != m:
+        raise ParameterError(f"{len(pols)} policy names for {m} columns")
+    return arr, pols
+
+
 def run_campaign(scores: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any = None,
                  gamma: float = 1.0, nmax: int | None = None, ties: str = "allow", *, guarantee: str = "paper",
                  policies: Sequence[str] | None = None, trajectory: bool = False, **options: Any) -> RankingResult:
@@ -1023,15 +1039,7 @@ def run_campaign(scores: Any, alpha: float = 0.05, method: str = "anyrank", prio
     -------
     RankingResult
     """
-    arr = np.asarray(scores, dtype=float)
-    if arr.ndim != 2:
-        raise DataError(f"scores must be a 2-d array (n_trials, M), got shape {arr.shape}")
-    finite = arr[~np.isnan(arr)]
-    if finite.size and (finite.min() < 0 or finite.max() > 1):
-        raise DataError("scores must lie in [0, 1] (NaN = missing)")
-    pols = list(policies) if policies is not None else [f"p{i}" for i in range(arr.shape[1])]
-    if len(pols) != arr.shape[1]:
-        raise ParameterError(f"{len(pols)} policy names for {arr.shape[1]} columns")
+    arr, pols = _score_array(scores, policies, "(n_trials, M)")
     setup = _make_setup(pols, alpha, method, prior, gamma, nmax, ties, guarantee,
                         default_nmax=max(arr.shape[0], 1), **_check_options(options))
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
@@ -1061,16 +1069,8 @@ def run_campaigns(scores: Any, alpha: float = 0.05, method: str = "anyrank", pri
     -------
     list of RankingResult, in run order.
     """
-    arr = np.asarray(scores, dtype=float)
-    if arr.ndim != 3:
-        raise DataError(f"scores must be a 3-d array (runs, n_trials, M), got shape {arr.shape}")
-    finite = arr[~np.isnan(arr)]
-    if finite.size and (finite.min() < 0 or finite.max() > 1):
-        raise DataError("scores must lie in [0, 1] (NaN = missing)")
+    arr, pols = _score_array(scores, policies, "(runs, n_trials, M)")
     runs, n_rows, m = arr.shape
-    pols = list(policies) if policies is not None else [f"p{i}" for i in range(m)]
-    if len(pols) != m:
-        raise ParameterError(f"{len(pols)} policy names for {m} columns")
     setup = _make_setup(pols, alpha, method, prior, gamma, nmax, ties, guarantee,
                         default_nmax=max(n_rows, 1), **_check_options(options))
     chunk = check_positive_int("chunk", chunk)
