@@ -442,3 +442,26 @@ def test_holm_levels_at_successive_rejections():
     for res in run_campaigns(arr, alpha=0.05, gamma=0.0, metric="binary"):
         levels = [d["level"] for d in res.decisions]
         assert levels == pytest.approx([0.05 / (10 - i) for i in range(len(levels))], rel=1e-9)
+
+
+def test_decision_samples_leave_out_undecided_comparisons():
+    # B and C are tied, so their comparison stays open until the budget; A is far below both.
+    rng = np.random.default_rng(11)
+    arr = np.column_stack([rng.random(300) < 0.1, rng.random(300) < 0.9, rng.random(300) < 0.9]).astype(float)
+    res = run_campaign(arr, alpha=0.05, method="anyrank0", gamma=0.0, nmax=300, ties="allow",
+                       policies=["A", "B", "C"], metric="binary")
+    assert res.undecided == [["B", "C"]]
+    trials = {(d["better"], d["worse"]): d["trials"] for d in res.decisions}
+    dec = res.decision_samples()
+    assert dec == {"A": max(trials[("B", "A")], trials[("C", "A")]), "B": trials[("B", "A")],
+                   "C": trials[("C", "A")]}
+    # the honest count keeps the 300 trials the open comparison used
+    assert res.samples["B"] == res.samples["C"] == 300
+    assert dec["B"] < 300 and dec["C"] < 300
+
+
+def test_decision_samples_equal_samples_when_everything_is_decided():
+    arr = (np.random.default_rng(5).random((1000, 5)) < np.array([0.1, 0.3, 0.5, 0.7, 0.9])).astype(float)
+    res = run_campaign(arr, alpha=0.05, method="anyrank0", gamma=0.0, ties="assume_none", metric="binary")
+    assert res.complete
+    assert res.decision_samples() == res.samples

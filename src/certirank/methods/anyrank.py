@@ -431,6 +431,20 @@ class RankingResult(ResultMixin):
         """Decided relations as (better, worse) tuples."""
         return [(d["better"], d["worse"]) for d in self.decisions]
 
+    def decision_samples(self) -> dict[str, int]:
+        """Trials of each policy counted only up to its decided comparisons.
+
+        For each policy, the largest ``trials`` among the decided pairs it belongs to (0 if none). Trials that
+        undecided comparisons spent are left out, which is how the AnyRank authors' scripts count the
+        graphical procedures' sample complexity (spec 03 §12.2 anchors). It undercounts whenever a pair stays
+        open, so ``samples`` (spec 03 §11) is the honest figure; this one exists to compare with the paper.
+        """
+        out = dict.fromkeys(self.policies, 0)
+        for d in self.decisions:
+            for p in (d["better"], d["worse"]):
+                out[p] = max(out[p], int(d["trials"]))
+        return out
+
     def sentences(self) -> list[str]:
         """Every decided and undecided pair in plain words."""
         conf = f"certified, alpha = {self.alpha:g}"
