@@ -6,6 +6,10 @@ Studies (``--study``):
   four settings; r90 = first replicate with mean power >= 0.9 (paper anchor: heterogeneity, BB-EDGE 56,
   BFH-e-Holm 95);
 - ``topk``: Top-4 certification, full graph vs pilot-targeted (R0 = 3): FWER_R, FCP_R, CertProb_R, mean CR;
+- ``bound``: an upper bound on Power_r in the heterogeneity setting that needs no e-Holm bookkeeping: a true
+  edge can be in E_r only if its mixture e-value reaches a lower bound on c_r (1/alpha plus 1/alpha - 1 for
+  every true edge whose reversed direction provably has E <= 1). Computed from the formulas of spec 04 §4 and
+  B7 directly, not through the engine, so it also cross-checks it;
 - ``epochs``: benchmark expansion 40 -> 70 -> 100 items after replicates 10 and 20, epoch reset at alpha/3 vs
   "fixed" BB-EDGE on the first version at alpha.
 
@@ -105,6 +109,51 @@ def one_rep_epochs(child, setting, R, L, N, block_size):
     return (f_reset, pow_reset), (f_fixed, pow_fixed)
 
 
+def one_rep_bound(child, R, N, block_size, lam):
+    """Per true edge and replicate: log E (mixture) and a lower bound on log c_r, for the EB and Hoeffding forms.
+
+    c_r >= 1/alpha + (1/alpha - 1) * n_r, where n_r counts true edges whose summed centred contrast is >= 0: for
+    those, every grid component of the *reversed* direction is <= 1, so the reversed direction sits in J_r with
+    E <= 1. Tied and other directions only add to c_r, so this is a valid lower bound.
+    """
+    P = bbedge_panels(child, "heterogeneity", L=10, N=N, R=R, block_size=block_size)
+    truth = bbedge_truth(bbedge_thetas(10))
+    a, b = np.nonzero(truth.true_edge)  # the 40 true edges a -> b
+    blocks = bbedge_blocks(N, block_size)
+    M = int(blocks.max()) + 1
+    avg = np.zeros((N, M))
+    avg[np.arange(N), blocks] = 1.0 / np.bincount(blocks)[blocks]  # equal weights: lambda_{g,m} = lambda_g
+    Y = ((1.0 + P[:, a, :] - P[:, b, :]) / 2.0) @ avg  # (R, 40, M)
+    mu0 = 0.5
+    pred = (mu0 + np.cumsum(Y, axis=0) - Y) / np.arange(1, R + 1)[:, None, None]
+    lin = np.cumsum((Y - mu0).sum(axis=2), axis=0)  # (R, 40)
+    sq = np.cumsum(((Y - pred) ** 2).sum(axis=2), axis=0)
+    psi = -np.log1p(-lam) - lam
+    hoeff_pen = np.arange(1, R + 1)[:, None, None] * M * lam ** 2 / 8
+    log_c = np.log(20.0 + 19.0 * (lin >= 0).sum(axis=1))[:, None]  # (R, 1)
+    out = []
+    for comp in (lin[..., None] * lam - sq[..., None] * psi, lin[..., None] * lam - hoeff_pen):
+        m = comp.max(axis=2)
+        log_e = m + np.log(np.exp(comp - m[..., None]).sum(axis=2)) - np.log(lam.size)
+        out.append(((log_e >= log_c).mean(axis=1), comp.max(axis=2)[-1].mean() / R))
+    return out
+
+
+def study_bound(args):
+    lam = 0.95 * np.arange(41) / 40
+    cols = [r for r in (40, 50, 56, 60, 70, 80, 95, 100, 120) if r <= args.R]
+    print(f"Upper bound on Power_r of spec 04 BB-EDGE / BFH-e-Holm, heterogeneity setting, blocks of "
+          f"{args.block_size}; {args.reps} reps (an edge counts if E_r >= a lower bound on c_r)")
+    children = np.random.SeedSequence([args.seed, 300]).spawn(args.reps)
+    reps = _map(one_rep_bound, children, args.jobs, args.R, args.N, args.block_size, lam)
+    for j, name in enumerate(("BB-EDGE", "BFH-e-Holm")):
+        bound = np.mean([rep[j][0] for rep in reps], axis=0)
+        drift = np.mean([rep[j][1] for rep in reps])
+        r90 = int(np.argmax(bound >= 0.9)) + 1 if (bound >= 0.9).any() else None
+        print(f"{name:11s} best-grid log-growth/replicate (all 40 edges) {drift:.3f}; first r with bound >= 0.9: "
+              f"{r90 if r90 else '>' + str(args.R)}; " + " ".join(f"r={c}: {bound[c - 1]:.3f}" for c in cols))
+
+
 def _map(fn, children, jobs, *args):
     if jobs <= 1:
         return [fn(c, *args) for c in children]
@@ -168,7 +217,7 @@ def study_epochs(args):
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--study", choices=("fwer-power", "topk", "epochs"), default="fwer-power")
+    ap.add_argument("--study", choices=("fwer-power", "topk", "epochs", "bound"), default="fwer-power")
     ap.add_argument("--reps", type=int, default=500)
     ap.add_argument("--R", type=int, default=100)
     ap.add_argument("--L", type=int, default=10)
@@ -181,7 +230,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=1, help="at most 2")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    {"fwer-power": study_fwer_power, "topk": study_topk, "epochs": study_epochs}[args.study](args)
+    {"fwer-power": study_fwer_power, "topk": study_topk, "epochs": study_epochs,
+     "bound": study_bound}[args.study](args)
     print(f"total {time.perf_counter() - t0:.0f} s")
 
 
