@@ -439,8 +439,8 @@ def test_cli_compare_json_and_text(tmp_path):
     res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
-    assert {k: out[k] for k in ("decision", "decided_at", "n", "alpha", "ties")} == {
-        "decision": "x<y", "decided_at": 8, "n": 12, "alpha": 0.05, "ties": "allow"}
+    assert {k: out[k] for k in ("x", "y", "decision", "decided_at", "n", "alpha", "ties")} == {
+        "x": "old", "y": "new", "decision": "x<y", "decided_at": 8, "n": 12, "alpha": 0.05, "ties": "allow"}
     assert out["pvalue"] == pytest.approx(compare([0] * 12, [1] * 12, bins="binary").pvalue)
     res = _cli(["compare", str(path), "--a", "new", "--b", "old", "--bins", "binary", "--ties", "assume_none"])
     assert res.exit_code == 0 and "new is better than old" in res.output

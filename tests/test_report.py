@@ -364,6 +364,9 @@ def test_html_leaderboard_compare_baseline_pages():
     assert page.sections == ["guarantee", "summary"] and "independent across t" in text
     text, _ = html_report(cmp)  # the object knows its alpha
     assert "alpha = 0.05" in text
+    # the CLI's JSON names the policies; the page then uses the names
+    text, _ = html_report({"x": "ours", "y": "theirs", **cmp.to_dict()})
+    assert "ours is certified better than theirs" in text
 
     long = certirank.load(pd.DataFrame({"a": x, "b": y}), format="wide")
     bt = certirank.baseline("bt", long)

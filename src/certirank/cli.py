@@ -81,17 +81,45 @@ FORMAT_OPT = typer.Option(None, "--format", "-f", help="Input format (default: d
                           "(long, wide, preferences), a file type (csv, tsv, parquet, jsonl, json) or an importer "
                           "(lm-eval, inspect).")
 SCORE_RANGE_OPT = typer.Option(None, "--score-range", help="Rescale scores from 'lo,hi' to [0, 1].")
+READ_OPT = typer.Option([], "--read-option", help="Reader option KEY=VALUE (repeatable): metric, filter, task "
+                        "(lm-eval logs); scorer, task (inspect_ai logs); sep (CSV delimiter).")
+
+
+def key_values(items: list[str], what: str) -> dict[str, str]:
+    """Repeated ``KEY=VALUE`` options -> dict (values kept as text)."""
+    from .errors import ParameterError
+    out: dict[str, str] = {}
+    for it in items:
+        k, eq, v = it.partition("=")
+        if not eq or not k.strip():
+            raise ParameterError(f"{what} must be KEY=VALUE, got {it!r}")
+        out[k.strip()] = v.strip()
+    return out
+
+
+def read_input(data: Path, format: Optional[str], score_range: Optional[str],
+               read_option: list[str]) -> tuple[Any, Optional[str], Optional[tuple[float, float]]]:
+    """(data, format, score_range) for the Python API. With ``--read-option`` the file is read here, with those
+    options, and the table is handed on (format and range already applied); otherwise the path goes on."""
+    sr = parse_score_range(score_range)
+    if not read_option:
+        return data, format, sr
+    from .data.readers import load
+    return load(data, format=format, score_range=sr, **key_values(read_option, "--read-option")), None, None
+
 JSON_OPT = typer.Option(False, "--json", help="Print the result as JSON.")
 
 
 @app.command("inspect")
 def inspect_cmd(data: Path = DATA_ARG, format: Optional[str] = FORMAT_OPT,
-                score_range: Optional[str] = SCORE_RANGE_OPT, as_json: bool = JSON_OPT) -> None:
+                score_range: Optional[str] = SCORE_RANGE_OPT, read_option: list[str] = READ_OPT,
+                as_json: bool = JSON_OPT) -> None:
     """Summarise an evaluation file: per-policy count, mean and missing trials."""
     from .data.summary import summarize
     from .data.readers import load
 
-    table = load(data, format=format, score_range=parse_score_range(score_range))
+    table = load(data, format=format, score_range=parse_score_range(score_range),
+                 **key_values(read_option, "--read-option"))
     result = summarize(table)
 
     def render(res: Any) -> None:
@@ -127,12 +155,13 @@ def compare_cmd(data: Path = DATA_ARG,
                 bins: str = typer.Option("progress", "--bins", help="N-SCORE score bins: progress (0, 0.1, ..., 1) "
                                          "or binary (0, 1)."),
                 format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
-                as_json: bool = JSON_OPT) -> None:
+                read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT) -> None:
     """Sequentially compare two policies on their paired trials, in recorded order (anytime-valid)."""
     from .data.readers import load
     from .evidence.compare import _pairs_from_table, compare
 
-    table = load(data, format=format, score_range=parse_score_range(score_range))
+    table = load(data, format=format, score_range=parse_score_range(score_range),
+                 **key_values(read_option, "--read-option"))
     xs, ys = _pairs_from_table(table, a, b)
     result = compare(xs, ys, alpha=alpha, bettor=bettor, ties=ties, bins=bins)
 
@@ -150,7 +179,8 @@ def compare_cmd(data: Path = DATA_ARG,
         console.print(f"Guarantee: the chance of ever declaring the wrong policy better, at whatever pair you "
                       f"stop, is at most alpha = {res.alpha:g} (ties = {res.ties}: {tie_note}).")
 
-    emit(result, as_json, render)
+    # the JSON names the two policies so it stands on its own (reports read it without the command line)
+    emit({"x": a, "y": b, **result.to_dict()} if as_json else result, as_json, render)
 
 
 @app.command("simulate")
@@ -309,6 +339,7 @@ def rank_cmd(data: Path = DATA_ARG,
                                                     "prior and remove them from the test."),
              metric: str = typer.Option("progress", "--metric", help="progress (partial credit) or binary."),
              format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
+             read_option: list[str] = READ_OPT,
              plot: Optional[Path] = typer.Option(None, "--plot", help="Write the score violins with the certified "
                                                  "letters to FILE.png or FILE.svg."),
              as_json: bool = JSON_OPT) -> None:
@@ -318,14 +349,13 @@ def rank_cmd(data: Path = DATA_ARG,
         from .report.cli import check_plot_path
         check_plot_path(plot)
 
-    res = rank_command(data, alpha=alpha, method=method, prior=prior, prior_means=prior_means, gamma=gamma,
+    source, fmt, sr = read_input(data, format, score_range, read_option)
+    res = rank_command(source, alpha=alpha, method=method, prior=prior, prior_means=prior_means, gamma=gamma,
                        nmax=nmax, ties=ties, guarantee=guarantee, as_json=as_json, emit=emit, console=console,
-                       format=format, score_range=parse_score_range(score_range),
-                       heldout_prior_rows=heldout_prior_rows, metric=metric)
+                       format=fmt, score_range=sr, heldout_prior_rows=heldout_prior_rows, metric=metric, label=data)
     if plot is not None:
         from .report.cli import save_plot
-        save_plot(res, plot, data=data, format=format, score_range=parse_score_range(score_range),
-                  console=None if as_json else console)
+        save_plot(res, plot, data=source, format=fmt, score_range=sr, console=None if as_json else console)
 
 
 @app.command("demo")
@@ -354,6 +384,7 @@ def leaderboard_cmd(
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw the confidence graph to FILE.png or FILE.svg."),
     format: Optional[str] = FORMAT_OPT,
     score_range: Optional[str] = SCORE_RANGE_OPT,
+    read_option: list[str] = READ_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """Certified leaderboard (BB-EDGE): edges, rank intervals and Top-k from repeated runs of L models."""
@@ -368,8 +399,9 @@ def leaderboard_cmd(
     if plot is not None:
         from .report.cli import check_plot_path
         check_plot_path(plot)
-    result = leaderboard(data, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
-                         score_range=parse_score_range(score_range), format=format)
+    source, fmt, sr = read_input(data, format, score_range, read_option)
+    result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
+                         score_range=sr, format=fmt)
 
     def render(res: Any) -> None:
         t = Table(title=f"{data} — {res.method}: {len(res.models)} models, {res.replicates} replicate(s), "
@@ -437,20 +469,22 @@ def baseline_cmd(
     partials: bool = typer.Option(False, "--partials", help="bt-em: add the partial-progress term (score data)."),
     format: Optional[str] = FORMAT_OPT,
     score_range: Optional[str] = SCORE_RANGE_OPT,
+    read_option: list[str] = READ_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """Run a comparison baseline (Bradley–Terry family or leaderboard baseline); none controls the FWER of
     the mean ranking."""
     from .baselines import baseline
 
-    options: dict[str, Any] = {"alpha": alpha, "format": format, "score_range": parse_score_range(score_range)}
+    source, fmt, sr = read_input(data, format, score_range, read_option)
+    options: dict[str, Any] = {"alpha": alpha, "format": fmt, "score_range": sr}
     for key, value in (("seed", seed), ("n_boot", n_boot), ("tau", tau), ("seeds", seeds)):
         if value is not None:
             options[key] = value
     if partials:
         options["use_partials"] = True
     options = {k: v for k, v in options.items() if v is not None or k == "alpha"}
-    result = baseline(name, data, **options)
+    result = baseline(name, source, **options)
 
     def render(res: Any) -> None:
         t = Table(title=f"{data} — baseline {res.method}: {len(res.policies)} policies, n = {res.n}")

@@ -106,7 +106,8 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, format: str | None = None,
     fmt = None if format is None else check_choice("format", format, FORMATS)
     if isinstance(path, pd.DataFrame):
         layout = fmt if fmt in LAYOUTS else None
-        return _from_frame(path, layout, source=None, score_range=score_range, row_offset=0,
+        # a table read earlier keeps naming its file in later messages
+        return _from_frame(path, layout, source=path.attrs.get("source"), score_range=score_range, row_offset=0,
                            file_type="dataframe", options=options)
     p = _existing_path(path)
     source = str(path)

@@ -129,11 +129,11 @@ def render_ranking(res: RankingResult, console: Any, *, title: str | None = None
     console.print(res.statement)
 
 
-def rank_command(data: Path, *, alpha: float, method: str, prior: Path | None, prior_means: str | None,
+def rank_command(data: Any, *, alpha: float, method: str, prior: Path | None, prior_means: str | None,
                  gamma: float, nmax: int | None, ties: str, guarantee: str, as_json: bool, emit: Callable,
                  console: Any, format: str | None = None, score_range: tuple[float, float] | None = None,
-                 heldout_prior_rows: int = 0, metric: str = "progress") -> RankingResult:
-    """Implementation of ``certirank rank``."""
+                 heldout_prior_rows: int = 0, metric: str = "progress", label: Any = None) -> RankingResult:
+    """Implementation of ``certirank rank`` (``label`` names the data in the title; default ``data``)."""
     if prior is not None and prior_means is not None:
         raise ParameterError("give either --prior FILE or --prior-means, not both")
     pri = read_prior_file(prior) if prior is not None else (
@@ -143,7 +143,7 @@ def rank_command(data: Path, *, alpha: float, method: str, prior: Path | None, p
     res = anyrank(data, alpha=alpha, method=method, prior=pri, gamma=gamma, nmax=nmax, ties=ties,
                   guarantee=guarantee, format=format, score_range=score_range,
                   heldout_prior_rows=heldout_prior_rows, metric=metric)
-    emit(res, as_json, lambda r: render_ranking(r, console, title=f"{data}: AnyRank ({r.method}, {r.guarantee} "
+    emit(res, as_json, lambda r: render_ranking(r, console, title=f"{data if label is None else label}: AnyRank ({r.method}, {r.guarantee} "
                                                  f"guarantee), certified at {_conf(r.alpha)} "
                                                  f"(alpha = {r.alpha:g})"))
     return res

@@ -309,7 +309,8 @@ def _compare(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any])
                  f"wrong direction, at any of the {d['n']} pairs or whenever one stops, is at most {_e(level)}. "
                  "Assumptions: the pairs of trials (x_t, y_t) are independent across t (environments drawn i.i.d.); "
                  "the two scores of one pair may depend on each other.</p>")
-    word = {"x>y": "X (--a) is certified better than Y (--b)", "x<y": "Y (--b) is certified better than X (--a)",
+    x, y = d.get("x", "X (--a)"), d.get("y", "Y (--b)")
+    word = {"x>y": f"{x} is certified better than {y}", "x<y": f"{y} is certified better than {x}",
             None: "undecided: no certified difference yet"}.get(d["decision"], str(d["decision"]))
     rows = [[word, _Raw(_num(d["pvalue"], ".4g")), "–" if d["decided_at"] is None else d["decided_at"], d["n"]]]
     page.section("summary", "Decision", _table(["decision", "p-value", "decided at pair", "pairs used"], rows))
