@@ -242,3 +242,20 @@ def test_anyrank_refuses_more_policies_than_its_graph_is_built_for():
     scores = np.random.default_rng(0).random((3, MAX_POLICIES + 1))  # a transposed table: many "policies"
     with pytest.raises(ParameterError, match="at most"):
         run_campaign(scores)
+
+
+def test_unequal_item_weights_are_not_silently_dropped(tmp_path):
+    rng = np.random.default_rng(0)
+    rows = ["policy,env,score,weight"]
+    for e in range(40):
+        w = 0.5 if e < 20 else 1.5
+        rows += [f"{p},{e},{int(rng.random() < mu)},{w}" for p, mu in (("a", 0.2), ("b", 0.8))]
+    path = tmp_path / "weighted.csv"
+    path.write_text("\n".join(rows) + "\n")
+    for args in (["rank", str(path)], ["compare", str(path), "--a", "a", "--b", "b"]):
+        _fails_cleanly(args, "weight", "leaderboard", str(path))
+    # equal weights change nothing, so they are accepted
+    path.write_text("\n".join(r.rsplit(",", 1)[0] + ",1.0" if i else r for i, r in enumerate(rows)) + "\n")
+    for args in (["rank", str(path), "--json"], ["compare", str(path), "--a", "a", "--b", "b", "--json"]):
+        res = runner.invoke(app, args)
+        assert res.exit_code == 0, res.output

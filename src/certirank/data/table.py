@@ -200,6 +200,29 @@ def policies(table: pd.DataFrame) -> list[str]:
     return list(dict.fromkeys(table["policy"]))
 
 
+def check_per_trial(table: pd.DataFrame, who: str) -> None:
+    """Refuse tables a trial-by-trial comparison cannot use faithfully (``who`` names the command/method).
+
+    Preferences have no per-trial scores; several replicates per (policy, env) cannot be paired one trial per
+    environment; unequal item weights would be silently dropped, because each trial counts once.
+    """
+    source = table.attrs.get("source")
+    if table.attrs.get("format") == "preferences" or "preference" in table.columns:
+        raise DataError(f"these are pairwise preferences, not per-trial scores; {who} needs one score per policy "
+                        "and trial (a wide per-trial table or a long policy/score table). For preferences use the "
+                        "Bradley-Terry baselines (certirank baseline bt)", source=source)
+    if "replicate" in table.columns and table["replicate"].nunique() > 1:
+        raise DataError(f"the table has several replicates per (policy, env); {who} pairs one trial of each "
+                        "policy per environment (keep one replicate, or use certirank leaderboard for repeated "
+                        "runs)", source=source)
+    if "weight" in table.columns:
+        w = table["weight"].to_numpy(dtype=float)
+        if w.size and not np.allclose(w, w[0]):
+            raise DataError(f"the 'weight' column gives items different weights, which {who} cannot use: it "
+                            "compares policies trial by trial, each trial counting once (drop the column, or use "
+                            "certirank leaderboard, which weights items)", source=source, column="weight")
+
+
 def to_wide(table: pd.DataFrame) -> pd.DataFrame:
     """Wide per-trial view: rows = env (in recorded order), columns = policies, NaN = not run.
 

@@ -103,18 +103,9 @@ def compare(x: Any, y: Any, alpha: float = 0.05, bettor: str = "nscore", ties: s
 
 def _pairs_from_table(table: Any, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
     """Paired scores of policies `a`, `b` from an evaluation table, in recorded row order, complete rows only."""
-    from ..data.table import to_wide
+    from ..data.table import check_per_trial, to_wide
 
-    if getattr(table, "attrs", {}).get("format") == "preferences" or "preference" in table.columns:
-        # a preference row has no score per policy, so there are no paired trials to compare
-        raise DataError("these are pairwise preferences, not per-trial scores; compare needs one score per "
-                        "policy and trial (a wide per-trial table or a long policy/score table). For "
-                        "preferences use the Bradley-Terry baselines (certirank baseline bt)",
-                        source=getattr(table, "attrs", {}).get("source"))
-    if "replicate" in table.columns and table["replicate"].nunique() > 1:
-        raise DataError("the table has several replicates per (policy, env); compare pairs one trial of each "
-                        "policy per environment (keep one replicate, or use certirank leaderboard for repeated "
-                        "runs)", source=getattr(table, "attrs", {}).get("source"))
+    check_per_trial(table, "compare")
     wide = to_wide(table)
     for name in (a, b):
         if name not in wide.columns:

@@ -894,21 +894,14 @@ def _wide_from_data(data: Any, *, format: str | None = None,
     """A wide per-trial frame (rows = trials in recorded order, columns = policies, NaN = not run) from a
     path, a long or wide DataFrame, or a validated table (all read through :func:`certirank.load`)."""
     from ..data.readers import load
-    from ..data.table import to_wide
+    from ..data.table import check_per_trial, to_wide
     if isinstance(data, np.ndarray):
         raise DataError("pass a pandas DataFrame (one column per policy) or a file path; for a bare array use "
                         "run_campaign(scores, policies=...)")
     if not isinstance(data, (str, os.PathLike, pd.DataFrame)):
         raise DataError(f"expected a file path or a table (pandas DataFrame), got {type(data).__name__}")
     table = load(data, format=format, score_range=score_range)
-    if table.attrs.get("format") == "preferences" or "preference" in table.columns:
-        raise DataError("these are pairwise preferences, not per-trial scores; AnyRank needs one score per "
-                        "policy and trial (a wide per-trial table or a long policy/score table). For "
-                        "preferences use the Bradley-Terry baselines (certirank baseline)",
-                        source=table.attrs.get("source"))
-    if table["replicate"].nunique() > 1:
-        raise DataError("the table has several replicates per (policy, env); AnyRank replays one trial per "
-                        "policy and environment", source=table.attrs.get("source"))
+    check_per_trial(table, "AnyRank")
     return to_wide(table)
 
 
