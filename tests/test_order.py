@@ -120,6 +120,35 @@ def test_letters_property_and_no_redundancy(case):
     assert not any(i != j and sets[i] <= sets[j] for i in range(len(sets)) for j in range(len(sets)))
 
 
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 15).flatmap(lambda n: st.tuples(
+    st.just(n), st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)).filter(lambda p: p[0] < p[1])))))
+def test_greedy_fallback_is_a_valid_display(case):
+    import importlib
+
+    mod = importlib.import_module("certirank.order.letters")  # the package re-exports a function of that name
+    n, diff = case
+    old = mod.MAX_EXACT_COLUMNS
+    mod.MAX_EXACT_COLUMNS = 1  # force the fallback on every input with a split
+    try:
+        for sweep in (False, True):
+            cols = letter_columns(n, diff, sweep=sweep)
+            _check_cld(cols, n, diff)
+            sets = [set(c) for c in cols]
+            assert not any(i != j and sets[i] <= sets[j] for i in range(len(sets)) for j in range(len(sets)))
+    finally:
+        mod.MAX_EXACT_COLUMNS = old
+
+
+def test_many_disjoint_different_pairs_stay_fast():
+    # 25 disjoint pairs: 2**25 maximal cliques for the spec's insert-absorb; the greedy cover takes over
+    n = 50
+    diff = [(2 * i, 2 * i + 1) for i in range(25)]
+    cols = letter_columns(n, diff)
+    _check_cld(cols, n, diff)
+    assert len(cols) <= n * (n - 1) // 2
+
+
 def test_letters_many_policies():
     rng = np.random.default_rng(0)
     n = 50

@@ -83,8 +83,10 @@ def _membership(cols: list[int]) -> dict[int, int]:
     return mem
 
 
-def _insert_absorb(n: int, pairs: list[tuple[int, int]]) -> list[int]:
+def _insert_absorb(n: int, pairs: list[tuple[int, int]]) -> list[int] | None:
     """Spec 07 §1 step 3, with an incremental absorb that gives the same columns in the same order.
+
+    Returns None once the family exceeds ``MAX_EXACT_COLUMNS`` (the caller then covers greedily).
 
     After each pair the columns are exactly the maximal cliques of the graph "not declared different so far"
     (by induction: splitting a maximal clique c that holds u and v into ``c - v`` and ``c - u`` produces every
@@ -98,6 +100,8 @@ def _insert_absorb(n: int, pairs: list[tuple[int, int]]) -> list[int]:
     compatible = [full] * n  # bit y of compatible[x]: x and y not declared different (so far)
     cols = [full]
     for u, v in pairs:
+        if len(cols) > MAX_EXACT_COLUMNS:
+            return None
         bu, bv = 1 << u, 1 << v
         both = bu | bv
         compatible[u] &= ~bv
@@ -120,6 +124,40 @@ def _insert_absorb(n: int, pairs: list[tuple[int, int]]) -> list[int]:
                 new.append(copy)
         out.extend(new)
         cols = out
+    return cols
+
+
+def _greedy_cover(n: int, pairs: list[tuple[int, int]]) -> list[int]:
+    """A valid letter display when the maximal cliques are too many to list (this project's fallback).
+
+    Every pair not declared different must share a column and no column may hold a different pair. Walk the
+    uncovered compatible pairs in index order; grow each from its pair by adding, in index order, every item
+    compatible with all current members, then mark the pairs inside it covered. Items compatible with no
+    other item get a column of their own. At most one column per compatible pair, so polynomial in n.
+    """
+    full = (1 << n) - 1
+    compatible = [full] * n
+    for u, v in pairs:
+        compatible[u] &= ~(1 << v)
+        compatible[v] &= ~(1 << u)
+    need = [compatible[x] & ~((1 << (x + 1)) - 1) for x in range(n)]  # uncovered partners y > x
+    cols = []
+    for x in range(n):
+        if compatible[x] == 1 << x:
+            cols.append(1 << x)
+        while need[x]:
+            y = (need[x] & -need[x]).bit_length() - 1
+            col = (1 << x) | (1 << y)
+            cand = compatible[x] & compatible[y] & ~col
+            while cand:
+                low = cand & -cand
+                z = low.bit_length() - 1
+                if not col & ~compatible[z]:
+                    col |= low
+                cand ^= low
+            cols.append(col)
+            for a in _bits(col):
+                need[a] &= ~col
     return cols
 
 
@@ -163,7 +201,9 @@ def letter_columns(n: int, different: Iterable[tuple[int, int]], *, sweep: bool 
     -----
     The insert–absorb columns are the maximal cliques of the "not declared different" graph, so their number
     can grow exponentially in n for some inputs (e.g. n/2 disjoint different pairs give 2**(n/2) columns before
-    the sweep); typical decision sets give at most a few hundred to a few thousand.
+    the sweep); typical decision sets give at most a few hundred to a few thousand. Past ``MAX_EXACT_COLUMNS``
+    intermediate columns the spec's algorithm is abandoned for a greedy cover (this project's choice): still a
+    correct display (shared letter iff not declared different), possibly with more letters than spec 07's.
     """
     if n < 1:
         return []
@@ -176,6 +216,8 @@ def letter_columns(n: int, different: Iterable[tuple[int, int]], *, sweep: bool 
             raise ParameterError(f"pair {pair!r} refers to an item outside 0..{n - 1}")
         pairs.add((min(u, v), max(u, v)))
     cols = _insert_absorb(n, sorted(pairs))
+    if cols is None:
+        cols = _maximal(_greedy_cover(n, sorted(pairs)))
     if sweep:
         cols = _sweep(cols, n)
     cols.sort(key=_sort_key)
@@ -244,6 +286,8 @@ def _sweep(cols: list[int], n: int) -> list[int]:
 
 
 _CHUNK = 1 << 15
+#: beyond this many intermediate insert-absorb columns (about 1 s of work) the greedy cover takes over
+MAX_EXACT_COLUMNS = 1 << 16
 
 
 def _field_width(n_cols: int) -> int:
