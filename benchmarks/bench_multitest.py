@@ -29,6 +29,7 @@ import numpy as np
 
 from certirank.multitest import Graph, SequentialGraphTest, e_holm, from_prior, graph_test, pair_gaps
 from certirank.order import letters, partial_ranking, transitive_closure
+from certirank.order.letters import letter_columns
 
 
 def timed(fn: Callable[[], object], repeat: int, number: int = 1) -> tuple[float, float]:
@@ -118,6 +119,14 @@ def main() -> None:
         diff_l = [(names_l[a], names_l[b]) for a in range(n_l) for b in range(a + 1, n_l) if rng_l.random() < p_l]
         add(f"letters, {n_l} policies, random p={p_l} ({len(diff_l)} different pairs)",
             lambda names_l=names_l, diff_l=diff_l: letters(names_l, diff_l), 1)
+    # k disjoint different pairs among 2k policies: 2**k maximal cliques; past MAX_EXACT_COLUMNS (k > 17) the
+    # greedy cover takes over (docs/parts/multitest-performance.md)
+    for k in (16, 17, 19, 25, 50):
+        names_d = [f"p{i}" for i in range(2 * k)]
+        diff_d = [(names_d[2 * i], names_d[2 * i + 1]) for i in range(k)]
+        n_cols = len(letter_columns(2 * k, [(2 * i, 2 * i + 1) for i in range(k)]))
+        add(f"letters, {k} disjoint different pairs among {2 * k} ({n_cols} letters)",
+            lambda names_d=names_d, diff_d=diff_d: letters(names_d, diff_d), 1)
 
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"# {os.cpu_count()} CPUs, 1-min load average {load:.1f} when finished, numpy {np.__version__}")

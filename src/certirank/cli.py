@@ -236,13 +236,7 @@ def simulate_cmd(
         return
 
     def pairs(items: list[str], what: str) -> dict[str, Any]:
-        outd: dict[str, Any] = {}
-        for it in items:
-            if "=" not in it:
-                raise ParameterError(f"{what} must be KEY=VALUE, got {it!r}")
-            k, _, v = it.partition("=")
-            outd[k.strip()] = v.strip() if "," in v else _parse_value(v)
-        return outd
+        return {k: v if "," in v else _parse_value(v) for k, v in key_values(items, what).items()}
 
     result = simulate(scenario, methods, reps, seed=seed, jobs=jobs, out=out,
                       method_options=pairs(option, "--option"), **pairs(param, "--param"))

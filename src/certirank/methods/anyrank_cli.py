@@ -143,7 +143,8 @@ def rank_command(data: Any, *, alpha: float, method: str, prior: Path | None, pr
     res = anyrank(data, alpha=alpha, method=method, prior=pri, gamma=gamma, nmax=nmax, ties=ties,
                   guarantee=guarantee, format=format, score_range=score_range,
                   heldout_prior_rows=heldout_prior_rows, metric=metric)
-    emit(res, as_json, lambda r: render_ranking(r, console, title=f"{data if label is None else label}: AnyRank ({r.method}, {r.guarantee} "
+    name = data if label is None else label
+    emit(res, as_json, lambda r: render_ranking(r, console, title=f"{name}: AnyRank ({r.method}, {r.guarantee} "
                                                  f"guarantee), certified at {_conf(r.alpha)} "
                                                  f"(alpha = {r.alpha:g})"))
     return res
