@@ -1,0 +1,43 @@
+"""`certirank inspect`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+from rich.table import Table
+
+from ._common import app, console, emit, parse_score_range, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, key_values, JSON_OPT
+
+
+@app.command("inspect")
+def inspect_cmd(data: Path = DATA_ARG, format: Optional[str] = FORMAT_OPT,
+                score_range: Optional[str] = SCORE_RANGE_OPT, read_option: list[str] = READ_OPT,
+                as_json: bool = JSON_OPT) -> None:
+    """Summarise an evaluation file: per-policy count, mean and missing trials."""
+    from ..data.summary import summarize
+    from ..data.readers import load
+
+    table = load(data, format=format, score_range=parse_score_range(score_range),
+                 **key_values(read_option, "--read-option"))
+    result = summarize(table)
+
+    def render(res: Any) -> None:
+        prefs = res.format == "preferences"
+        what = "comparisons" if prefs else "observations"
+        extra = f", {res.n_envs} environments" if res.n_envs is not None else ""
+        extra += f", {res.n_replicates} replicates" if (res.n_replicates or 1) > 1 else ""
+        t = Table(title=f"{data} — {res.format}: {len(res.policies)} policies, {res.n_observations} {what}{extra}")
+        cols = (("policy", "comparisons", "win rate", "std", "opponents never met") if prefs
+                else ("policy", "trials", "mean", "std", "missing"))
+        for col in cols:
+            t.add_column(col, justify="left" if col == "policy" else "right")
+
+        def num(v: Any) -> str:
+            return "-" if v is None else f"{v:.3f}"
+
+        for p in res.policies:
+            t.add_row(p["policy"], str(p["count"]), num(p["mean"]), num(p["std"]), str(p["missing"]))
+        console.print(t)
+
+    emit(result, as_json, render)

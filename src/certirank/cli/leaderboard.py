@@ -1,0 +1,97 @@
+"""`certirank leaderboard`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from ._common import app, console, emit, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, read_input, JSON_OPT
+
+
+@app.command("leaderboard")
+def leaderboard_cmd(
+    data: Path = DATA_ARG,
+    alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole leaderboard."),
+    tau: float = typer.Option(0.0, "--tau", help="Margin: an edge A -> B certifies mean(A) - mean(B) > tau."),
+    blocks: Optional[str] = typer.Option(None, "--blocks", help="Independent blocks within a run: 'items', "
+                                         "'replicate', or a column name (default: the 'block' column if present, "
+                                         "else items)."),
+    top_k: Optional[int] = typer.Option(None, "--top-k", help="Certify a Top-k set."),
+    pilot: Optional[int] = typer.Option(None, "--pilot", help="Pilot replicates choosing the Top-k candidates."),
+    method: str = typer.Option("bb-edge", "--method", help="bb-edge, bfh-e-holm, cr-edge or bb-edge-pi."),
+    graph: Optional[str] = typer.Option(None, "--graph", help="Also print the confidence graph: dot or mermaid."),
+    plot: Optional[Path] = typer.Option(None, "--plot", help="Draw the confidence graph to FILE.png or FILE.svg."),
+    format: Optional[str] = FORMAT_OPT,
+    score_range: Optional[str] = SCORE_RANGE_OPT,
+    read_option: list[str] = READ_OPT,
+    as_json: bool = JSON_OPT,
+) -> None:
+    """Certified leaderboard (BB-EDGE): edges, rank intervals and Top-k from repeated runs of L models."""
+    import numpy as np
+
+    from .._validate import check_choice
+    from ..methods.bbedge import leaderboard
+    from ..order.closure import transitive_closure
+
+    if graph is not None:
+        graph = check_choice("--graph", graph, ("dot", "mermaid"))
+    if plot is not None:
+        from ..report.cli import check_plot_path
+        check_plot_path(plot)
+    source, fmt, sr = read_input(data, format, score_range, read_option)
+    result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
+                         score_range=sr, format=fmt)
+
+    def render(res: Any) -> None:
+        t = Table(title=f"{data} — {res.method}: {len(res.models)} models, {res.replicates} replicate(s), "
+                  f"alpha = {res.alpha:g}, tau = {res.tau:g}")
+        for col in ("model", "mean", "rank interval", "certified above"):
+            t.add_column(col, justify="left" if col == "model" else "right")
+        for m in res.models:
+            lo, hi = m["rank_interval"]
+            t.add_row(m["model"], "-" if m["mean"] is None else f"{m['mean']:.3f}",
+                      f"[{lo}, {hi}]", str(m["certified_above"]))
+        console.print(t)
+        console.print("Rank interval [lo, hi]: the certified edges place the model somewhere from rank lo to rank hi; "
+                      "certified above: how many models it is certified to beat.")
+        console.print(f"{len(res.edges)} certified edge(s) of {len(res.models) * (len(res.models) - 1)} directions.")
+        # the certified edges and the undecided pairs in words (spec 00: undecided pairs are shown, never hidden)
+        if res.edges:
+            console.print(f"Certified (alpha = {res.alpha:g}, family-wise over all pairs and all replicates):")
+            for line in res.sentences():
+                console.print(f"  {line}")
+        names = [m["model"] for m in res.models]
+        idx = {n: i for i, n in enumerate(names)}
+        rel = np.zeros((len(names), len(names)), dtype=bool)
+        for better, worse in res.edges:
+            rel[idx[better], idx[worse]] = True
+        clo = transitive_closure(rel)
+        undecided = [f"{names[i]} vs {names[j]}" for i in range(len(names)) for j in range(i + 1, len(names))
+                     if not clo[i, j] and not clo[j, i]]
+        if undecided:
+            console.print(f"Undecided ({len(undecided)} pair(s), no certified edge either way): "
+                          + ", ".join(undecided))
+        else:
+            console.print("Every pair is decided.")
+        console.print(f"Guarantee: with probability at least {100 * (1 - res.alpha):g}%, every certified edge is "
+                      "correct, at whatever replicate you stop (given the block assumption below).")
+        console.print(f"Blocks: {res.blocks['statement']}.", markup=False)
+        if res.inconsistent:
+            console.print("Warning: the certified edges contain a cycle; rank intervals fail closed to [1, L].")
+        if res.top_k is not None:
+            tk = res.top_k
+            if tk["set"] is None:
+                console.print(f"Top-{tk['k']}: not certified yet.")
+            else:
+                console.print(f"Top-{tk['k']} certified at replicate {tk['certified_at']}: {', '.join(tk['set'])}.",
+                              markup=False)
+        if graph is not None:
+            typer.echo(res.graph(graph), nl=False)
+
+    emit(result, as_json, render)
+    if plot is not None:
+        from ..report.cli import save_plot
+        save_plot(result, plot, console=None if as_json else console)

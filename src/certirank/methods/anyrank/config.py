@@ -1,0 +1,278 @@
+"""AnyRank configuration: names, defaults, the locked campaign setup and the pre-registered graph (spec 03 §3-§5)."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
+from ...errors import ParameterError
+from ...multitest.graphical import Graph
+from ...multitest.graphs import (
+    bonferroni,
+    fixed_sequence,
+    from_prior,
+    pair_gaps,
+    prior_order,
+    weighted_bonferroni_from_prior,
+)
+
+
+
+METHODS = ("anyrank", "anyrank0", "anyrank-inf", "bonferroni", "weighted-bonferroni")
+RECYCLING = ("anyrank", "anyrank0", "anyrank-inf")
+GUARANTEES = ("paper", "strict")
+TIES = ("allow", "assume_none")
+GRAPHS = ("soft_masked", "fully_connected")
+METRICS = ("progress", "binary")
+PAIRINGS = ("by_row", "by_order")
+BETTORS = ("nscore", "bernoulli_kelly", "agrapa", "ons", "prpl_eb", "hoeffding")
+
+COMPLETE = "complete ranking"
+EXHAUSTED = "budget or data exhausted"
+NO_LEVEL = "no level left on active hypotheses"
+STOPPED = "stopped by user"
+TERMINATIONS = (COMPLETE, EXHAUSTED, NO_LEVEL, STOPPED)
+
+FORMAT = "certirank.anyrank.v1"
+LIVE_NMAX = 5000
+ADVANTAGE_TOL = 1e-8
+DIRECTION_SPLIT = 0.75
+# p-process paths are computed in blocks of this many pairs (doubling), so a replay or a simulation
+# computes little beyond the point where the campaign stops
+_BLOCK = 64
+
+# node direction codes: a pair-level node (paper guarantee) may decide either way; strict nodes are one-sided
+_EITHER, _J_BETTER, _I_BETTER = 0, 1, 2
+
+
+# ================================================================================================ config
+
+def _canon_method(method: Any) -> str:
+    return check_choice("method", method, METHODS)
+
+
+def _canon_ties(ties: Any) -> str:
+    if isinstance(ties, str):
+        key = ties.strip().lower().replace("-", "_")
+        if key in ("ranking",):
+            return "allow"
+        if key in ("assume_no_ties",):
+            return "assume_none"
+    return check_choice("ties", ties, TIES)
+
+
+@dataclass(frozen=True)
+class _Setup:
+    """Every parameter that defines the pre-registered procedure (spec 03 §2); hashed for the config lock."""
+
+    policies: tuple[str, ...]
+    alpha: float
+    method: str = "anyrank"
+    prior: tuple[float, ...] | None = None
+    gamma: float = 1.0
+    graph: str = "soft_masked"
+    forward_fraction: float = 0.9
+    ties: str = "allow"
+    guarantee: str = "paper"
+    direction_split: float = DIRECTION_SPLIT
+    bettor: str = "nscore"
+    metric: str = "progress"
+    nmax: int = LIVE_NMAX
+    transitive_closure: bool = True
+    advantage_tol: float = ADVANTAGE_TOL
+
+    @property
+    def m(self) -> int:
+        return len(self.policies)
+
+    def locked(self) -> dict[str, Any]:
+        """The fields that define the graph and the tests (nmax may grow: stopping is free)."""
+        d = self.to_dict()
+        d.pop("nmax")
+        return d
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["policies"] = list(self.policies)
+        d["prior"] = None if self.prior is None else list(self.prior)
+        return d
+
+    def sha256(self) -> str:
+        text = json.dumps(self.locked(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode()).hexdigest()
+
+
+#: largest policy set the pairwise graph is built for (see _check_policies)
+MAX_POLICIES = 100
+
+
+def _check_policies(policies: Any) -> tuple[str, ...]:
+    if isinstance(policies, str) or not hasattr(policies, "__iter__"):
+        raise ParameterError(f"policies must be a list of policy names, got {policies!r}")
+    names = [str(p).strip() for p in policies]
+    if any(not n for n in names):
+        raise ParameterError("policy names must be non-empty")
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ParameterError(f"policy names must be unique; repeated: {', '.join(dup)}")
+    if len(names) < 2:
+        raise ParameterError(f"ranking needs at least two policies, got {len(names)}"
+                             + (f" ({names[0]})" if names else ""))
+    if len(names) > MAX_POLICIES:
+        # the graph over K = M(M-1)/2 pairs holds K x K transitions: 100 policies = 4950 pairs = 0.2 GB
+        raise ParameterError(f"AnyRank ranks at most {MAX_POLICIES} policies (got {len(names)}): its graph grows "
+                             "as the fourth power of the number of policies; for many models use "
+                             "`certirank leaderboard` (BB-EDGE)")
+    return tuple(names)
+
+
+def _check_prior(prior: Any, policies: tuple[str, ...]) -> tuple[float, ...] | None:
+    """Prior means per policy: a mapping {policy: mean} naming exactly the policies, or a sequence in policy
+    order. Values must be finite (any real scale: only differences are used)."""
+    if prior is None:
+        return None
+    if isinstance(prior, pd.Series):
+        prior = prior.to_dict()
+    if isinstance(prior, Mapping):
+        keys = [str(k) for k in prior]
+        extra = [k for k in keys if k not in policies]
+        missing = [p for p in policies if p not in keys]
+        if extra or missing:
+            parts = []
+            if extra:
+                parts.append(f"prior names {', '.join(extra)}, which {'is' if len(extra) == 1 else 'are'} not "
+                             "among the policies")
+            if missing:
+                parts.append(f"prior has no value for {', '.join(missing)}")
+            raise ParameterError("; ".join(parts) + f" (policies: {', '.join(policies)})")
+        vals = [prior[k] if k in prior else prior[next(x for x in prior if str(x) == k)] for k in policies]
+    else:
+        if isinstance(prior, str):
+            raise ParameterError(f"prior must be a mapping policy -> mean or a list of means, got {prior!r}")
+        vals = list(prior)
+        if len(vals) != len(policies):
+            raise ParameterError(f"prior has {len(vals)} values for {len(policies)} policies; give one prior mean "
+                                 "per policy (or a mapping policy -> mean)")
+    out = []
+    for p, v in zip(policies, vals):
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            raise ParameterError(f"prior mean of {p} must be a number, got {v!r}") from None
+        if not math.isfinite(f):
+            raise ParameterError(f"prior mean of {p} must be finite, got {v!r}")
+        out.append(f)
+    return tuple(out)
+
+
+def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: float, nmax: Any, ties: str,
+                guarantee: str, *, graph: str = "soft_masked", forward_fraction: float = 0.9,
+                direction_split: float = DIRECTION_SPLIT, bettor: str = "nscore", metric: str = "progress",
+                transitive_closure: bool = True, advantage_tol: float = ADVANTAGE_TOL,
+                default_nmax: int = LIVE_NMAX) -> _Setup:
+    pols = _check_policies(policies)
+    alpha = check_alpha(alpha)
+    method = _canon_method(method)
+    gamma = check_nonnegative("gamma", gamma)
+    ties = _canon_ties(ties)
+    guarantee = check_choice("guarantee", guarantee, GUARANTEES)
+    graph = check_choice("graph", graph, GRAPHS)
+    metric = check_choice("metric", metric, METRICS)
+    bettor = check_choice("bettor", bettor, BETTORS)
+    ff = check_nonnegative("forward_fraction", forward_fraction)
+    if ff > 1:
+        raise ParameterError(f"forward_fraction must be in [0, 1], got {forward_fraction!r}")
+    q = check_nonnegative("direction_split", direction_split)
+    if not 0.5 <= q < 1:
+        raise ParameterError(f"direction_split must be in [0.5, 1) (share of a pair's level given to the "
+                             f"direction the prior predicts), got {direction_split!r}")
+    tol = check_nonnegative("advantage_tol", advantage_tol)
+    nmax = default_nmax if nmax is None else check_positive_int("nmax", nmax)
+    return _Setup(policies=pols, alpha=alpha, method=method, prior=_check_prior(prior, pols), gamma=gamma,
+                  graph=graph, forward_fraction=ff, ties=ties, guarantee=guarantee, direction_split=q,
+                  bettor=bettor, metric=metric, nmax=nmax, transitive_closure=bool(transitive_closure),
+                  advantage_tol=tol)
+
+
+_OPTIONS = ("graph", "forward_fraction", "direction_split", "bettor", "metric", "transitive_closure", "advantage_tol")
+
+
+def _check_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    extra = sorted(set(options) - set(_OPTIONS))
+    if extra:
+        raise ParameterError(f"unknown option(s) {', '.join(extra)}; AnyRank options are: {', '.join(_OPTIONS)}")
+    return dict(options)
+
+
+def _setup_from_dict(d: Mapping[str, Any]) -> _Setup:
+    try:
+        return _make_setup(d["policies"], d["alpha"], d["method"], d["prior"], d["gamma"], d["nmax"], d["ties"],
+                           d["guarantee"], graph=d["graph"], forward_fraction=d["forward_fraction"],
+                           direction_split=d["direction_split"], bettor=d["bettor"], metric=d["metric"],
+                           transitive_closure=d["transitive_closure"], advantage_tol=d["advantage_tol"])
+    except KeyError as exc:
+        raise ParameterError(f"saved AnyRank config is missing the field {exc.args[0]!r}") from None
+
+
+# ================================================================================================ graph
+
+@dataclass
+class _Design:
+    """The pre-registered multiplicity design: pairs, processing order and the node graph."""
+
+    pairs: np.ndarray          # (K, 2) policy indices (i < j), hypothesis index order = lexicographic
+    rank: np.ndarray           # (K,) position of each pair in the processing order (prior gap descending)
+    order: np.ndarray          # (K,) pair indices in processing order
+    graph: Graph               # nodes: K (paper) or 2K (strict, node 2k = "j better", 2k+1 = "i better")
+    node_pair: np.ndarray      # (nodes,)
+    node_dir: np.ndarray       # (nodes,) _EITHER / _J_BETTER / _I_BETTER
+    pair_graph: Graph          # the pair-level graph of spec 02 Part B (== graph in paper mode)
+
+
+def _design(s: _Setup) -> _Design:
+    m = s.m
+    pairs, d = pair_gaps(s.prior if s.prior is not None else np.zeros(m))
+    k = len(pairs)
+    gaps = d if s.prior is not None else None
+    if s.method == "anyrank":
+        g = from_prior(gaps, s.gamma, s.graph, forward_fraction=s.forward_fraction, m=k)
+    elif s.method == "anyrank0":
+        g = from_prior(gaps, 0.0, s.graph, forward_fraction=s.forward_fraction, m=k)
+    elif s.method == "anyrank-inf":
+        g = fixed_sequence(k, order=None if gaps is None else prior_order(gaps))
+    elif s.method == "bonferroni":
+        g = bonferroni(k)
+    else:  # weighted-bonferroni
+        g = bonferroni(k) if gaps is None else weighted_bonferroni_from_prior(gaps, s.gamma)
+    order = np.arange(k) if gaps is None else prior_order(gaps)
+    rank = np.empty(k, dtype=np.int64)
+    rank[order] = np.arange(k)
+    pairs_arr = np.array(pairs, dtype=np.int64).reshape(k, 2)
+    if s.guarantee == "paper":
+        return _Design(pairs_arr, rank, np.asarray(order), g, np.arange(k), np.full(k, _EITHER), g)
+    # strict: split each pair's level between its two one-sided nodes (spec 03 §10 item 4)
+    share = np.full((k, 2), 0.5)  # columns: node "j better" (p_less), node "i better" (p_more)
+    if s.prior is not None:
+        mu = np.asarray(s.prior)
+        q = s.direction_split
+        for idx, (i, j) in enumerate(pairs):
+            if mu[j] > mu[i]:
+                share[idx] = (q, 1 - q)
+            elif mu[i] > mu[j]:
+                share[idx] = (1 - q, q)
+    w = (g.initial_weights[:, None] * share).reshape(-1)
+    gt = np.broadcast_to(g.initial_transitions[:, None, :, None] * share[None, None, :, :],
+                         (k, 2, k, 2)).reshape(2 * k, 2 * k)
+    node_graph = Graph(w, gt)
+    node_pair = np.repeat(np.arange(k), 2)
+    node_dir = np.tile([_J_BETTER, _I_BETTER], k)
+    return _Design(pairs_arr, rank, np.asarray(order), node_graph, node_pair, node_dir, g)

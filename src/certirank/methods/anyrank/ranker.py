@@ -1,0 +1,295 @@
+"""The live AnyRank engine (`Ranker`): suggest, record, result, and exact resume from JSON."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..._io import atomic_write_text
+from ..._validate import check_positive_int
+from ...errors import ParameterError, StateError
+from .config import FORMAT, _Setup, _check_options, _make_setup, _setup_from_dict
+from .result import RankingResult, _Table
+from .engine import _Campaign
+
+
+class Ranker:
+    """Live AnyRank engine: ask what to run next, record results, stop whenever you like (spec 03 §9.3).
+
+    Parameters
+    ----------
+    policies : list of str
+        The policies to rank (at least two), in the order used for pairs and tables.
+    alpha : float, default 0.05
+        Family-wise error rate of the whole answer, valid at any stopping time.
+    prior : mapping or sequence, optional
+        Prior mean per policy (e.g. from simulation), fixed now, before any trial is run.
+    gamma : float, default 1.0
+        Prior strength (>= 0).
+    nmax : int, optional
+        Per-comparison budget of paired trials (default 5000); it may be increased later with
+        :meth:`extend`.
+    method : str, default "anyrank"
+        ``anyrank``, ``anyrank0``, ``anyrank-inf``, ``bonferroni``, ``weighted-bonferroni``.
+    ties : {"allow", "assume_none"}, default "allow"
+    guarantee : {"paper", "strict"}, default "paper"
+    environments : list, optional
+        Environment names to draw each trial's environment from (see :meth:`environment`).
+    seed : int, optional
+        Seed of those draws (default: fresh entropy, saved with the campaign).
+    **options
+        ``graph``, ``forward_fraction``, ``direction_split``, ``bettor``, ``metric``, ``transitive_closure``.
+
+    Notes
+    -----
+    Trial index = environment index: trial r of every policy must run on the same environment e_r, drawn
+    independently of all outcomes. ``suggest()`` lists the runs the current iteration needs; record them
+    (``score=None`` for a failed / impossible run, which makes the comparison skip that environment) and the
+    engine advances automatically. Recording a run that was not suggested raises :class:`StateError` unless
+    ``ahead=True`` (it is then used when the algorithm reaches it); runs suggested earlier in this session
+    stay acceptable even if a missing result has since moved the engine on. Re-recording the same score is a no-op; a
+    different score is an error. Every error leaves the engine unchanged.
+
+    Examples
+    --------
+    >>> r = Ranker(["A", "B"], alpha=0.1, nmax=3)
+    >>> r.suggest()
+    [('A', 0), ('B', 0)]
+    >>> r.record("A", 0, 1.0); r.record("B", 0, 0.0); r.suggest()
+    [('A', 1), ('B', 1)]
+    """
+
+    def __init__(self, policies: Sequence[str], alpha: float = 0.05, prior: Any = None, gamma: float = 1.0,
+                 nmax: int | None = None, method: str = "anyrank", ties: str = "allow", *,
+                 guarantee: str = "paper", environments: Sequence[Any] | None = None, seed: int | None = None,
+                 **options: Any) -> None:
+        setup = _make_setup(policies, alpha, method, prior, gamma, nmax, ties, guarantee, **_check_options(options))
+        self._init(setup)
+        self._set_environments(environments, seed)
+
+    def _set_environments(self, environments: Sequence[Any] | None, seed: int | None) -> None:
+        if environments is None:
+            if seed is not None:
+                raise ParameterError("seed= draws environments; give environments=[...] as well")
+            self._envs: tuple[str, ...] | None = None
+            self._env_seed: int | None = None
+            return
+        if isinstance(environments, str) or not hasattr(environments, "__iter__"):
+            raise ParameterError(f"environments must be a list of environment names, got {environments!r}")
+        envs = tuple(str(e) for e in environments)
+        if not envs:
+            raise ParameterError("environments must list at least one environment")
+        if seed is None:  # fixed now and saved, so a resumed campaign draws the same environments
+            seed = int(np.random.SeedSequence().entropy % (2**63))
+        elif isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+        self._envs, self._env_seed = envs, int(seed)
+
+    def environment(self, trial_index: int) -> str:
+        """The environment to run trial ``trial_index`` on (every policy runs trial r on the same one).
+
+        Drawn uniformly from ``environments`` with ``numpy.random.default_rng([seed, trial_index])``: i.i.d.
+        across trials, fixed in advance and independent of all outcomes, as the guarantee requires
+        (spec 03 §9.3).
+        """
+        if self._envs is None:
+            raise StateError("this campaign has no environment list; create it with Ranker(..., environments=[...])")
+        if isinstance(trial_index, (bool, np.bool_)) or not isinstance(trial_index, (int, np.integer)) \
+                or trial_index < 0:
+            raise ParameterError(f"trial_index must be a non-negative integer, got {trial_index!r}")
+        rng = np.random.default_rng([self._env_seed, int(trial_index)])
+        return self._envs[int(rng.integers(len(self._envs)))]
+
+    def _init(self, setup: _Setup) -> None:
+        self._envs = None
+        self._env_seed = None
+        self._setup = setup
+        self._camp = _Campaign(setup, _Table(setup.m))
+        self._results: list[dict[str, Any]] = []
+        self._index = {p: i for i, p in enumerate(setup.policies)}
+        # runs handed out by suggest() and not yet recorded: still welcome even if a missing result
+        # elsewhere moved the engine on (the lab may already have run them)
+        self._outstanding: set[tuple[int, int]] = set()
+
+    # ------------------------------------------------------------------ properties
+    @property
+    def policies(self) -> list[str]:
+        return list(self._setup.policies)
+
+    @property
+    def alpha(self) -> float:
+        return self._setup.alpha
+
+    @property
+    def nmax(self) -> int:
+        return self._setup.nmax
+
+    @property
+    def done(self) -> bool:
+        """True once the campaign has terminated (complete ranking, budget, or no level left)."""
+        return self._camp.termination is not None
+
+    @property
+    def iteration(self) -> int:
+        return self._camp.t
+
+    # ------------------------------------------------------------------ the loop
+    def suggest(self) -> list[tuple[str, int]]:
+        """The runs needed next: (policy, trial_index) sorted by trial index, then policy order.
+
+        Empty when the campaign is done. Each trial index is an environment shared by all policies.
+        """
+        need = self._camp.needed()
+        self._outstanding.update(need)
+        return [(self._setup.policies[i], r) for i, r in need]
+
+    def record(self, policy: str, trial_index: int, score: float | None, *, ahead: bool = False) -> None:
+        """Record the score of ``policy`` on trial ``trial_index`` (``None`` = failed / not run).
+
+        Raises
+        ------
+        ParameterError
+            Unknown policy, negative or non-integer trial index, score outside [0, 1].
+        StateError
+            The run was not suggested (pass ``ahead=True`` to record it in advance), or it was already
+            recorded with a different score. The engine is unchanged after any error.
+        """
+        i, r, v = self._check_entry(policy, trial_index, score)
+        tb = self._camp.table
+        if r < tb.vals.shape[0] and tb.known[r, i]:
+            old = tb.vals[r, i]
+            if (np.isnan(old) and np.isnan(v)) or old == v:
+                return
+            raise StateError(f"{policy} trial {r} is already recorded with score "
+                             f"{'missing' if np.isnan(old) else f'{old:g}'}; a recorded result cannot change "
+                             f"(got {'missing' if np.isnan(v) else f'{v:g}'})")
+        if not ahead and (i, r) not in self._outstanding:
+            need = self._camp.needed()
+            if (i, r) not in need:
+                wanted = ", ".join(f"({self._setup.policies[a]}, {b})" for a, b in need[:6]) or "nothing (done)"
+                raise StateError(f"{policy} trial {r} was not suggested; the engine needs: {wanted}. "
+                                 "Pass ahead=True to record a result in advance.")
+        tb.set(i, r, v)
+        self._outstanding.discard((i, r))
+        self._results.append({"policy": self._setup.policies[i], "trial": r,
+                              "score": None if np.isnan(v) else v})
+        self._camp.run_live()
+
+    def _check_entry(self, policy: Any, trial_index: Any, score: Any) -> tuple[int, int, float]:
+        name = str(policy)
+        if name not in self._index:
+            raise ParameterError(f"unknown policy {policy!r}; the policies are: {', '.join(self._setup.policies)}")
+        if isinstance(trial_index, (bool, np.bool_)) or not isinstance(trial_index, (int, np.integer)):
+            raise ParameterError(f"trial_index must be a non-negative integer, got {trial_index!r}")
+        r = int(trial_index)
+        if r < 0:
+            raise ParameterError(f"trial_index must be a non-negative integer, got {trial_index!r}")
+        limit = 100 * self._setup.nmax + 10_000  # a typo such as 10**9 must not allocate a huge table
+        if r > limit:
+            raise ParameterError(f"trial_index {r} is far beyond the budget (nmax = {self._setup.nmax}); "
+                                 f"trial indices are environment numbers 0, 1, 2, ... (at most {limit})")
+        if score is None:
+            v = math.nan
+        else:
+            if isinstance(score, (bool, np.bool_)):
+                v = float(score)
+            else:
+                try:
+                    v = float(score)
+                except (TypeError, ValueError):
+                    raise ParameterError(f"score must be a number in [0, 1] or None, got {score!r}") from None
+            if not math.isnan(v) and not 0.0 <= v <= 1.0:
+                raise ParameterError(f"score must be in [0, 1] (or None for a failed run), got {score!r}")
+        return self._index[name], r, v
+
+    def extend(self, nmax: int) -> None:
+        """Raise the per-comparison budget (allowed at any time: stopping is free for anytime-valid tests)."""
+        nmax = check_positive_int("nmax", nmax)
+        if nmax < self._setup.nmax:
+            raise ParameterError(f"nmax can only grow (now {self._setup.nmax}, got {nmax})")
+        state = self.to_json()
+        data = json.loads(state)
+        data["config"]["nmax"] = nmax
+        data["config_sha256"] = _setup_from_dict(data["config"]).sha256()
+        new = Ranker.from_json(json.dumps(data))
+        self.__dict__.update(new.__dict__)
+
+    def result(self) -> RankingResult:
+        """The certified ranking now (valid at any stopping time)."""
+        return self._camp.result()
+
+    # ------------------------------------------------------------------ persistence
+    def to_dict(self) -> dict[str, Any]:
+        envs = None
+        if self._envs is not None:
+            upto = max((r["trial"] for r in self._results), default=-1) + 1
+            envs = [self.environment(r) for r in range(upto)]
+        out = {"format": FORMAT, "config": self._setup.to_dict(), "config_sha256": self._setup.sha256(),
+               "environments": envs, "results": [dict(r) for r in self._results]}
+        if self._envs is not None:
+            out["environment_draw"] = {"choices": list(self._envs), "seed": self._env_seed}
+        return out
+
+    def to_json(self) -> str:
+        """Human-readable JSON: the configuration (locked) and every recorded result, in recording order."""
+        return json.dumps(self.to_dict(), indent=1)
+
+    @classmethod
+    def from_json(cls, text: str | Mapping[str, Any]) -> Ranker:
+        """Rebuild a Ranker by re-running the engine over the saved results (derived state is never trusted
+        from disk); it then behaves exactly like the original."""
+        try:
+            data = json.loads(text) if isinstance(text, (str, bytes)) else dict(text)
+        except json.JSONDecodeError as exc:
+            raise ParameterError(f"not a saved AnyRank campaign (invalid JSON: {exc})") from None
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise ParameterError(f"not a saved AnyRank campaign (expected format {FORMAT!r})")
+        setup = _setup_from_dict(data.get("config") or {})
+        if data.get("config_sha256") not in (None, setup.sha256()):
+            raise ParameterError("saved campaign: the configuration does not match its checksum (config_sha256); "
+                                 "the pre-registered settings cannot be changed after the first result")
+        obj = cls.__new__(cls)
+        obj._init(setup)
+        draw = data.get("environment_draw")
+        if draw is not None:
+            try:
+                obj._set_environments(draw["choices"], draw["seed"])
+            except (KeyError, TypeError):
+                raise ParameterError("saved campaign: environment_draw must have choices and seed") from None
+        tb = obj._camp.table
+        for n, rec in enumerate(data.get("results") or []):
+            try:
+                i, r, v = obj._check_entry(rec["policy"], rec["trial"], rec["score"])
+            except (KeyError, TypeError):
+                raise ParameterError(f"saved campaign: result {n} must have policy, trial and score") from None
+            if r < tb.vals.shape[0] and tb.known[r, i]:
+                raise ParameterError(f"saved campaign: {rec['policy']} trial {r} is recorded twice")
+            tb.set(i, r, v)
+            obj._results.append({"policy": setup.policies[i], "trial": r, "score": None if np.isnan(v) else v})
+        obj._camp.run_live()
+        return obj
+
+    def save(self, path: str | os.PathLike[str]) -> None:
+        """Write :meth:`to_json` atomically (temporary file in the same folder, then ``os.replace``)."""
+        atomic_write_text(path, self.to_json())
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str]) -> Ranker:
+        """Read a campaign written by :meth:`save`."""
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ParameterError(f"cannot read saved campaign {path}: {exc.strerror or exc}") from None
+        return cls.from_json(text)
+
+    def __repr__(self) -> str:
+        st = self._camp.termination or "running"
+        return (f"Ranker({len(self._setup.policies)} policies, method={self._setup.method!r}, "
+                f"alpha={self._setup.alpha:g}, iteration={self._camp.t}, decided={len(self._camp.decisions)}/"
+                f"{self._camp.k}, {st})")

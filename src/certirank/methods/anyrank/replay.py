@@ -1,0 +1,260 @@
+"""AnyRank over recorded data: replay of tables in recorded order and the batch path for simulations."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..._validate import check_choice, check_positive_int
+from ...errors import DataError, ParameterError
+from ...evidence.streams import PairedStreams
+from .config import DIRECTION_SPLIT, PAIRINGS, _BLOCK, _Setup, _check_options, _make_setup
+from .result import RankingResult, _Table
+from .engine import _Campaign
+
+
+def _wide_from_data(data: Any, *, format: str | None = None,
+                    score_range: tuple[float, float] | None = None) -> pd.DataFrame:
+    """A wide per-trial frame (rows = trials in recorded order, columns = policies, NaN = not run) from a
+    path, a long or wide DataFrame, or a validated table (all read through :func:`certirank.load`)."""
+    from ...data.readers import load
+    from ...data.table import check_per_trial, to_wide
+    if isinstance(data, np.ndarray):
+        raise DataError("pass a pandas DataFrame (one column per policy) or a file path; for a bare array use "
+                        "run_campaign(scores, policies=...)")
+    if not isinstance(data, (str, os.PathLike, pd.DataFrame)):
+        raise DataError(f"expected a file path or a table (pandas DataFrame), got {type(data).__name__}")
+    table = load(data, format=format, score_range=score_range)
+    check_per_trial(table, "AnyRank")
+    return to_wide(table)
+
+
+def _select_columns(wide: pd.DataFrame, policies: Sequence[str] | None) -> pd.DataFrame:
+    if policies is None:
+        return wide
+    pols = [str(p) for p in policies]
+    missing = [p for p in pols if p not in wide.columns]
+    if missing:
+        raise DataError(f"policy {', '.join(missing)} not found in the data; the data has: "
+                        f"{', '.join(map(str, wide.columns))}")
+    return wide[pols]
+
+
+def anyrank(data: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any = None, gamma: float = 1.0,
+            nmax: int | None = None, ties: str = "allow", *, guarantee: str = "paper",
+            policies: Sequence[str] | None = None, heldout_prior_rows: int = 0, pairing: str = "by_row",
+            graph: str = "soft_masked", forward_fraction: float = 0.9, direction_split: float = DIRECTION_SPLIT,
+            bettor: str = "nscore", metric: str = "progress", transitive_closure: bool = True,
+            trajectory: bool = False, format: str | None = None,
+            score_range: tuple[float, float] | None = None) -> RankingResult:
+    """Run AnyRank over recorded trials, in recorded order (spec 03 §9.1).
+
+    Parameters
+    ----------
+    data : str, Path or DataFrame
+        A file (read with :func:`certirank.load`), a wide per-trial DataFrame (one column per policy, one
+        row per trial/environment, NaN = not run), or a long table with ``policy``, ``score`` and ``env``
+        or ``order`` (pivoted with :func:`certirank.data.table.to_wide`).
+    alpha : float, default 0.05
+        Family-wise error rate of the whole answer (all pairs, all times).
+    method : str, default "anyrank"
+        ``anyrank``, ``anyrank0``, ``anyrank-inf``, ``bonferroni`` or ``weighted-bonferroni`` (underscores
+        accepted).
+    prior : mapping or sequence, optional
+        Prior mean per policy, fixed before looking at the data (e.g. from simulation).
+    gamma : float, default 1.0
+        Prior strength (softmax inverse temperature), >= 0.
+    nmax : int, optional
+        Per-hypothesis budget of paired trials (default: the number of rows).
+    ties : {"allow", "assume_none"}, default "allow"
+        ``allow``: valid when two policies are exactly tied; ``assume_none``: the papers' setting.
+    guarantee : {"paper", "strict"}, default "paper"
+        See the module docstring.
+    policies : list of str, optional
+        Columns to rank, in this order (default: all, in table order).
+    heldout_prior_rows : int, default 0
+        If > 0 (and no prior is given), the prior is the mean of each policy over the first rows, which are
+        then removed before testing (the authors' held-out setting).
+    pairing : {"by_row", "by_order"}, default "by_row"
+        ``by_row``: trial r of every policy ran on environment r (paired). ``by_order``: each policy's
+        trials are compacted and the n-th trials are paired (independent streams).
+    graph, forward_fraction, direction_split, bettor, metric, transitive_closure
+        Advanced settings of spec 03 §2 (``metric``: "progress" bins 0, 0.1, ..., 1 or "binary").
+    trajectory : bool, default False
+        Also return the total samples after each iteration.
+    format, score_range
+        Passed to :func:`certirank.load` (input layout; rescaling of scores to [0, 1]).
+
+    Returns
+    -------
+    RankingResult
+
+    Raises
+    ------
+    DataError, ParameterError
+        Unreadable data, scores outside [0, 1], unknown policies, prior names not matching the data, fewer
+        than two policies, bad parameters.
+    """
+    wide = _select_columns(_wide_from_data(data, format=format, score_range=score_range), policies)
+    pols = [str(c) for c in wide.columns]
+    if len(pols) < 2:
+        raise DataError(f"ranking needs at least two policies; the data has {len(pols)}"
+                        + (f" ({pols[0]})" if pols else ""))
+    pairing = check_choice("pairing", pairing, PAIRINGS)
+    h = check_positive_int("heldout_prior_rows", heldout_prior_rows, minimum=0)  # 0 = no held-out prior
+    arr = wide.to_numpy(dtype=float)
+    if h:
+        if prior is not None:
+            raise ParameterError("give either prior= or heldout_prior_rows=, not both")
+        if h >= arr.shape[0]:
+            raise DataError(f"heldout_prior_rows = {h} leaves no rows to test (the data has {arr.shape[0]})")
+        head = arr[:h]
+        cnt = (~np.isnan(head)).sum(axis=0)
+        if (cnt == 0).any():
+            p = pols[int(np.flatnonzero(cnt == 0)[0])]
+            raise DataError(f"policy {p} has no trials in the first {h} rows, so no held-out prior")
+        prior = dict(zip(pols, np.nanmean(head, axis=0).tolist()))
+        arr = arr[h:]
+    if pairing == "by_order":
+        cols = [c[~np.isnan(c)] for c in arr.T]
+        n = max((c.size for c in cols), default=0)
+        packed = np.full((n, len(cols)), np.nan)
+        for i, c in enumerate(cols):
+            packed[:c.size, i] = c
+        arr = packed
+    setup = _make_setup(pols, alpha, method, prior, gamma, nmax, ties, guarantee, graph=graph,
+                        forward_fraction=forward_fraction, direction_split=direction_split, bettor=bettor,
+                        metric=metric, transitive_closure=transitive_closure, default_nmax=max(arr.shape[0], 1))
+    camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
+    camp.run_replay()
+    return camp.result()
+
+
+def _score_array(scores: Any, policies: Sequence[str] | None, shape: str) -> tuple[np.ndarray, list[str]]:
+    """Pre-drawn scores as a float array of the documented `shape` (last axis = policies), and the names."""
+    arr = np.asarray(scores, dtype=float)
+    ndim = shape.count(",") + 1
+    if arr.ndim != ndim:
+        raise DataError(f"scores must be a {ndim}-d array {shape}, got shape {arr.shape}")
+    finite = arr[~np.isnan(arr)]
+    if finite.size and (finite.min() < 0 or finite.max() > 1):
+        raise DataError("scores must lie in [0, 1] (NaN = missing)")
+    m = arr.shape[-1]
+    pols = list(policies) if policies is not None else [f"p{i}" for i in range(m)]
+    if len(pols) != m:
+        raise ParameterError(f"{len(pols)} policy names for {m} columns")
+    return arr, pols
+
+
+def run_campaign(scores: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any = None,
+                 gamma: float = 1.0, nmax: int | None = None, ties: str = "allow", *, guarantee: str = "paper",
+                 policies: Sequence[str] | None = None, trajectory: bool = False, **options: Any) -> RankingResult:
+    """One simulated campaign over a pre-drawn score table (the fast path for Monte Carlo studies).
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_trials, M)
+        Row r = trial r (environment r) of every policy, as in a wide per-trial table; NaN = missing. Only
+        the first ``nmax`` complete pairs of each hypothesis can be used; draw at least ``nmax`` rows.
+    alpha, method, prior, gamma, nmax, ties, guarantee
+        As in :func:`anyrank` (``nmax`` defaults to ``n_trials``).
+    policies : list of str, optional
+        Names (default ``p0 .. p{M-1}``).
+    trajectory : bool, default False
+        Add ``result.trajectory["total_samples"]``: total rollouts after each iteration 1..t; each decision
+        also carries its ``iteration`` and ``total_samples``.
+    **options
+        ``graph``, ``forward_fraction``, ``direction_split``, ``bettor``, ``metric``, ``transitive_closure``.
+
+    Returns
+    -------
+    RankingResult
+    """
+    arr, pols = _score_array(scores, policies, "(n_trials, M)")
+    setup = _make_setup(pols, alpha, method, prior, gamma, nmax, ties, guarantee,
+                        default_nmax=max(arr.shape[0], 1), **_check_options(options))
+    camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
+    camp.run_replay()
+    return camp.result()
+
+
+def run_campaigns(scores: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any = None,
+                  gamma: float = 1.0, nmax: int | None = None, ties: str = "allow", *, guarantee: str = "paper",
+                  policies: Sequence[str] | None = None, trajectory: bool = False, chunk: int = 100,
+                  **options: Any) -> list[RankingResult]:
+    """Many independent campaigns at once (simulation studies): ``scores`` has shape (runs, n_trials, M).
+
+    The campaigns' p-processes are computed together in one vectorised evidence bank (``chunk`` runs at a
+    time), in blocks, only as far as the campaigns still running need them; every campaign then jumps from
+    event to event on its own. Results are identical to calling :func:`run_campaign` on each table.
+
+    Parameters
+    ----------
+    scores : array_like, shape (runs, n_trials, M)
+        One pre-drawn table per run (NaN = missing).
+    chunk : int, default 100
+        Campaigns per bank (memory ~ chunk * K * nmax * 16 bytes).
+    Other parameters as in :func:`run_campaign`.
+
+    Returns
+    -------
+    list of RankingResult, in run order.
+    """
+    arr, pols = _score_array(scores, policies, "(runs, n_trials, M)")
+    runs, n_rows, m = arr.shape
+    setup = _make_setup(pols, alpha, method, prior, gamma, nmax, ties, guarantee,
+                        default_nmax=max(n_rows, 1), **_check_options(options))
+    chunk = check_positive_int("chunk", chunk)
+    out: list[RankingResult] = []
+    for start in range(0, runs, chunk):
+        out.extend(_run_chunk(setup, arr[start:start + chunk], trajectory))
+    return out
+
+
+def _run_chunk(setup: _Setup, arr: np.ndarray, trajectory: bool) -> list[RankingResult]:
+    camps = [_Campaign(setup, _Table(setup.m, a), trajectory=trajectory) for a in arr]
+    r = len(camps)
+    k = camps[0].k
+    lmax = min(arr.shape[1], setup.nmax)
+    xs = np.zeros((r, k, lmax))
+    ys = np.zeros((r, k, lmax))
+    pls = np.ones((r, k, lmax + 1))
+    pms = np.ones((r, k, lmax + 1))
+    for idx, c in enumerate(camps):
+        c._prepare_paths(lmax, xs[idx], ys[idx], pls[idx], pms[idx])
+    bank = PairedStreams(r * k, bettor=setup.bettor, ties=setup.ties, bins=setup.metric)
+    gens = {}
+    waiting: dict[int, int] = {}
+    for idx, c in enumerate(camps):
+        g = c._replay_steps()
+        try:
+            waiting[idx] = next(g)
+            gens[idx] = g
+        except StopIteration:
+            pass
+    avail = 0
+    while waiting:
+        target = min(lmax, max(min(waiting.values()), avail + _BLOCK, 2 * avail))
+        act = np.array(sorted(waiting), dtype=np.int64)
+        streams = (act[:, None] * k + np.arange(k)[None, :]).ravel()
+        for step in range(avail, target):
+            bank.update(streams, xs[act, :, step].ravel(), ys[act, :, step].ravel())
+            pls[act, :, step + 1] = bank.pvalue_less[streams].reshape(act.size, k)
+            pms[act, :, step + 1] = bank.pvalue_more[streams].reshape(act.size, k)
+        avail = target
+        for idx in act:
+            c = camps[idx]
+            c._avail = avail
+            g = gens[idx]
+            try:
+                need = waiting[idx]
+                while need <= avail:
+                    need = g.send(None)
+                waiting[idx] = need
+            except StopIteration:
+                del waiting[idx]
+    return [c.result() for c in camps]
