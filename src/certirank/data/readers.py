@@ -36,6 +36,7 @@ import pandas as pd
 from .._io import atomic_path
 from .._validate import check_choice
 from ..errors import DataError, ParameterError
+from . import formats as _formats
 from .table import ALIASES, validate_table
 
 __all__ = ["FORMATS", "load", "load_preferences", "validate_preferences", "write_table", "detect_layout"]
@@ -43,7 +44,7 @@ __all__ = ["FORMATS", "load", "load_preferences", "validate_preferences", "write
 LAYOUTS = ("long", "wide", "preferences")
 FILE_TYPES = ("csv", "tsv", "parquet", "jsonl", "json")
 IMPORTERS = ("lm-eval", "inspect")
-FORMATS = LAYOUTS + FILE_TYPES + IMPORTERS
+FORMATS = LAYOUTS + FILE_TYPES + IMPORTERS + _formats.NAMES
 
 PREFERENCE_COLUMNS = ("policy_a", "policy_b", "preference")
 
@@ -81,7 +82,9 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, format: str | None = None,
         a folder of inspect_ai logs), or a DataFrame.
     format:
         Force a layout (``long``, ``wide``, ``preferences``), a file type (``csv``, ``tsv``, ``parquet``,
-        ``jsonl``, ``json``; the layout is then still detected) or an importer (``lm-eval``, ``inspect``).
+        ``jsonl``, ``json``; the layout is then still detected), an importer (``lm-eval``, ``inspect``) or a
+        format reader of `certirank.data.formats` (``outcome-lists``, ``folder``, ``helm``, ``arena``,
+        ``lerobot``, ``eee``, ``openai-evals``; see docs/data-formats.md).
         Default: detected from the extension, the columns and the folder layout.
     score_range:
         ``(lo, hi)``: scores are rescaled to [0, 1]; without it, scores outside [0, 1] are an error.
@@ -112,9 +115,14 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, format: str | None = None,
     p = _existing_path(path)
     source = str(path)
 
+    if fmt in _formats.NAMES:
+        return _formats.read(fmt, p, score_range=score_range, options=options)
     kind = fmt if fmt in IMPORTERS else None
     if kind is None and fmt not in LAYOUTS + FILE_TYPES:
         kind = _detect_importer(p)
+        found = _formats.detect(p) if kind is None else None
+        if found is not None:  # the issue-16 readers (data/formats/), detected only where unambiguous
+            return _formats.read(found, p, score_range=score_range, options=options)
     if kind is not None:
         _check_options(kind, options)
         from . import importers

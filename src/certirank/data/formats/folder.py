@@ -1,0 +1,173 @@
+"""A folder of per-policy files: one CSV/TSV per policy, the policy named by the file stem.
+
+Typical sheets exported by hand look like ``env,trial #,success,avg,notes``: the environment label repeats
+across its trials, a summary column (``avg``) and free-text notes sit beside the scores, and header cells
+can be blank or repeated. Options name the columns that matter:
+
+* ``score=COLUMN``: the outcome (number, or True/False / success/failure words); default a column named
+  ``score`` or ``success``;
+* ``trial=COLUMN``: the trial index; with it, environment labels may repeat (the observation is
+  ``(env, trial)``); default a column named ``trial``, ``trial #``, ``trial_id`` or ``episode``;
+* ``env=COLUMN``: the environment label; default a column named ``env``, ``environment`` or ``task``.
+
+Every other column is ignored, and the notes say which. Rows whose score cell is blank (summary or
+unfinished rows) are dropped and counted in the notes. Trials are matched across policies by
+``(env, trial)`` (or by trial / env alone when only one is given, by row position when neither is).
+"""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ...errors import DataError
+from ._common import finish, is_blank, label, outcome
+
+_SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
+_SCORE_NAMES = ("score", "success", "succeeded", "outcome", "reward")
+_TRIAL_NAMES = ("trial", "trial #", "trial#", "trial_id", "trial id", "trial no", "episode", "rollout", "run")
+_ENV_NAMES = ("env", "environment", "task", "scene", "item")
+
+
+def files(p: Path) -> list[Path]:
+    if not p.is_dir():
+        return []
+    return sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in _SUFFIXES
+                  and not f.name.startswith("."))
+
+
+def detect(p: Path) -> bool:
+    return len(files(p)) >= 1
+
+
+def _header(raw: list[str]) -> tuple[list[str], list[str]]:
+    """Unique column names: blank cells -> "(blank k)", repeats -> "name (2)"; and notes on what changed."""
+    names: list[str] = []
+    changed: list[str] = []
+    for k, h in enumerate(raw):
+        name = h.strip() or f"(blank {k + 1})"
+        if not h.strip():
+            changed.append(f"column {k + 1} has no name")
+        base, j = name, 2
+        while name in names:
+            name = f"{base} ({j})"
+            j += 1
+        if name != base and h.strip():
+            changed.append(f"{base!r} repeats (column {k + 1} read as {name!r})")
+        names.append(name)
+    return names, changed
+
+
+def _pick(names: list[str], given: str | None, defaults: tuple[str, ...], what: str, src: str,
+          required: bool) -> int | None:
+    if given is not None:
+        if given not in names:
+            raise DataError(f"no column {given!r} ({what}=); columns: {', '.join(map(repr, names))}", source=src)
+        return names.index(given)
+    for k, n in enumerate(names):
+        if n.strip().lower() in defaults:
+            return k
+    if required:
+        raise DataError(f"which column holds the {what}? none is named {' / '.join(defaults[:2])}; pass "
+                        f"--read-option {what}=COLUMN (columns: {', '.join(map(repr, names))})", source=src)
+    return None
+
+
+def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | None = None,
+         trial: str | None = None, score: str | None = None, env: str | None = None) -> pd.DataFrame:
+    source = str(p)
+    if not p.is_dir():
+        raise DataError("the folder format reads a folder of per-policy CSV/TSV files; this is a file", source=source)
+    fs = files(p)
+    if not fs:
+        raise DataError("no .csv or .tsv files in the folder (expected one file per policy, named after it)",
+                        source=source)
+    stems = [f.stem for f in fs]
+    dup = {s for s in stems if stems.count(s) > 1}
+    if dup:
+        raise DataError(f"two files name the same policy {sorted(dup)[0]!r}; keep one file per policy", source=source)
+    rows: dict[str, list[Any]] = {"policy": [], "env": [], "score": [], "trial_label": [], "env_label": []}
+    where: list[tuple[Any, Any]] = []
+    notes: list[str] = []
+    ignored: set[str] = set()
+    blank_rows = 0
+    used: dict[str, str] = {}
+    for f in fs:
+        fsrc = str(f)
+        try:
+            with open(f, newline="", encoding="utf-8-sig") as fh:
+                table = list(csv.reader(fh, delimiter=sep or _SUFFIXES[f.suffix.lower()]))
+        except UnicodeDecodeError:
+            raise DataError("not a UTF-8 text file (expected CSV text)", source=fsrc) from None
+        except csv.Error as exc:
+            raise DataError(f"malformed CSV ({exc})", source=fsrc) from None
+        while table and not any(c.strip() for c in table[0]):
+            table.pop(0)
+        if not table:
+            raise DataError("the file is empty (expected a header line and one row per trial)", source=fsrc)
+        names, changed = _header(table[0])
+        for c in changed:
+            notes.append(f"folder: {f.name}: {c}")
+        s_k = _pick(names, score, _SCORE_NAMES, "score", fsrc, True)
+        t_k = _pick(names, trial, _TRIAL_NAMES, "trial", fsrc, False)
+        e_k = _pick(names, env, _ENV_NAMES, "env", fsrc, False)
+        used.update({"score": names[s_k]})
+        if t_k is not None:
+            used["trial"] = names[t_k]
+        if e_k is not None:
+            used["env"] = names[e_k]
+        ignored.update(n for k, n in enumerate(names) if k not in (s_k, t_k, e_k))
+        seen: dict[str, int] = {}
+        for n, cells in enumerate(table[1:], start=2):
+            if not any(c.strip() for c in cells):
+                continue
+            if len(cells) > len(names) and any(c.strip() for c in cells[len(names):]):
+                raise DataError(f"line has {len(cells)} fields but the header has {len(names)} columns",
+                                source=fsrc, row=n)
+            cells = cells + [""] * (len(names) - len(cells))
+            raw = cells[s_k]
+            if is_blank(raw):
+                blank_rows += 1
+                continue
+            v = outcome(raw)
+            if v is None:
+                raise DataError(f"{raw!r} is not a score (expected a number or True/False)", source=fsrc, row=n,
+                                column=names[s_k])
+            t_lab = label(cells[t_k]) if t_k is not None else ""
+            e_lab = label(cells[e_k]) if e_k is not None else ""
+            if t_k is not None and not t_lab:
+                raise DataError("empty trial cell (the trial column names each trial)", source=fsrc, row=n,
+                                column=names[t_k])
+            if e_k is not None and not e_lab:
+                raise DataError("empty environment label", source=fsrc, row=n, column=names[e_k])
+            key = f"{e_lab}#{t_lab}" if (t_k is not None and e_k is not None) else (t_lab or e_lab or str(n - 1))
+            if key in seen:
+                if t_k is None:
+                    raise DataError(f"environment label {e_lab!r} repeats (first on line {seen[key]}); name the trial "
+                                    "column with --read-option trial=COLUMN so each row is one trial", source=fsrc,
+                                    row=n, column=names[e_k] if e_k is not None else None)
+                raise DataError(f"trial {t_lab!r}{' in ' + repr(e_lab) if e_lab else ''} appears twice (first on line "
+                                f"{seen[key]})", source=fsrc, row=n)
+            seen[key] = n
+            rows["policy"].append(f.stem)
+            rows["env"].append(key)
+            rows["score"].append(v)
+            rows["trial_label"].append(t_lab)
+            rows["env_label"].append(e_lab)
+            where.append((f"{f.name}, line {n}", names[s_k]))
+    head = [f"folder: {len(fs)} policies from file names; score from column {used['score']!r}"]
+    if "trial" in used:
+        head.append(f"trial from {used['trial']!r}")
+    if "env" in used:
+        head.append(f"environment from {used['env']!r}")
+    notes.insert(0, ", ".join(head) + "; trials matched across policies by "
+                 + ("(environment, trial)" if "trial" in used and "env" in used else
+                    "trial" if "trial" in used else "environment" if "env" in used else "row position"))
+    if ignored:
+        notes.append(f"folder: column(s) ignored: {', '.join(sorted(map(repr, ignored)))}")
+    if blank_rows:
+        notes.append(f"folder: {blank_rows} row(s) with a blank score dropped (summary or unfinished rows)")
+    return finish(rows, where, source=source, score_range=score_range, notes=notes)

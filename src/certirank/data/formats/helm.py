@@ -1,0 +1,129 @@
+"""HELM run folders: ``<run>/per_instance_stats.json`` (+ ``run_spec.json``), one run per (scenario, model).
+
+``per_instance_stats.json`` is a list of ``{"instance_id", "train_trial_index", "stats": [{"name": {"name",
+"split", "perturbation"?}, "mean", "count", …}]}``. One observation per instance and train trial: the
+``mean`` of the stat named ``stat=`` (default ``exact_match``) on split ``split=`` (default ``test``) without
+perturbation (``perturbation=NAME`` selects a perturbed copy instead). The model comes from
+``run_spec.json`` (``adapter_spec.model``) or the ``model=`` part of the run folder's name; runs of several
+scenarios get environment labels ``<run>/<instance>`` and a ``run`` column (for ``--group-by run``).
+Train trials (different in-context examples) are replicates.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from ...errors import DataError
+from ._common import finish
+
+_FILE = "per_instance_stats.json"
+
+
+def run_folders(p: Path) -> list[Path]:
+    if p.is_file():
+        return [p.parent] if p.name == _FILE else []
+    if not p.is_dir():
+        return []
+    if (p / _FILE).is_file():
+        return [p]
+    return sorted(d for d in p.iterdir() if d.is_dir() and (d / _FILE).is_file())
+
+
+def detect(p: Path) -> bool:
+    return bool(run_folders(p))
+
+
+def _json(f: Path) -> Any:
+    try:
+        with open(f, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"not valid JSON ({exc.msg}; truncated file?)", source=str(f), row=exc.lineno) from None
+    except UnicodeDecodeError:
+        raise DataError("not a UTF-8 text file (expected JSON)", source=str(f)) from None
+
+
+def _run_name(d: Path) -> tuple[str, str]:
+    """(model, run label without the model) from run_spec.json, else from the folder name."""
+    name = d.name
+    model = None
+    spec_f = d / "run_spec.json"
+    if spec_f.is_file():
+        spec = _json(spec_f)
+        if isinstance(spec, dict):
+            name = str(spec.get("name") or name)
+            ad = spec.get("adapter_spec")
+            if isinstance(ad, dict) and ad.get("model"):
+                model = str(ad["model"])
+    scen, _, args = name.partition(":")
+    parts = [a for a in args.split(",") if a]
+    rest = [a for a in parts if not a.startswith("model=")]
+    if model is None:
+        found = [a.split("=", 1)[1] for a in parts if a.startswith("model=")]
+        if not found:
+            raise DataError("cannot tell the model: no run_spec.json with adapter_spec.model and no 'model=' in the "
+                            "run folder's name", source=str(d))
+        model = found[0]
+    return model, scen + (":" + ",".join(rest) if rest else "")
+
+
+def read(p: Path, *, score_range: tuple[float, float] | None = None, stat: str = "exact_match",
+         split: str = "test", perturbation: str | None = None) -> pd.DataFrame:
+    source = str(p)
+    runs = run_folders(p)
+    if not runs:
+        raise DataError(f"no HELM run here: expected a run folder holding {_FILE}, a folder of such run folders, "
+                        f"or the {_FILE} file itself", source=source)
+    want_pert = None if perturbation in (None, "", "none") else str(perturbation)
+    infos = [(_run_name(d), d) for d in runs]
+    labels = {lab for (_, lab), _ in infos}
+    rows: dict[str, list[Any]] = {"policy": [], "env": [], "replicate": [], "score": [], "run": []}
+    where: list[tuple[Any, Any]] = []
+    for (model, lab), d in infos:
+        f = d / _FILE
+        fsrc = str(f)
+        data = _json(f)
+        if not isinstance(data, list):
+            raise DataError(f"expected a JSON list of per-instance records ({{instance_id, stats}}), got "
+                            f"{type(data).__name__}", source=fsrc)
+        available: set[str] = set()
+        n_before = len(rows["score"])
+        for k, rec in enumerate(data, start=1):
+            if not isinstance(rec, dict) or "instance_id" not in rec or not isinstance(rec.get("stats"), list):
+                raise DataError("expected an object with 'instance_id' and a 'stats' list", source=fsrc, row=k)
+            hit = None
+            for s in rec["stats"]:
+                nm = s.get("name") if isinstance(s, dict) else None
+                if not isinstance(nm, dict):
+                    raise DataError("a stat without a 'name' object ({name, split})", source=fsrc, row=k)
+                pert = nm.get("perturbation")
+                pert_name = pert.get("name") if isinstance(pert, dict) else None
+                if nm.get("split") != split or pert_name != want_pert:
+                    continue
+                available.add(str(nm.get("name")))
+                if nm.get("name") == stat:
+                    hit = s
+            if hit is None:
+                continue
+            if "mean" not in hit:
+                raise DataError(f"stat {stat!r} has no 'mean'", source=fsrc, row=k)
+            iid = str(rec["instance_id"])
+            rows["policy"].append(model)
+            rows["env"].append(iid if len(labels) == 1 else f"{lab}/{iid}")
+            rows["replicate"].append(int(rec.get("train_trial_index", 0) or 0))
+            rows["score"].append(hit["mean"])
+            rows["run"].append(lab)
+            where.append((f"{f.parent.name}/{_FILE}, record {k}", "mean"))
+        if len(rows["score"]) == n_before:
+            what = f"split {split!r}" + (f", perturbation {want_pert!r}" if want_pert else ", no perturbation")
+            avail = ", ".join(sorted(available)[:12]) or "none"
+            raise DataError(f"no per-instance stat {stat!r} ({what}); stats available: {avail} (choose with "
+                            "--read-option stat=NAME)", source=fsrc)
+    notes = [f"helm: {len(runs)} run(s); stat {stat!r}, split {split!r}, "
+             + (f"perturbation {want_pert!r}" if want_pert else "no perturbation")
+             + "; train trials are replicates"]
+    return finish(rows, where, source=source, score_range=score_range, notes=notes)
