@@ -71,11 +71,22 @@ def parse_score_range(text: Optional[str]) -> Optional[tuple[float, float]]:
 DATA_ARG = typer.Argument(..., help="Evaluation data file (CSV/TSV, Parquet, JSONL, wide per-trial table, "
                           "preferences, lm-eval samples folder, inspect_ai log).")
 FORMAT_OPT = typer.Option(None, "--format", "-f", help="Input format (default: detected from the file). A layout "
-                          "(long, wide, preferences), a file type (csv, tsv, parquet, jsonl, json) or an importer "
-                          "(lm-eval, inspect).")
+                          "(long, wide, preferences), a file type (csv, tsv, parquet, jsonl, json), an importer "
+                          "(lm-eval, inspect) or a reader: outcome-lists, folder, helm, arena, lerobot, eee, "
+                          "openai-evals (docs/data-formats.md).")
 SCORE_RANGE_OPT = typer.Option(None, "--score-range", help="Rescale scores from 'lo,hi' to [0, 1].")
 READ_OPT = typer.Option([], "--read-option", help="Reader option KEY=VALUE (repeatable): metric, filter, task "
-                        "(lm-eval logs); scorer, task (inspect_ai logs); sep (CSV delimiter).")
+                        "(lm-eval logs); scorer, task (inspect_ai logs); sep (CSV delimiter); trial, score, env "
+                        "(folder); policy, outcomes, keys (outcome-lists); stat, split, perturbation (helm); tie, "
+                        "bothbad (arena); metric, policy (lerobot); score, evaluation (eee); field, policy "
+                        "(openai-evals).")
+GROUP_BY_OPT = typer.Option(None, "--group-by", help="Run within each group of COLUMN[,COLUMN] and print one "
+                            "summary table (the full result per group in --json).")
+ALPHA_ACROSS_OPT = typer.Option(False, "--alpha-across-groups", help="With --group-by: split alpha over the groups "
+                                "(Bonferroni) so the guarantee holds across all groups together.")
+PAIRING_OPT = typer.Option("by-env", "--pairing", help="by-env: trials of different policies on the same env label "
+                           "are paired; by-order: each policy's trials in recorded order, the n-th of each paired "
+                           "(unmatched rollouts; see docs/data-formats.md).")
 
 
 def key_values(items: list[str], what: str) -> dict[str, str]:
@@ -92,12 +103,70 @@ def key_values(items: list[str], what: str) -> dict[str, str]:
 
 def read_input(data: Path, format: Optional[str], score_range: Optional[str],
                read_option: list[str]) -> tuple[Any, Optional[str], Optional[tuple[float, float]]]:
-    """(data, format, score_range) for the Python API. With ``--read-option`` the file is read here, with those
-    options, and the table is handed on (format and range already applied); otherwise the path goes on."""
+    """(table, None, None) for the Python API: the file is read here, with the reader options, and the table
+    is handed on (format and range already applied). What the reader decided (columns ignored, rows dropped,
+    a draw rule) is printed to stderr as notes, one line each."""
     sr = parse_score_range(score_range)
-    if not read_option:
-        return data, format, sr
     from ..data.readers import load
-    return load(data, format=format, score_range=sr, **key_values(read_option, "--read-option")), None, None
+    table = load(data, format=format, score_range=sr, **key_values(read_option, "--read-option"))
+    print_notes(table)
+    return table, None, None
+
+
+def print_notes(table: Any) -> None:
+    for note in getattr(table, "attrs", {}).get("notes", []) or []:
+        typer.echo(f"note: {note}", err=True)
+
+
+def warn_order(table: Any) -> None:
+    """One line per replay-order finding (data.order), on stderr."""
+    from ..data.order import replay_order_warnings
+    if "score" in getattr(table, "columns", ()):
+        for msg in replay_order_warnings(table):
+            typer.echo(f"warning: {msg}", err=True)
+
+
+def warn_order_groups(table: Any, cols: list[str]) -> None:
+    """The replay-order check within each group: the first finding, and how many groups have one."""
+    from ..data.order import replay_order_warnings
+    from ..methods.groups import split_groups
+    hits = [(g, w) for g, sub in split_groups(table, cols) for w in replay_order_warnings(sub)[:1]]
+    if hits:
+        g, w = hits[0]
+        more = f" (and {len(hits) - 1} more group(s))" if len(hits) > 1 else ""
+        typer.echo(f"warning: in group {', '.join(g.values())}: {w}{more}", err=True)
+
+
+def pairing_arg(text: str) -> str:
+    from .._validate import check_choice
+    return {"by-env": "by_row", "by-order": "by_order"}[check_choice("--pairing", text.replace("_", "-"),
+                                                                       ("by-env", "by-order"))]
+
+
+def group_columns(text: Optional[str]) -> Optional[list[str]]:
+    if text is None:
+        return None
+    cols = [c.strip() for c in text.split(",") if c.strip()]
+    if not cols:
+        from ..errors import ParameterError
+        raise ParameterError("--group-by needs COLUMN[,COLUMN]")
+    return cols
+
+
+def render_groups(res: Any, title: str) -> None:
+    """The one summary table of a --group-by run, and its alpha statement."""
+    from rich.table import Table
+    t = Table(title=title)
+    for col in (*res.by, "policies", "certified pairs", "letters"):
+        t.add_column(col, justify="right" if col in ("policies", "certified pairs") else "left")
+    for g in res.groups:
+        vals = [g["group"][c] for c in res.by]
+        if g["error"]:
+            t.add_row(*vals, "-" if g["policies"] is None else str(g["policies"]), "-", f"not run: {g['error']}")
+        else:
+            t.add_row(*vals, "-" if g["policies"] is None else str(g["policies"]),
+                      "-" if g["certified_pairs"] is None else str(g["certified_pairs"]), g["letters"] or "-")
+    console.print(t)
+    console.print(res.statement)
 
 JSON_OPT = typer.Option(False, "--json", help="Print the result as JSON.")

@@ -7,7 +7,9 @@ from typing import Optional
 
 import typer
 
-from ._common import app, console, emit, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, read_input, JSON_OPT
+from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
+                      SCORE_RANGE_OPT, app, console, emit, group_columns, pairing_arg, read_input, render_groups,
+                      warn_order, warn_order_groups)
 
 
 @app.command("rank")
@@ -28,21 +30,52 @@ def rank_cmd(data: Path = DATA_ARG,
              heldout_prior_rows: int = typer.Option(0, "--heldout-prior-rows", help="Use the first N rows as the "
                                                     "prior and remove them from the test."),
              metric: str = typer.Option("progress", "--metric", help="progress (partial credit) or binary."),
+             pairing: str = PAIRING_OPT,
+             group_by: Optional[str] = GROUP_BY_OPT,
+             alpha_across_groups: bool = ALPHA_ACROSS_OPT,
              format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
              read_option: list[str] = READ_OPT,
              plot: Optional[Path] = typer.Option(None, "--plot", help="Write the score violins with the certified "
                                                  "letters to FILE.png or FILE.svg."),
              as_json: bool = JSON_OPT) -> None:
-    """Certified ranking of policies from recorded trials (AnyRank), replayed in recorded order."""
-    from ..methods.anyrank_cli import rank_command
+    """Certified ranking of policies from recorded trials (AnyRank), replayed in recorded order; for battle /
+    preference data, the certified preference graph."""
+    from ..methods.anyrank_cli import compute_ranking, rank_command, render_preferences
     if plot is not None:
         from ..report.cli import check_plot_path
         check_plot_path(plot)
+    pair = pairing_arg(pairing)
+    cols = group_columns(group_by)
+    table, fmt, sr = read_input(data, format, score_range, read_option)
 
-    source, fmt, sr = read_input(data, format, score_range, read_option)
-    res = rank_command(source, alpha=alpha, method=method, prior=prior, prior_means=prior_means, gamma=gamma,
-                       nmax=nmax, ties=ties, guarantee=guarantee, as_json=as_json, emit=emit, console=console,
-                       format=fmt, score_range=sr, heldout_prior_rows=heldout_prior_rows, metric=metric, label=data)
+    if table.attrs.get("format") == "preferences":
+        from ..errors import ParameterError
+        from ..methods.preferences import preference_graph
+        if cols is not None:
+            raise ParameterError("--group-by is not available for preference tables (they keep only the two "
+                                 "policies and the preference of each battle)")
+        if plot is not None:
+            raise ParameterError("--plot draws score violins; preference data has no per-trial scores")
+        res = preference_graph(table, alpha)
+        emit(res, as_json, lambda r: render_preferences(r, console, title=f"{data}: certified preference graph, "
+                                                        f"{r.n_battles} battles (alpha = {r.alpha:g})"))
+        return
+
+    opts = dict(method=method, prior=prior, prior_means=prior_means, gamma=gamma, nmax=nmax, ties=ties,
+                guarantee=guarantee, heldout_prior_rows=heldout_prior_rows, metric=metric, pairing=pair)
+    if cols is not None:
+        from ..methods.groups import run_by_group
+        if plot is not None:
+            from ..errors import ParameterError
+            raise ParameterError("--plot draws one ranking; it cannot be combined with --group-by")
+        res = run_by_group(table, cols, lambda sub, a: compute_ranking(sub, alpha=a, **opts), alpha=alpha,
+                           alpha_across_groups=alpha_across_groups, method=f"anyrank:{method}")
+        warn_order_groups(table, cols)
+        emit(res, as_json, lambda r: render_groups(r, f"{data}: AnyRank ({method}) in {len(r.groups)} groups of "
+                                                   f"{', '.join(cols)}"))
+        return
+    warn_order(table)
+    res = rank_command(table, alpha=alpha, as_json=as_json, emit=emit, console=console, label=data, **opts)
     if plot is not None:
         from ..report.cli import save_plot
-        save_plot(res, plot, data=source, format=fmt, score_range=sr, console=None if as_json else console)
+        save_plot(res, plot, data=table, format=fmt, score_range=sr, console=None if as_json else console)

@@ -129,25 +129,63 @@ def render_ranking(res: RankingResult, console: Any, *, title: str | None = None
     console.print(res.statement)
 
 
-def rank_command(data: Any, *, alpha: float, method: str, prior: Path | None, prior_means: str | None,
-                 gamma: float, nmax: int | None, ties: str, guarantee: str, as_json: bool, emit: Callable,
-                 console: Any, format: str | None = None, score_range: tuple[float, float] | None = None,
-                 heldout_prior_rows: int = 0, metric: str = "progress", label: Any = None) -> RankingResult:
-    """Implementation of ``certirank rank`` (``label`` names the data in the title; default ``data``)."""
+def compute_ranking(data: Any, *, alpha: float, method: str, prior: Path | None, prior_means: str | None,
+                    gamma: float, nmax: int | None, ties: str, guarantee: str, format: str | None = None,
+                    score_range: tuple[float, float] | None = None, heldout_prior_rows: int = 0,
+                    metric: str = "progress", pairing: str = "by_row") -> RankingResult:
+    """The ranking behind ``certirank rank`` (no output): priors parsed, then `anyrank`."""
     if prior is not None and prior_means is not None:
         raise ParameterError("give either --prior FILE or --prior-means, not both")
     pri = read_prior_file(prior) if prior is not None else (
         parse_prior_means(prior_means) if prior_means is not None else None)
     if pri is not None and heldout_prior_rows:
         raise ParameterError("give either a prior or --heldout-prior-rows, not both")
-    res = anyrank(data, alpha=alpha, method=method, prior=pri, gamma=gamma, nmax=nmax, ties=ties,
-                  guarantee=guarantee, format=format, score_range=score_range,
-                  heldout_prior_rows=heldout_prior_rows, metric=metric)
+    return anyrank(data, alpha=alpha, method=method, prior=pri, gamma=gamma, nmax=nmax, ties=ties,
+                   guarantee=guarantee, format=format, score_range=score_range,
+                   heldout_prior_rows=heldout_prior_rows, metric=metric, pairing=pairing)
+
+
+def rank_command(data: Any, *, alpha: float, method: str, prior: Path | None, prior_means: str | None,
+                 gamma: float, nmax: int | None, ties: str, guarantee: str, as_json: bool, emit: Callable,
+                 console: Any, format: str | None = None, score_range: tuple[float, float] | None = None,
+                 heldout_prior_rows: int = 0, metric: str = "progress", label: Any = None,
+                 pairing: str = "by_row") -> RankingResult:
+    """Implementation of ``certirank rank`` (``label`` names the data in the title; default ``data``)."""
+    res = compute_ranking(data, alpha=alpha, method=method, prior=prior, prior_means=prior_means, gamma=gamma,
+                          nmax=nmax, ties=ties, guarantee=guarantee, format=format, score_range=score_range,
+                          heldout_prior_rows=heldout_prior_rows, metric=metric, pairing=pairing)
     name = data if label is None else label
     emit(res, as_json, lambda r: render_ranking(r, console, title=f"{name}: AnyRank ({r.method}, {r.guarantee} "
                                                  f"guarantee), certified at {_conf(r.alpha)} "
                                                  f"(alpha = {r.alpha:g})"))
     return res
+
+
+def render_preferences(res: Any, console: Any, *, title: str) -> None:
+    """Print a certified preference graph: every pair that met, the certified edges, cycles, the guarantee."""
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in ("policy A", "policy B", "battles", "A preferred", "B preferred", "draws", "certified"):
+        t.add_column(col, justify="left" if col.startswith("policy") or col == "certified" else "right")
+    for p in res.pairs:
+        dec = {"a>b": f"{p['a']} > {p['b']}", "a<b": f"{p['b']} > {p['a']}"}.get(p["decision"], "undecided")
+        t.add_row(p["a"], p["b"], str(p["battles"]), str(p["wins_a"]), str(p["wins_b"]), str(p["draws"]), dec)
+    console.print(t)
+    if res.edges:
+        console.print(f"Certified preferences ({len(res.edges)} edge(s)):", style="bold", markup=False)
+        for line in res.sentences():
+            console.print(f"  {line}", markup=False)
+    else:
+        console.print("No preference is certified yet.")
+    for c in res.cycles:
+        console.print(f"Cycle among certified edges (preferences are not transitive): {' , '.join(c)}", markup=False)
+    if res.never_met:
+        console.print(f"Never met ({len(res.never_met)} pair(s), nothing can be said): "
+                      + ", ".join(f"{a} vs {b}" for a, b in res.never_met), markup=False)
+    if res.mapping:
+        console.print(f"Ties: {res.mapping}.", markup=False)
+    console.print(res.statement, markup=False)
 
 
 # ------------------------------------------------------------------------------------------- demo
