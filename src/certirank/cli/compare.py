@@ -8,7 +8,9 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from ._common import app, console, emit, parse_score_range, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, key_values, JSON_OPT
+from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
+                      SCORE_RANGE_OPT, app, console, emit, group_columns, pairing_arg, read_input, render_groups,
+                      warn_order, warn_order_groups)
 
 
 @app.command("compare")
@@ -22,16 +24,31 @@ def compare_cmd(data: Path = DATA_ARG,
                                          "(the papers' setting)."),
                 bins: str = typer.Option("progress", "--bins", help="N-SCORE score bins: progress (0, 0.1, ..., 1) "
                                          "or binary (0, 1)."),
+                pairing: str = PAIRING_OPT, group_by: Optional[str] = GROUP_BY_OPT,
+                alpha_across_groups: bool = ALPHA_ACROSS_OPT,
                 format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
                 read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT) -> None:
     """Sequentially compare two policies on their paired trials, in recorded order (anytime-valid)."""
-    from ..data.readers import load
     from ..evidence.compare import _pairs_from_table, compare
 
-    table = load(data, format=format, score_range=parse_score_range(score_range),
-                 **key_values(read_option, "--read-option"))
-    xs, ys = _pairs_from_table(table, a, b)
-    result = compare(xs, ys, alpha=alpha, bettor=bettor, ties=ties, bins=bins)
+    pair = pairing_arg(pairing)
+    cols = group_columns(group_by)
+    table, _, _ = read_input(data, format, score_range, read_option)
+
+    def run(tab: Any, level: float) -> Any:
+        xs, ys = _pairs_from_table(tab, a, b, pairing=pair)
+        return compare(xs, ys, alpha=level, bettor=bettor, ties=ties, bins=bins)
+
+    if cols is not None:
+        from ..methods.groups import run_by_group
+        grouped = run_by_group(table, cols, run, alpha=alpha, alpha_across_groups=alpha_across_groups,
+                               method="compare")
+        warn_order_groups(table, cols)
+        emit(grouped, as_json, lambda r: render_groups(r, f"{data}: {a} vs {b} in {len(r.groups)} groups of "
+                                                       f"{', '.join(cols)}"))
+        return
+    warn_order(table)
+    result = run(table, alpha)
 
     def render(res: Any) -> None:
         console.print(res.describe(a, b))

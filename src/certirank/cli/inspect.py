@@ -7,19 +7,25 @@ from typing import Any, Optional
 
 from rich.table import Table
 
-from ._common import app, console, emit, parse_score_range, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, key_values, JSON_OPT
+from ._common import (DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, READ_OPT, SCORE_RANGE_OPT, app, console, emit,
+                      group_columns, read_input, render_groups, warn_order)
 
 
 @app.command("inspect")
 def inspect_cmd(data: Path = DATA_ARG, format: Optional[str] = FORMAT_OPT,
                 score_range: Optional[str] = SCORE_RANGE_OPT, read_option: list[str] = READ_OPT,
-                as_json: bool = JSON_OPT) -> None:
+                group_by: Optional[str] = GROUP_BY_OPT, as_json: bool = JSON_OPT) -> None:
     """Summarise an evaluation file: per-policy count, mean and missing trials."""
     from ..data.summary import summarize
-    from ..data.readers import load
 
-    table = load(data, format=format, score_range=parse_score_range(score_range),
-                 **key_values(read_option, "--read-option"))
+    cols = group_columns(group_by)
+    table, _, _ = read_input(data, format, score_range, read_option)
+    if cols is not None:
+        from ..methods.groups import run_by_group
+        grouped = run_by_group(table, cols, lambda tab, level: summarize(tab), alpha=0.05, method="inspect")
+        emit(grouped, as_json, lambda r: render_groups(r, f"{data}: {len(r.groups)} groups of {', '.join(cols)}"))
+        return
+    warn_order(table)
     result = summarize(table)
 
     def render(res: Any) -> None:

@@ -8,7 +8,8 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from ._common import app, console, emit, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, read_input, JSON_OPT
+from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, READ_OPT, SCORE_RANGE_OPT, app,
+                      console, emit, group_columns, read_input, render_groups)
 
 
 @app.command("leaderboard")
@@ -27,6 +28,8 @@ def leaderboard_cmd(
     format: Optional[str] = FORMAT_OPT,
     score_range: Optional[str] = SCORE_RANGE_OPT,
     read_option: list[str] = READ_OPT,
+    group_by: Optional[str] = GROUP_BY_OPT,
+    alpha_across_groups: bool = ALPHA_ACROSS_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """Certified leaderboard (BB-EDGE): edges, rank intervals and Top-k from repeated runs of L models."""
@@ -42,6 +45,15 @@ def leaderboard_cmd(
         from ..report.cli import check_plot_path
         check_plot_path(plot)
     source, fmt, sr = read_input(data, format, score_range, read_option)
+    cols = group_columns(group_by)
+    if cols is not None:
+        from ..methods.groups import run_by_group
+        grouped = run_by_group(source, cols, lambda tab, level: leaderboard(
+            tab, alpha=level, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method),
+            alpha=alpha, alpha_across_groups=alpha_across_groups, method=method)
+        emit(grouped, as_json, lambda r: render_groups(r, f"{data}: {method} in {len(r.groups)} groups of "
+                                                       f"{', '.join(cols)}"))
+        return
     result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
                          score_range=sr, format=fmt)
 

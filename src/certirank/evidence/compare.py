@@ -101,8 +101,14 @@ def compare(x: Any, y: Any, alpha: float = 0.05, bettor: str = "nscore", ties: s
                          p_more=test.p_more)
 
 
-def _pairs_from_table(table: Any, a: str, b: str) -> tuple[np.ndarray, np.ndarray]:
-    """Paired scores of policies `a`, `b` from an evaluation table, in recorded row order, complete rows only."""
+def _pairs_from_table(table: Any, a: str, b: str, pairing: str = "by_row") -> tuple[np.ndarray, np.ndarray]:
+    """Paired scores of policies `a`, `b` from an evaluation table, in recorded row order.
+
+    ``by_row``: the two policies' trials on the same environment, complete rows only. ``by_order``: each
+    policy's own trials in recorded order, the n-th of one paired with the n-th of the other (unmatched
+    rollouts; valid when each policy's trials are independent draws from a fixed distribution), cut to the
+    shorter of the two.
+    """
     from ..data.table import check_per_trial, to_wide
 
     check_per_trial(table, "compare")
@@ -112,6 +118,13 @@ def _pairs_from_table(table: Any, a: str, b: str) -> tuple[np.ndarray, np.ndarra
             raise DataError(f"policy {name!r} not found; policies in the data: {', '.join(map(str, wide.columns))}")
     if a == b:
         raise DataError(f"--a and --b name the same policy {a!r}; compare two different policies")
+    if pairing == "by_order":
+        xa = wide[a].dropna().to_numpy(dtype=float)
+        ya = wide[b].dropna().to_numpy(dtype=float)
+        n = min(xa.size, ya.size)
+        if n == 0:
+            raise DataError(f"{a!r} or {b!r} has no trials")
+        return xa[:n], ya[:n]
     sub = wide[[a, b]].dropna()
     if len(sub) == 0:
         raise DataError(f"no trial has scores for both {a!r} and {b!r}")

@@ -20,15 +20,19 @@ def _table(data: Any, score_range: Any = None, format: str | None = None) -> pd.
     if isinstance(data, (str, os.PathLike)):
         from ...data.readers import load
         table = load(data, format=format, score_range=score_range)
-        if table.attrs.get("format") == "preferences" or "preference" in table.columns:
-            # preference rows carry no per-item score, so the panel view would fail deep inside pandas
-            raise DataError("these are pairwise preferences, not per-item scores; a leaderboard needs one score "
-                            "per model and item (a long model,item,score table). For preferences use the "
-                            "Bradley-Terry baselines (certirank baseline bt)", source=table.attrs.get("source"))
-        return table
-    if isinstance(data, pd.DataFrame):
+    elif isinstance(data, pd.DataFrame):
+        table = data
+    else:
+        raise DataError(f"data must be a file path or a DataFrame (long table), got {type(data).__name__}")
+    if table.attrs.get("format") == "preferences" or "preference" in table.columns:
+        # preference rows carry no per-item score, so the panel view would fail deep inside pandas
+        raise DataError("these are pairwise preferences, not per-item scores; a leaderboard needs one score "
+                        "per model and item (a long model,item,score table). For preferences use the certified "
+                        "preference graph (certirank rank) or the Bradley-Terry baselines (certirank baseline bt)",
+                        source=table.attrs.get("source"))
+    if table is data:
         return validate_table(data, score_range=score_range, source=data.attrs.get("source"))
-    raise DataError(f"data must be a file path or a DataFrame (long table), got {type(data).__name__}")
+    return table
 
 
 def resolve_blocks(table: pd.DataFrame, blocks: Any) -> tuple[Any, str, str | None]:
