@@ -84,6 +84,9 @@ GROUP_BY_OPT = typer.Option(None, "--group-by", help="Run within each group of C
                             "summary table (the full result per group in --json).")
 ALPHA_ACROSS_OPT = typer.Option(False, "--alpha-across-groups", help="With --group-by: split alpha over the groups "
                                 "(Bonferroni) so the guarantee holds across all groups together.")
+SHUFFLE_OPT = typer.Option(None, "--shuffle", min=0, help="Replay the rows in a random order drawn from SEED and test "
+                           "as sampling without replacement, so a certified ordering is about the table's average "
+                           "(not its first rows).")
 PAIRING_OPT = typer.Option("by-env", "--pairing", help="by-env: trials of different policies on the same env label "
                            "are paired; by-order: each policy's trials in recorded order, the n-th of each paired "
                            "(unmatched rollouts; see docs/data-formats.md).")
@@ -151,6 +154,23 @@ def group_columns(text: Optional[str]) -> Optional[list[str]]:
         from ..errors import ParameterError
         raise ParameterError("--group-by needs COLUMN[,COLUMN]")
     return cols
+
+
+def render_shuffled(res: Any, title: str) -> None:
+    """A shuffled (without-replacement) replay: policies, table averages, letters, certified pairs."""
+    from rich.table import Table
+    t = Table(title=title)
+    for col in ("policy", "table average", "letters"):
+        t.add_column(col, justify="right" if col == "table average" else "left")
+    for p in sorted(res.policies, key=lambda q: -res.means[q]):
+        t.add_row(p, f"{res.means[p]:.3f}", res.letters[p])
+    console.print(t)
+    for d in res.decisions:
+        console.print(f"  {d['better']} is better than {d['worse']} on the table's average (certified after "
+                      f"{d['decided_at']} shuffled rows)")
+    if res.undecided:
+        console.print("Undecided: " + ", ".join(f"{a} vs {b}" for a, b in res.undecided))
+    console.print(res.statement)
 
 
 def render_groups(res: Any, title: str) -> None:

@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 
 from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
-                      SCORE_RANGE_OPT, app, console, emit, group_columns, pairing_arg, read_input, render_groups,
-                      warn_order, warn_order_groups)
+                      SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, emit, group_columns, pairing_arg, read_input,
+                      render_groups, render_shuffled, warn_order, warn_order_groups)
 
 
 @app.command("compare")
@@ -24,7 +24,7 @@ def compare_cmd(data: Path = DATA_ARG,
                                          "(the papers' setting)."),
                 bins: str = typer.Option("progress", "--bins", help="N-SCORE score bins: progress (0, 0.1, ..., 1) "
                                          "or binary (0, 1)."),
-                pairing: str = PAIRING_OPT, group_by: Optional[str] = GROUP_BY_OPT,
+                pairing: str = PAIRING_OPT, shuffle: Optional[int] = SHUFFLE_OPT, group_by: Optional[str] = GROUP_BY_OPT,
                 alpha_across_groups: bool = ALPHA_ACROSS_OPT,
                 format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
                 read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT) -> None:
@@ -36,6 +36,9 @@ def compare_cmd(data: Path = DATA_ARG,
     table, _, _ = read_input(data, format, score_range, read_option)
 
     def run(tab: Any, level: float) -> Any:
+        if shuffle is not None:
+            from ..methods.shuffled import shuffled_ranking
+            return shuffled_ranking(tab, level, seed=shuffle, policies=[a, b])
         xs, ys = _pairs_from_table(tab, a, b, pairing=pair)
         return compare(xs, ys, alpha=level, bettor=bettor, ties=ties, bins=bins)
 
@@ -46,6 +49,13 @@ def compare_cmd(data: Path = DATA_ARG,
         warn_order_groups(table, cols)
         emit(grouped, as_json, lambda r: render_groups(r, f"{data}: {a} vs {b} in {len(r.groups)} groups of "
                                                        f"{', '.join(cols)}"))
+        return
+    if shuffle is not None:
+        from ..errors import ParameterError
+        if pair != "by_row":
+            raise ParameterError("--shuffle replays whole rows (paired by environment); not with --pairing by-order")
+        emit(run(table, alpha), as_json, lambda r: render_shuffled(
+            r, f"{data}: {a} vs {b}, shuffled replay (seed {shuffle}), tested without replacement"))
         return
     warn_order(table)
     result = run(table, alpha)

@@ -8,8 +8,8 @@ from typing import Optional
 import typer
 
 from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
-                      SCORE_RANGE_OPT, app, console, emit, group_columns, pairing_arg, read_input, render_groups,
-                      warn_order, warn_order_groups)
+                      SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, emit, group_columns, pairing_arg, read_input,
+                      render_groups, render_shuffled, warn_order, warn_order_groups)
 
 
 @app.command("rank")
@@ -31,6 +31,7 @@ def rank_cmd(data: Path = DATA_ARG,
                                                     "prior and remove them from the test."),
              metric: str = typer.Option("progress", "--metric", help="progress (partial credit) or binary."),
              pairing: str = PAIRING_OPT,
+             shuffle: Optional[int] = SHUFFLE_OPT,
              group_by: Optional[str] = GROUP_BY_OPT,
              alpha_across_groups: bool = ALPHA_ACROSS_OPT,
              format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
@@ -59,6 +60,27 @@ def rank_cmd(data: Path = DATA_ARG,
         res = preference_graph(table, alpha)
         emit(res, as_json, lambda r: render_preferences(r, console, title=f"{data}: certified preference graph, "
                                                         f"{r.n_battles} battles (alpha = {r.alpha:g})"))
+        return
+
+    if shuffle is not None:
+        from ..errors import ParameterError
+        from ..methods.shuffled import shuffled_ranking
+        if plot is not None or pair != "by_row":
+            raise ParameterError("--shuffle replays whole rows (paired by environment); it cannot be combined with "
+                                 "--plot or --pairing by-order")
+
+        def shuffled(tab, level):  # noqa: ANN001, ANN202
+            return shuffled_ranking(tab, level, seed=shuffle)
+
+        if cols is not None:
+            from ..methods.groups import run_by_group
+            res = run_by_group(table, cols, shuffled, alpha=alpha, alpha_across_groups=alpha_across_groups,
+                               method="shuffled-without-replacement")
+            emit(res, as_json, lambda r: render_groups(r, f"{data}: shuffled replay (seed {shuffle}) in "
+                                                       f"{len(r.groups)} groups of {', '.join(cols)}"))
+        else:
+            emit(shuffled(table, alpha), as_json, lambda r: render_shuffled(
+                r, f"{data}: shuffled replay (seed {shuffle}), tested without replacement"))
         return
 
     opts = dict(method=method, prior=prior, prior_means=prior_means, gamma=gamma, nmax=nmax, ties=ties,

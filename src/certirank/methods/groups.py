@@ -68,7 +68,7 @@ def split_groups(table: pd.DataFrame, by: Sequence[str]) -> list[tuple[dict[str,
             raise DataError(f"no column {c!r} to group by; the table has {shown}", source=table.attrs.get("source"))
     keys = table[real].astype(str)
     out = []
-    for vals, idx in keys.groupby(real, sort=False).groups.items():
+    for vals, idx in keys.groupby(real if len(real) > 1 else real[0], sort=False).groups.items():
         vals = vals if isinstance(vals, tuple) else (vals,)
         sub = table.loc[idx].copy()
         sub.attrs = dict(table.attrs)

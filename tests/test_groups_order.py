@@ -1,0 +1,131 @@
+"""--group-by, --pairing, the replay-order warning and the shuffled (without-replacement) replay."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import certirank
+from certirank.cli import app
+from certirank.data.order import replay_order_warnings
+from certirank.methods.groups import run_by_group, split_groups
+from certirank.methods.shuffled import shuffled_ranking
+
+from test_data_formats import policy_folder, robot_lists
+
+runner = CliRunner()
+
+
+def test_rank_group_by_prints_one_table(tmp_path):
+    f = robot_lists(tmp_path / "robot.csv")
+    out = runner.invoke(app, ["rank", str(f), "--group-by", "Panel,Task"])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.count("groups of Panel, Task") == 1
+    for task in ("stack cups", "open drawer", "wipe table"):
+        assert out.stdout.count(task) == 2  # one row per panel
+    assert "within each group" in out.stdout
+    js = runner.invoke(app, ["rank", str(f), "--group-by", "Panel,Task", "--json", "--alpha-across-groups"])
+    d = json.loads(js.stdout)
+    assert d["schema"] == "certirank.groups/1" and len(d["groups"]) == 6
+    assert d["alpha_per_group"] == pytest.approx(0.05 / 6)
+    assert all(g["result"]["alpha"] == pytest.approx(0.05 / 6) for g in d["groups"])
+    assert "across all 6 groups" in d["statement"]
+
+
+def test_group_by_matches_running_each_group_alone(tmp_path):
+    t = certirank.load(robot_lists(tmp_path / "robot.csv"))
+    res = run_by_group(t, ["Panel", "Task"], lambda sub, a: certirank.anyrank(sub, alpha=a), alpha=0.1)
+    (vals, sub), row = split_groups(t, ["Panel", "Task"])[2], res.groups[2]
+    alone = certirank.anyrank(t[(t.Panel == vals["Panel"]) & (t.Task == vals["Task"])], alpha=0.1)
+    assert row["result"]["letters"] == alone.to_dict()["letters"]
+    assert row["certified_pairs"] == len(alone.decisions)
+
+
+def test_group_by_unknown_column_and_folder_cli(tmp_path):
+    f = robot_lists(tmp_path / "robot.csv")
+    out = runner.invoke(app, ["rank", str(f), "--group-by", "Room"])
+    assert out.exit_code == 2 and "no column 'Room'" in out.output
+    d = policy_folder(tmp_path / "runs")
+    out = runner.invoke(app, ["inspect", str(d), "--read-option", "trial=trial #", "--read-option", "score=success"])
+    assert out.exit_code == 0, out.output
+    assert "alpha" in out.stdout and "beta" in out.stdout and "note: folder" in out.output
+    out = runner.invoke(app, ["compare", str(d), "--a", "alpha", "--b", "beta", "--read-option", "trial=trial #",
+                              "--group-by", "env_label"])
+    assert out.exit_code == 0, out.output
+    assert "kitchen" in out.stdout and "office" in out.stdout
+
+
+def test_pairing_by_order(tmp_path):
+    # A ran 12 rollouts, B 9, on different (unmatched) environments: no env is shared
+    f = tmp_path / "unpaired.csv"
+    rows = [f"A,a{i},1" for i in range(12)] + [f"B,b{i},0" for i in range(9)]
+    f.write_text("policy,env,score\n" + "\n".join(rows) + "\n")
+    out = runner.invoke(app, ["compare", str(f), "--a", "A", "--b", "B", "--json"])
+    assert out.exit_code == 2 and "no trial has scores for both" in out.output
+    out = runner.invoke(app, ["compare", str(f), "--a", "A", "--b", "B", "--pairing", "by-order", "--json"])
+    d = json.loads(out.stdout)
+    assert d["n"] == 9 and d["decision"] == "x>y"
+    out = runner.invoke(app, ["rank", str(f), "--pairing", "by-order", "--json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["decisions"][0]["better"] == "A"
+    assert runner.invoke(app, ["rank", str(f), "--pairing", "by-row"]).exit_code == 2
+
+
+def sorted_table(n: int, rng: np.random.Generator) -> pd.DataFrame:
+    """Three policies with exactly equal table averages; rows sorted by task so A leads early, B late."""
+    v = np.sort(rng.random(n) < 0.5)[::-1].astype(float)
+    if v.sum() == 0 or v.sum() == n:
+        v[0], v[-1] = 1.0, 0.0
+    tasks = np.repeat([f"t{k}" for k in range(4)], n // 4)
+    wide = pd.DataFrame({"A": v, "B": v[::-1].copy(), "C": rng.permutation(v)})
+    long = wide.reset_index().melt(id_vars="index", var_name="policy", value_name="score")
+    long["env"] = long["index"].astype(str)
+    long["task_group"] = np.tile(tasks, 3)
+    return long.drop(columns="index").sort_values(["env"], key=lambda s: s.astype(int), kind="stable")
+
+
+def test_order_warning():
+    rng = np.random.default_rng(0)
+    t = certirank.load(sorted_table(80, rng))
+    msgs = replay_order_warnings(t)
+    assert any("grouped by 'task_group'" in m for m in msgs)
+    assert any("trend" in m for m in msgs)
+    shuffled = t.sample(frac=1.0, random_state=1).drop(columns="order")
+    assert replay_order_warnings(certirank.load(shuffled)) == []
+
+
+@pytest.mark.parametrize("reps", [40, pytest.param(400, marks=pytest.mark.slow)])
+def test_sorted_table_with_vs_without_replacement(reps):
+    """Equal table averages: in file order the with-replacement test certifies; shuffled WoR keeps FWER <= alpha."""
+    rng = np.random.default_rng(16)
+    alpha, n = 0.1, 80
+    wrong_file_order = wrong_shuffled = 0
+    for r in range(reps):
+        tab = sorted_table(n, rng)
+        if r < 15:  # file order: the with-replacement replay is nearly deterministic here, a few reps show it
+            wrong_file_order += bool(certirank.anyrank(tab, alpha=alpha).decisions)
+        wrong_shuffled += bool(shuffled_ranking(tab, alpha, seed=r).decisions)
+    bound = alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
+    assert wrong_file_order / 15 > 0.5  # the with-replacement replay of the sorted table over-rejects
+    assert wrong_shuffled / reps <= bound, wrong_shuffled
+
+
+def test_shuffled_power_and_cli(tmp_path):
+    rng = np.random.default_rng(3)
+    wide = pd.DataFrame({"good": (rng.random(300) < 0.8).astype(float), "bad": (rng.random(300) < 0.3).astype(float)})
+    res = shuffled_ranking(wide, 0.05, seed=0)
+    assert [(d["better"], d["worse"]) for d in res.decisions] == [("good", "bad")]
+    assert res.to_dict() == shuffled_ranking(wide, 0.05, seed=0).to_dict()  # same seed, same output
+    f = tmp_path / "w.csv"
+    wide.to_csv(f, index=False)
+    out = runner.invoke(app, ["rank", str(f), "--shuffle", "7", "--json"])
+    assert out.exit_code == 0, out.output
+    d = json.loads(out.stdout)
+    assert d["schema"] == "certirank.shuffled-ranking/1" and d["seed"] == 7
+    out = runner.invoke(app, ["compare", str(f), "--a", "bad", "--b", "good", "--shuffle", "7"])
+    assert out.exit_code == 0 and "table's average" in out.stdout
