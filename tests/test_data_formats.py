@@ -289,3 +289,44 @@ def test_openai_evals_load_and_errors(tmp_path):
     (d / "a.jsonl").write_text(json.dumps({"spec": {"completion_fns": ["m"]}}) + "\n")
     with pytest.raises(DataError, match="a.jsonl.*no 'match' events"):
         certirank.load(d, format="openai-evals")
+
+
+# ----------------------------------------------------------------------------------------------- CLI errors
+
+def _bad_inputs(tmp: Path) -> list[tuple[list[str], str]]:
+    """(command-line arguments, text the one-line error must contain) for each reader's error paths."""
+    cases = []
+    lists = tmp / "lists.csv"
+    lists.write_text('Panel,Method,Success\n1,x,"[True, maybe]"\n')
+    cases.append((["rank", str(lists)], "expected True/False"))
+    d = policy_folder(tmp / "runs")
+    cases.append((["rank", str(d), "--read-option", "score=points"], "no column 'points'"))
+    h = helm_runs(tmp / "suite")
+    cases.append((["rank", str(h), "--read-option", "stat=f1"], "no per-instance stat 'f1'"))
+    h2 = helm_runs(tmp / "suite2")
+    f = next(h2.glob("*/per_instance_stats.json"))
+    f.write_text(f.read_text()[:100])
+    cases.append((["inspect", str(h2)], "truncated"))
+    a = tmp / "arena.json"
+    a.write_text(json.dumps([{"model_a": "x", "model_b": "y", "result": "x"}]))
+    cases.append((["rank", str(a), "--format", "arena"], "missing field(s) 'winner'"))
+    le = lerobot_runs(tmp / "lerobot", "per_episode")
+    cases.append((["rank", str(le), "--read-option", "metric=reward"], "unknown metric 'reward'"))
+    e = eee_file(tmp / "eee.jsonl")
+    cases.append((["rank", str(e), "--read-option", "evaluation=mmlu"], "no record of evaluation 'mmlu'"))
+    o = openai_log(tmp / "oai.jsonl", "gpt-x", 0.5, 0)
+    cases.append((["inspect", str(o), "--format", "openai-evals", "--read-option", "field=score"], "no data.score"))
+    return cases
+
+
+def test_cli_errors_one_line_exit_2(tmp_path):
+    from typer.testing import CliRunner
+
+    from certirank.cli import app
+    for args, needle in _bad_inputs(tmp_path):
+        out = CliRunner().invoke(app, args)
+        assert out.exit_code == 2, (args, out.output)
+        err = out.stderr.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("error: ") and needle in err[0], (args, err)
+        assert str(tmp_path) in err[0]  # names the file or folder
+        assert "Traceback" not in out.output

@@ -95,6 +95,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
     ignored: set[str] = set()
     blank_rows = 0
     used: dict[str, str] = {}
+    header_notes: dict[str, list[str]] = {}
     for f in fs:
         fsrc = str(f)
         try:
@@ -110,7 +111,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
             raise DataError("the file is empty (expected a header line and one row per trial)", source=fsrc)
         names, changed = _header(table[0])
         for c in changed:
-            notes.append(f"folder: {f.name}: {c}")
+            header_notes.setdefault(c, []).append(f.name)
         s_k = _pick(names, score, _SCORE_NAMES, "score", fsrc, True)
         t_k = _pick(names, trial, _TRIAL_NAMES, "trial", fsrc, False)
         e_k = _pick(names, env, _ENV_NAMES, "env", fsrc, False)
@@ -166,6 +167,8 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
     notes.insert(0, ", ".join(head) + "; trials matched across policies by "
                  + ("(environment, trial)" if "trial" in used and "env" in used else
                     "trial" if "trial" in used else "environment" if "env" in used else "row position"))
+    for c, where_f in header_notes.items():
+        notes.append(f"folder: {c} in {', '.join(where_f) if len(where_f) < len(fs) else 'every file'}")
     if ignored:
         notes.append(f"folder: column(s) ignored: {', '.join(sorted(map(repr, ignored)))}")
     if blank_rows:
