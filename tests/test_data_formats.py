@@ -44,6 +44,14 @@ def test_outcome_lists_load(tmp_path):
     assert "stray quote" in notes and "'Notes'" in notes
 
 
+def test_outcome_lists_unquoted_stray_quote(tmp_path):
+    f = tmp_path / "q.csv"
+    f.write_text('Task,Method,Outcomes,Notes\na,x,[True, False]",n\na,y,"[False, False]",\n')
+    t = certirank.load(f)
+    assert list(t.loc[t.policy == "x", "score"]) == [1.0, 0.0]
+    assert "line(s) 2" in " ".join(t.attrs["notes"])
+
+
 def test_outcome_lists_literals_and_numbers(tmp_path):
     f = tmp_path / "n.csv"
     f.write_text('task,policy,outcomes\na,x,"[0, 1, 0.5]"\na,y,"[1, 1]"\n')
@@ -57,6 +65,7 @@ def test_outcome_lists_literals_and_numbers(tmp_path):
     ('Panel,Method,Success\n1,x,"[True]"\n1,x,"[False]"\n', "second row"),
     ('Panel,Who,Success\n1,x,"[True]"\n', "no policy column"),
     ('Panel,Method,Success\n1,x,"[True]"\n1,y,oops\n', "not an outcome list"),
+    ('Panel,Method,Success\n1,x,"[True]"\n1,y,"[True]"\n1,z,"[False, True,\n', "row 4.*not closed"),
 ])
 def test_outcome_lists_errors(tmp_path, text, msg):
     f = tmp_path / "bad.csv"

@@ -129,3 +129,22 @@ def test_shuffled_power_and_cli(tmp_path):
     assert d["schema"] == "certirank.shuffled-ranking/1" and d["seed"] == 7
     out = runner.invoke(app, ["compare", str(f), "--a", "bad", "--b", "good", "--shuffle", "7"])
     assert out.exit_code == 0 and "table's average" in out.stdout
+
+
+def test_leaderboard_and_inspect_group_by(tmp_path):
+    rng = np.random.default_rng(9)
+    rows = ["model,item,score,suite"]
+    for suite in ("math", "code"):
+        for m, p in (("m1", 0.9), ("m2", 0.2), ("m3", 0.5)):
+            for i in range(60):
+                rows.append(f"{m},{suite}-{i},{int(rng.random() < p)},{suite}")
+    f = tmp_path / "lb.csv"
+    f.write_text("\n".join(rows) + "\n")
+    out = runner.invoke(app, ["leaderboard", str(f), "--group-by", "suite", "--json"])
+    assert out.exit_code == 0, out.output
+    d = json.loads(out.stdout)
+    assert [g["group"]["suite"] for g in d["groups"]] == ["math", "code"]
+    alone = certirank.leaderboard(certirank.load(f).query("suite == 'code'"), alpha=0.05)
+    assert d["groups"][1]["certified_pairs"] == len(alone.edges) >= 1
+    out = runner.invoke(app, ["inspect", str(f), "--group-by", "suite"])
+    assert out.exit_code == 0 and out.stdout.count("math") == 1 and "3" in out.stdout

@@ -210,7 +210,8 @@ def check_per_trial(table: pd.DataFrame, who: str) -> None:
     if table.attrs.get("format") == "preferences" or "preference" in table.columns:
         raise DataError(f"these are pairwise preferences, not per-trial scores; {who} needs one score per policy "
                         "and trial (a wide per-trial table or a long policy/score table). For preferences use the "
-                        "Bradley-Terry baselines (certirank baseline bt)", source=source)
+                        "certified preference graph (certirank rank FILE) or the Bradley-Terry baselines "
+                        "(certirank baseline bt)", source=source)
     if "replicate" in table.columns and table["replicate"].nunique() > 1:
         raise DataError(f"the table has several replicates per (policy, env); {who} pairs one trial of each "
                         "policy per environment (keep one replicate, or use certirank leaderboard for repeated "

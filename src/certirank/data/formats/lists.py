@@ -54,7 +54,9 @@ def detect(p: Path) -> bool:
     except (OSError, UnicodeDecodeError):
         return False
     data = [h for h in head[1:] if h.strip()]
-    return bool(data) and all(_LIST_RE.search(h) for h in data) and "score" not in head[0].lower().split(",")
+    # most rows must hold a closed list; a broken row then gets its own error instead of a CSV parse failure
+    hits = sum(bool(_LIST_RE.search(h)) for h in data)
+    return bool(data) and 2 * hits > len(data) and "score" not in head[0].lower().split(",")
 
 
 def _sep(p: Path, header: str, sep: str | None) -> str:
@@ -118,6 +120,10 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
             return f"\x00{len(lists) - 1}\x00"
 
         rest = _LIST_RE.sub(cut, line)
+        if "[" in rest:
+            frag = rest[rest.index("["):].strip()
+            raise DataError(f"the outcome list {frag[:40]!r} is not closed with ']' (truncated row?)", source=source,
+                            row=n)
         if '"' in rest.replace('""', "") and rest.count('"') % 2:
             tidied.append(n)
             rest = rest.replace('"', "")
@@ -182,6 +188,9 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
     for n, cells, found in records:
         text = found.get(out_k)
         if text is None:
+            if "[" in cells[out_k]:
+                raise DataError(f"the outcome list {cells[out_k].strip()!r} is not closed with ']' (truncated row?)",
+                                source=source, row=n, column=header[out_k])
             if is_blank(cells[out_k]):
                 raise DataError("the outcome cell is empty; expected a list such as [True, False, ...]",
                                 source=source, row=n, column=header[out_k])
