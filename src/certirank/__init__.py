@@ -26,6 +26,8 @@ _LAZY = {
     "leaderboard": "certirank.methods.bbedge",
     "baseline": "certirank.baselines",
     "simulate": "certirank.sim",
+    "preference_graph": "certirank.methods.preferences",
+    "shuffled_ranking": "certirank.methods.shuffled",
     "compose_test": "certirank.methods.rposst",
     "evaluate_test_designs": "certirank.methods.rposst",
 }
