@@ -16,6 +16,9 @@ User-facing API
   rejection times, optional traces.
 - ``paired_to_unit(x, y, tau)`` -> (Z, m) for the margin null E[y - x] <= tau (feed ``OneSampleTest``).
 - ``oracle_kelly(...)`` — the oracle-Kelly rejection-time yardstick (spec 01 §7).
+- ``FiniteMeanTest``, ``FiniteConfidenceSequence``, ``finite_confidence_sequence``, ``finite_mean_batch``
+  — the same guarantees for the average of a finite population sampled without replacement (a benchmark's
+  items in random order); see docs/finite-population.md.
 
 Low-level streaming API for engines (AnyRank, simulators) — STABLE
 ------------------------------------------------------------------
@@ -58,12 +61,16 @@ from .streams import LESS, MORE, OneSampleStreams, PairedStreams, combine
 
 __all__ = ["BETTORS", "TIES", "BINARY_BINS", "PROGRESS_BINS", "LESS", "MORE", "PairedStreams",
            "OneSampleStreams", "combine", "compare", "CompareResult", "PairedTest", "OneSampleTest",
-           "paired_batch", "one_sample_batch", "BatchResult", "oracle_kelly", "paired_to_unit"]
+           "paired_batch", "one_sample_batch", "BatchResult", "oracle_kelly", "paired_to_unit",
+           "FiniteMeanTest", "FiniteConfidenceSequence", "FiniteCS", "FiniteBatchResult",
+           "finite_confidence_sequence", "finite_mean_batch"]
 
 _LAZY = {"compare": ".compare", "CompareResult": ".compare",
          "PairedTest": ".sequential", "OneSampleTest": ".sequential", "paired_batch": ".sequential",
          "one_sample_batch": ".sequential", "BatchResult": ".sequential", "paired_to_unit": ".sequential",
-         "oracle_kelly": ".oracle"}
+         "oracle_kelly": ".oracle",
+         **{name: ".finite" for name in ("FiniteMeanTest", "FiniteConfidenceSequence", "FiniteCS",
+                                         "FiniteBatchResult", "finite_confidence_sequence", "finite_mean_batch")}}
 
 
 def __getattr__(name: str):  # noqa: ANN202 - module-level lazy import
