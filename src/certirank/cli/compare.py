@@ -9,6 +9,7 @@ import typer
 from rich.table import Table
 
 from ._common import app, console, emit, parse_score_range, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, key_values, JSON_OPT
+from ._markdown import MARKDOWN_OPT, check_output_flags
 
 
 @app.command("compare")
@@ -23,8 +24,9 @@ def compare_cmd(data: Path = DATA_ARG,
                 bins: str = typer.Option("progress", "--bins", help="N-SCORE score bins: progress (0, 0.1, ..., 1) "
                                          "or binary (0, 1)."),
                 format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
-                read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT) -> None:
+                read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Sequentially compare two policies on their paired trials, in recorded order (anytime-valid)."""
+    check_output_flags(as_json, markdown)
     from ..data.readers import load
     from ..evidence.compare import _pairs_from_table, compare
 
@@ -47,5 +49,10 @@ def compare_cmd(data: Path = DATA_ARG,
         console.print(f"Guarantee: the chance of ever declaring the wrong policy better, at whatever pair you "
                       f"stop, is at most alpha = {res.alpha:g} (ties = {res.ties}: {tie_note}).")
 
+    if markdown:
+        from ..report.markdown import to_markdown
+
+        typer.echo(to_markdown(result, x=a, y=b, title=f"{data}: {a} vs {b}"), nl=False)
+        return
     # the JSON names the two policies so it stands on its own (reports read it without the command line)
     emit({"x": a, "y": b, **result.to_dict()} if as_json else result, as_json, render)

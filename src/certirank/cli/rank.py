@@ -8,6 +8,7 @@ from typing import Optional
 import typer
 
 from ._common import app, console, emit, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, read_input, JSON_OPT
+from ._markdown import MARKDOWN_OPT, check_output_flags
 
 
 @app.command("rank")
@@ -32,17 +33,26 @@ def rank_cmd(data: Path = DATA_ARG,
              read_option: list[str] = READ_OPT,
              plot: Optional[Path] = typer.Option(None, "--plot", help="Write the score violins with the certified "
                                                  "letters to FILE.png or FILE.svg."),
-             as_json: bool = JSON_OPT) -> None:
+             as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Certified ranking of policies from recorded trials (AnyRank), replayed in recorded order."""
+    check_output_flags(as_json, markdown)
     from ..methods.anyrank_cli import rank_command
     if plot is not None:
         from ..report.cli import check_plot_path
         check_plot_path(plot)
 
     source, fmt, sr = read_input(data, format, score_range, read_option)
+    out = emit
+    if markdown:
+        from ..report.markdown import to_markdown
+
+        def out(result, _as_json, _render) -> None:  # noqa: ANN001 - same shape as `emit`
+            typer.echo(to_markdown(result, title=f"{data}: AnyRank ({result.method}, {result.guarantee} guarantee), "
+                                   f"alpha = {result.alpha:g}"), nl=False)
     res = rank_command(source, alpha=alpha, method=method, prior=prior, prior_means=prior_means, gamma=gamma,
-                       nmax=nmax, ties=ties, guarantee=guarantee, as_json=as_json, emit=emit, console=console,
+                       nmax=nmax, ties=ties, guarantee=guarantee, as_json=as_json, emit=out, console=console,
                        format=fmt, score_range=sr, heldout_prior_rows=heldout_prior_rows, metric=metric, label=data)
     if plot is not None:
         from ..report.cli import save_plot
-        save_plot(res, plot, data=source, format=fmt, score_range=sr, console=None if as_json else console)
+        save_plot(res, plot, data=source, format=fmt, score_range=sr,
+                  console=None if (as_json or markdown) else console)
