@@ -82,10 +82,10 @@ def test_epochs_population_that_breaks_the_with_replacement_test(schedule):
 
 def test_reference_within_margin_and_direction_errors_at_most_alpha():
     # differences to the reference with mean exactly 0.1 = the margin: "within" and "worse" are both wrong
-    n, runs, margin = 100, 800, 0.1
+    n, runs, margin = 100, 500, 0.1
     d = np.r_[np.full(30, 1.0), np.full(20, -1.0), np.zeros(50)]
     assert abs(d.mean() - margin) < 1e-12
-    core = StoppingCore("reference", n, 1, alpha=ALPHA, margin=margin, bounds=(-1, 1), runs=runs, grid=201)
+    core = StoppingCore("reference", n, 1, alpha=ALPHA, margin=margin, bounds=(-1, 1), runs=runs, grid=101)
     _run(core, d[:, None], _orders(n, runs, seed=3))
     codes = core.decision_codes()
     wrong = int(np.count_nonzero((codes == 3) | (codes == -1)))
@@ -93,10 +93,10 @@ def test_reference_within_margin_and_direction_errors_at_most_alpha():
 
 
 def test_precision_stops_at_the_first_narrow_enough_point_and_covers():
-    n, runs, eps = 200, 300, 0.25
+    n, runs, eps = 150, 200, 0.3
     values = (np.arange(n) % 10 < 7).astype(float)[:, None]
     orders = _orders(n, runs, seed=4)
-    core = StoppingCore("precision", n, 1, alpha=ALPHA, precision=eps, runs=runs, grid=201)
+    core = StoppingCore("precision", n, 1, alpha=ALPHA, precision=eps, runs=runs, grid=101)
     lowers, uppers = [], []
     for t in range(n):
         core.observe(1, values[orders[:, t], 0])
@@ -108,7 +108,7 @@ def test_precision_stops_at_the_first_narrow_enough_point_and_covers():
     assert np.array_equal(core.passes[0].decided_at, first)
     assert np.all(core.decision_codes() == 2)
     # the same numbers as the evidence layer's confidence sequence
-    ref = finite_confidence_sequence(values[orders[0], 0], n, ALPHA, grid=201)
+    ref = finite_confidence_sequence(values[orders[0], 0], n, ALPHA, grid=101)
     np.testing.assert_array_equal(ref.lower, lower[0])
     missed = ~np.all((lower <= 0.7 + 1e-12) & (upper >= 0.7 - 1e-12), axis=1)
     assert int(missed.sum()) <= _max_errors(runs)
