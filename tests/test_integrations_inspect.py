@@ -112,7 +112,11 @@ def test_reference_certifies_the_better_of_two_mocks(tmp_path, reference_log):
     assert meta["decision"] == "better"
     assert meta["reference_model"] == "mockllm/weak"
     assert meta["samples_used"] < N
-    assert meta["confidence_sequence"]["lower"] > 0  # the paired difference strong - weak
+    # the paired difference strong - weak: certified by the test (its sequence, a separate statement, need not
+    # exclude 0 yet)
+    first = meta["passes"][0]
+    assert first["pvalue"] <= 0.05 and first["mean"] > 0 and first["decided_at"] == meta["samples_used"]
+    assert meta["confidence_sequence"]["upper"] > 0
 
 
 def test_epochs_and_the_unshuffled_warning(tmp_path):
