@@ -129,10 +129,10 @@ def test_e_process_is_a_supermartingale_inside_the_composite_null():
 
 
 def test_confidence_sequence_covers_the_population_mean_uniformly():
-    N, runs = 150, 600
+    N, runs = 100, 500
     for seed, pop in enumerate([_populations(N, 0.5)["rare_zeros"], _populations(N, 0.8)["bernoulli"]]):
         x = _orders(pop, runs, seed=100 + seed)
-        cs = finite_confidence_sequence(x, N, ALPHA, grid=201)
+        cs = finite_confidence_sequence(x, N, ALPHA, grid=101)
         mu = pop.mean()
         missed = ~np.all((cs.lower <= mu + 1e-12) & (cs.upper >= mu - 1e-12), axis=1)
         assert int(missed.sum()) <= _max_errors(runs), missed.mean()
@@ -140,7 +140,7 @@ def test_confidence_sequence_covers_the_population_mean_uniformly():
         assert np.all(np.diff(cs.lower, axis=1) >= -1e-12)
         assert np.all(np.diff(cs.upper[~missed], axis=1) <= 1e-12)
         np.testing.assert_allclose(cs.width[:, -1], 0.0, atol=1e-12)  # all N seen: the mean is known
-        assert float(np.median(cs.width[:, N // 2])) < 0.35
+        assert float(np.median(cs.width[:, N // 2])) < 0.4
 
 
 def test_streaming_objects_match_the_batch_forms():

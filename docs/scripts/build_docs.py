@@ -14,7 +14,7 @@ from pathlib import Path
 
 DOCS = Path(__file__).resolve().parents[1]
 PARTS = DOCS / "parts"
-AREAS = ["evidence", "multitest", "anyrank", "bbedge", "baselines", "rposst", "sim", "data", "report"]
+AREAS = ["evidence", "multitest", "anyrank", "bbedge", "baselines", "rposst", "sim", "data", "report", "integrations"]
 
 INTRO = {
     "performance": (

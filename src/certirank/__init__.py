@@ -17,6 +17,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "load": "certirank.data.readers",
     "compare": "certirank.evidence.compare",
+    "check": "certirank.methods.check",
     "graph_test": "certirank.multitest.graphical",
     "e_holm": "certirank.multitest.eholm",
     "letters": "certirank.order.letters",

@@ -11,6 +11,7 @@ from rich.table import Table
 from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
                       SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, emit, group_columns, pairing_arg, read_input,
                       render_groups, render_shuffled, warn_order, warn_order_groups)
+from ._markdown import MARKDOWN_OPT, check_output_flags
 
 
 @app.command("compare")
@@ -27,8 +28,9 @@ def compare_cmd(data: Path = DATA_ARG,
                 pairing: str = PAIRING_OPT, shuffle: Optional[int] = SHUFFLE_OPT, group_by: Optional[str] = GROUP_BY_OPT,
                 alpha_across_groups: bool = ALPHA_ACROSS_OPT,
                 format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
-                read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT) -> None:
+                read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Sequentially compare two policies on their paired trials, in recorded order (anytime-valid)."""
+    check_output_flags(as_json, markdown)
     from ..evidence.compare import _pairs_from_table, compare
 
     pair = pairing_arg(pairing)
@@ -74,5 +76,10 @@ def compare_cmd(data: Path = DATA_ARG,
         console.print(f"Guarantee: the chance of ever declaring the wrong policy better, at whatever pair you "
                       f"stop, is at most alpha = {res.alpha:g} (ties = {res.ties}: {tie_note}).")
 
+    if markdown:
+        from ..report.markdown import to_markdown
+
+        typer.echo(to_markdown(result, x=a, y=b, title=f"{data}: {a} vs {b}"), nl=False)
+        return
     # the JSON names the two policies so it stands on its own (reports read it without the command line)
     emit({"x": a, "y": b, **result.to_dict()} if as_json else result, as_json, render)

@@ -45,5 +45,27 @@ def inspect_cmd(data: Path = DATA_ARG, format: Optional[str] = FORMAT_OPT,
         for p in res.policies:
             t.add_row(p["policy"], str(p["count"]), num(p["mean"]), num(p["std"]), str(p["missing"]))
         console.print(t)
+        for run in res.early_stopping or []:
+            console.print(_early_stopping_line(run))
 
     emit(result, as_json, render)
+
+
+def _early_stopping_line(run: dict[str, Any]) -> str:
+    """One line per early-stopped run: who stopped it, how many samples were skipped, and why."""
+    meta = run.get("metadata") or {}
+    head = (f"Early stopping ({run.get('manager') or 'manager'}) on {run.get('model')} / {run.get('task')}: "
+            f"{run.get('stopped')} sample-epoch(s) stopped (skipped by design, not errors)")
+    if "decision" in meta and "samples_used" in meta:
+        cs = meta.get("confidence_sequence") or {}
+        decision = meta.get("decision") or "undecided"
+        goal = meta.get("goal")
+        what = {"threshold": f" vs threshold {meta.get('threshold')}", "reference": " vs the reference",
+                "precision": f" (precision {meta.get('precision')})"}.get(goal, "")
+        head += (f"; {goal} goal{what}: {decision} after {meta['samples_used']} of {meta.get('samples_total')} "
+                 "sample-epochs")
+        if "lower" in cs and "upper" in cs:
+            head += f"; {100 * float(cs.get('level', 0.95)):g}% confidence sequence [{cs['lower']:.3f}, {cs['upper']:.3f}]"
+        if meta.get("evalue") is not None:
+            head += f"; e-value {meta['evalue']:.3g}"
+    return head + "."

@@ -10,6 +10,7 @@ from rich.table import Table
 
 from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, READ_OPT, SCORE_RANGE_OPT, app,
                       console, emit, group_columns, read_input, render_groups)
+from ._markdown import MARKDOWN_OPT, check_output_flags
 
 
 @app.command("leaderboard")
@@ -31,8 +32,10 @@ def leaderboard_cmd(
     group_by: Optional[str] = GROUP_BY_OPT,
     alpha_across_groups: bool = ALPHA_ACROSS_OPT,
     as_json: bool = JSON_OPT,
+    markdown: bool = MARKDOWN_OPT,
 ) -> None:
     """Certified leaderboard (BB-EDGE): edges, rank intervals and Top-k from repeated runs of L models."""
+    check_output_flags(as_json, markdown)
     import numpy as np
 
     from .._validate import check_choice
@@ -103,7 +106,14 @@ def leaderboard_cmd(
         if graph is not None:
             typer.echo(res.graph(graph), nl=False)
 
-    emit(result, as_json, render)
+    if markdown:
+        from ..report.markdown import to_markdown
+
+        typer.echo(to_markdown(result, title=f"{data}: certified leaderboard ({result.method})"), nl=False)
+        if graph is not None:
+            typer.echo(f"\n```{'dot' if graph == 'dot' else 'mermaid'}\n{result.graph(graph)}```")
+    else:
+        emit(result, as_json, render)
     if plot is not None:
         from ..report.cli import save_plot
-        save_plot(result, plot, console=None if as_json else console)
+        save_plot(result, plot, console=None if (as_json or markdown) else console)

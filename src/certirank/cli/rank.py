@@ -10,6 +10,7 @@ import typer
 from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
                       SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, emit, group_columns, pairing_arg, read_input,
                       render_groups, render_shuffled, warn_order, warn_order_groups)
+from ._markdown import MARKDOWN_OPT, check_output_flags
 
 
 @app.command("rank")
@@ -38,9 +39,10 @@ def rank_cmd(data: Path = DATA_ARG,
              read_option: list[str] = READ_OPT,
              plot: Optional[Path] = typer.Option(None, "--plot", help="Write the score violins with the certified "
                                                  "letters to FILE.png or FILE.svg."),
-             as_json: bool = JSON_OPT) -> None:
+             as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Certified ranking of policies from recorded trials (AnyRank), replayed in recorded order; for battle /
     preference data, the certified preference graph."""
+    check_output_flags(as_json, markdown)
     from ..methods.anyrank_cli import compute_ranking, rank_command, render_preferences
     if plot is not None:
         from ..report.cli import check_plot_path
@@ -97,7 +99,15 @@ def rank_cmd(data: Path = DATA_ARG,
                                                    f"{', '.join(cols)}"))
         return
     warn_order(table)
-    res = rank_command(table, alpha=alpha, as_json=as_json, emit=emit, console=console, label=data, **opts)
+    out = emit
+    if markdown:
+        from ..report.markdown import to_markdown
+
+        def out(result, _as_json, _render) -> None:  # noqa: ANN001 - same shape as `emit`
+            typer.echo(to_markdown(result, title=f"{data}: AnyRank ({result.method}, {result.guarantee} guarantee), "
+                                   f"alpha = {result.alpha:g}"), nl=False)
+    res = rank_command(table, alpha=alpha, as_json=as_json, emit=out, console=console, label=data, **opts)
     if plot is not None:
         from ..report.cli import save_plot
-        save_plot(res, plot, data=table, format=fmt, score_range=sr, console=None if as_json else console)
+        save_plot(res, plot, data=table, format=fmt, score_range=sr,
+                  console=None if (as_json or markdown) else console)

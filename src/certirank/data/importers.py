@@ -11,6 +11,8 @@
   item is the sample ``id`` (``<task>/<id>`` for several tasks), epoch ``n`` becomes replicate ``n - 1`` and
   further logs of the same model and task continue the replicate count. Score values ``C``/``I``/``P``/``N``
   (correct, incorrect, partial, no answer) become 1/0/0.5/0; numbers and booleans are kept as numbers.
+  A run stopped early by an early-stopping manager simply lacks the stopped samples (they are not errors);
+  its ``results.early_stopping`` summary is kept in ``attrs["early_stopping"]`` (one entry per log).
 
 Both build a raw long frame and call `validate_table`; its errors are re-located to the file and line (or
 sample) they came from.
@@ -36,7 +38,7 @@ from ..errors import DataError
 from .table import validate_table
 
 __all__ = ["load_lm_eval", "load_inspect", "lm_eval_files", "inspect_log_files", "is_lm_eval_samples_file",
-           "is_inspect_json"]
+           "is_inspect_json", "inspect_early_stopping"]
 
 _SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<date>\d{4}-\d{2}-\d{2}T[0-9][0-9.\-:]*))?\.jsonl$")
 # Keys of an lm-eval sample line that are bookkeeping, not metric values.
@@ -285,7 +287,9 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
         Rescale scores from ``(lo, hi)`` to [0, 1].
 
     Samples that ended in an error and carry no score are left out (their number is in
-    ``attrs["skipped_errors"]``); a sample without a score and without an error is a DataError.
+    ``attrs["skipped_errors"]``); a sample without a score and without an error is a DataError. Samples an
+    early-stopping manager stopped are absent from the log and so from the table; each stopped run's
+    summary is in ``attrs["early_stopping"]`` (see `inspect_early_stopping`).
     """
     p = Path(path)
     source = str(p)
@@ -357,7 +361,46 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
     table.attrs.update({"format": "inspect", "file_type": "eval" if all(f.suffix == ".eval" for f in logs)
                         else "json", "scorer": scorers_used, "skipped_errors": skipped,
                         "tasks": sorted({t for _, t, _, _ in parsed})})
+    stopped = [s for s in (inspect_early_stopping(f) for f in logs) if s is not None]
+    if stopped:
+        table.attrs["early_stopping"] = stopped
     return table
+
+
+def inspect_early_stopping(p: Path) -> dict[str, Any] | None:
+    """The ``results.early_stopping`` summary of one inspect_ai log, or None if the run was not stopped early.
+
+    Returns ``{"source", "model", "task", "manager", "stopped" (number of stopped sample-epochs),
+    "early_stops" (their ids and epochs), "metadata" (what the manager wrote)}``.
+    """
+    source = str(p)
+    if p.suffix == ".json":
+        try:
+            with open(p, encoding="utf-8") as fh:
+                log = json.load(fh)
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+            return None
+    else:
+        try:
+            with zipfile.ZipFile(p) as zf:
+                names = zf.namelist()
+                name = "header.json" if "header.json" in names else None
+                # a run still in progress has only the journal, and no results yet
+                log = _zip_json(zf, p, name) if name else None
+        except (zipfile.BadZipFile, OSError):
+            return None
+    if not isinstance(log, dict):
+        return None
+    results = log.get("results") or {}
+    es = results.get("early_stopping") if isinstance(results, dict) else None
+    if not isinstance(es, dict):
+        return None
+    spec = log.get("eval") if isinstance(log.get("eval"), dict) else {}
+    stops = es.get("early_stops") if isinstance(es.get("early_stops"), list) else []
+    return {"source": source, "model": spec.get("model"), "task": spec.get("task"), "manager": es.get("manager"),
+            "stopped": len(stops), "early_stops": [{"id": s.get("id"), "epoch": s.get("epoch")} for s in stops
+                                                   if isinstance(s, dict)],
+            "metadata": es.get("metadata") if isinstance(es.get("metadata"), dict) else {}}
 
 
 def _inspect_value(value: Any, sid: Any, epoch: int, scorer: str, where: str) -> float:

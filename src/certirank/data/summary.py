@@ -39,6 +39,10 @@ class InspectResult(ResultMixin):
         preference data ``count`` is the number of comparisons the policy took part in, ``mean``/``std`` are
         of its points per comparison (win 1, tie 0.5, loss 0), and ``missing`` is the number of other
         policies it was never compared with.
+    early_stopping:
+        For inspect_ai logs of runs stopped early by an early-stopping manager: one dict per such log
+        (``source``, ``model``, ``task``, ``manager``, ``stopped`` sample-epochs, ``metadata``). Stopped samples
+        are absent by design and are not counted as errors; they do count as ``missing`` environments.
     """
 
     source: str | None
@@ -47,6 +51,7 @@ class InspectResult(ResultMixin):
     n_envs: int | None
     n_replicates: int | None
     policies: list[dict[str, Any]] = field(default_factory=list)
+    early_stopping: list[dict[str, Any]] | None = None
 
 
 def summarize(table: pd.DataFrame) -> InspectResult:
@@ -80,7 +85,15 @@ def summarize(table: pd.DataFrame) -> InspectResult:
                      "std": std if count > 1 and np.isfinite(std) else None, "missing": int(span - covered)})
     return InspectResult(source=source, format=str(fmt), n_observations=int(len(table)), n_envs=n_envs,
                          n_replicates=int(table["replicate"].nunique()) if "replicate" in table else 1,
-                         policies=rows)
+                         policies=rows, early_stopping=_early_stopping(table))
+
+
+def _early_stopping(table: pd.DataFrame) -> list[dict[str, Any]] | None:
+    runs = table.attrs.get("early_stopping")
+    if not runs:
+        return None
+    # the per-sample id list is long and already implied by the table; the summary keeps the count
+    return [{k: v for k, v in r.items() if k != "early_stops"} for r in runs]
 
 
 def _summarize_preferences(table: pd.DataFrame, source: str | None) -> InspectResult:

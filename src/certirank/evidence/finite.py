@@ -159,13 +159,19 @@ class _FiniteMeanEngine:
         self.log_w_max[sel] = np.maximum(self.log_w_max[sel], lw)
 
 
+#: stakes of the confidence sequence's mixture (each capped per candidate mean): a geometric grid, so the
+#: sequence is close to the best fixed stake at every scale of the deviation, for a log(6) premium
+CS_STAKES = (1 / 32, 1 / 16, 1 / 8, 1 / 4, 1 / 2, 1.0)
+
+
 class _FiniteCSEngine:
     """`n` confidence sequences on a grid of candidate means (unit scale).
 
-    The pre-clip stake is the predictable plug-in of Waudby-Smith & Ramdas's PrPl rule and does not depend
-    on the candidate mean, so each candidate's capital is monotone in the candidate and the set of grid
-    points ever rejected is a prefix (lower side) / suffix (upper side) of the grid: the bounds below are
-    valid for every real mean, not only the grid points.
+    Each candidate's capital is the average of the capital processes of the fixed stakes `CS_STAKES`, each
+    clipped to c / m_t (lower side) or c / (1 - m_t) (upper side). No stake depends on the candidate except
+    through that clip, so every candidate's capital is monotone in the candidate and the set of grid points
+    ever rejected is a prefix (lower side) / suffix (upper side) of the grid: the bounds below are valid for
+    every real mean, not only the grid points.
     """
 
     def __init__(self, n: int, N: int, alpha: float, grid: int, c: float) -> None:
@@ -173,17 +179,17 @@ class _FiniteCSEngine:
         self.alpha = alpha
         self.c = c
         self.grid = np.linspace(0.0, 1.0, grid)
-        self.log_thresh = math.log(2.0 / alpha)
-        self.log_w = np.zeros((2, n, grid))
+        self.stakes = np.asarray(CS_STAKES)[None, :, None]
+        # the mixture's capital is the mean over stakes: reject where log-sum-exp >= log(2/alpha) + log(J)
+        self.log_thresh = math.log(2.0 / alpha) + math.log(len(CS_STAKES))
+        self.log_w = np.zeros((2, n, len(CS_STAKES), grid))
         self.rejected = np.zeros((2, n, grid), dtype=bool)
 
     def step(self, sel: Any, x: np.ndarray) -> None:
         pop = self.pop
-        t_new = pop.t[sel] + 1.0
-        _, var = pop.estimates(sel)
-        lam = np.sqrt(2.0 * self.log_thresh / (var * t_new * np.log1p(t_new)))[:, None]
-        m = pop.m_next(sel, self.grid)  # (k, G)
-        xc = x[:, None]
+        m = pop.m_next(sel, self.grid)[:, None, :]  # (k, 1, G)
+        xc = x[:, None, None]
+        lam = self.stakes
         # Outside [0, 1] a candidate is impossible given the values seen; it is excluded below by the
         # deterministic bounds, and leaving its stake uncapped keeps its factor positive.
         cap_g = np.where(m > 0, self.c / np.maximum(m, _TINY), np.inf)
@@ -192,8 +198,8 @@ class _FiniteCSEngine:
         lw_l = self.log_w[LESS][sel] + np.log1p(np.minimum(lam, cap_l) * (m - xc))
         self.log_w[GREATER][sel] = lw_g
         self.log_w[LESS][sel] = lw_l
-        self.rejected[GREATER][sel] |= lw_g >= self.log_thresh
-        self.rejected[LESS][sel] |= lw_l >= self.log_thresh
+        self.rejected[GREATER][sel] |= _logsumexp_stakes(lw_g) >= self.log_thresh
+        self.rejected[LESS][sel] |= _logsumexp_stakes(lw_l) >= self.log_thresh
         pop.observe(sel, x)
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
@@ -211,6 +217,11 @@ class _FiniteCSEngine:
         lower = np.maximum(lower, det_lo)
         upper = np.minimum(upper, det_hi)
         return lower, np.maximum(upper, lower)
+
+
+def _logsumexp_stakes(lw: np.ndarray) -> np.ndarray:
+    top = lw.max(axis=1)
+    return top + np.log(np.exp(lw - top[:, None, :]).sum(axis=1))
 
 
 def _check_N(N: Any) -> int:

@@ -1,0 +1,41 @@
+"""`certirank check`: a CI gate on claims like "A>B"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+
+from ._common import app, console, emit, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, read_input, JSON_OPT
+from ._markdown import MARKDOWN_OPT, check_output_flags
+
+
+@app.command("check")
+def check_cmd(data: Path = DATA_ARG,
+              claim: list[str] = typer.Option(..., "--claim", help="A claim 'A>B' (A is better than B) or 'A<B'; "
+                                              "repeatable."),
+              alpha: float = typer.Option(0.05, "--alpha", help="Family-wise level over all claims (Holm)."),
+              bettor: str = typer.Option("nscore", "--bettor", help="Bettor of the paired tests (speed only)."),
+              ties: str = typer.Option("allow", "--ties", help="allow (valid under exact ties) or assume_none."),
+              format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
+              read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
+    """CI gate: exit 0 if every claim is certified, 1 if one is not (yet), 3 if one is certified the other way."""
+    from ..methods.check import check
+
+    check_output_flags(as_json, markdown)
+    source, fmt, sr = read_input(data, format, score_range, read_option)
+    result = check(source, claim, alpha=alpha, bettor=bettor, ties=ties, format=fmt, score_range=sr)
+
+    def render(res: Any) -> None:
+        for line in res.lines():
+            console.print(line)
+        console.print(f"Guarantee: {res.statement}")
+
+    if markdown:
+        from ..report.markdown import to_markdown
+
+        typer.echo(to_markdown(result, title=f"certirank check: {data}"), nl=False)
+    else:
+        emit(result, as_json, render)
+    raise typer.Exit(result.exit_code)
