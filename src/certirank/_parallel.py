@@ -35,7 +35,7 @@ import numpy as np
 
 from .errors import ParameterError
 
-__all__ = ["BACKENDS", "resolve_backend", "run_tasks", "task_seeds", "describe_backend"]
+__all__ = ["BACKENDS", "resolve_backend", "run_tasks", "task_seeds", "describe_backend", "local_cluster"]
 
 BACKENDS = ("serial", "joblib", "dask")
 
@@ -139,10 +139,23 @@ def run_tasks(fn: Callable[..., Any], tasks: Sequence[tuple[Any, ...]], *, backe
     return _run_dask(fn, tasks, int(jobs), scheduler, tick)
 
 
+def local_cluster(n_workers: int, processes: bool = True, quiet: int = logging.ERROR) -> Any:
+    """A Dask ``LocalCluster`` of single-threaded workers, as certirank starts it (for tests and benchmarks).
+
+    The HTTP server binds a free port (not 8787, which another cluster may hold) and serves no dashboard.
+    """
+    try:
+        from distributed import LocalCluster
+    except ImportError:
+        raise ParameterError("backend 'dask' needs the optional extra: pip install 'certirank[dask]'") from None
+    return LocalCluster(n_workers=int(n_workers), threads_per_worker=1, processes=processes, dashboard_address=":0",
+                        scheduler_kwargs={"dashboard": False}, silence_logs=quiet)
+
+
 def _run_dask(fn: Callable[..., Any], tasks: list[tuple[Any, ...]], jobs: int, scheduler: Any,
               tick: Callable[[int], None]) -> list[Any]:
     try:
-        from distributed import Client, LocalCluster, as_completed
+        from distributed import Client, as_completed
     except ImportError:
         raise ParameterError("backend 'dask' needs the optional extra: pip install 'certirank[dask]'") from None
     cluster = None
@@ -150,8 +163,7 @@ def _run_dask(fn: Callable[..., Any], tasks: list[tuple[Any, ...]], jobs: int, s
     own_client = True
     try:
         if scheduler is None:
-            cluster = LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
-                                   silence_logs=logging.ERROR)
+            cluster = local_cluster(jobs)
             client = Client(cluster, set_as_default=False)
         elif isinstance(scheduler, Client):
             client, own_client = scheduler, False
