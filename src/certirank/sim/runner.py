@@ -3,8 +3,9 @@
 Reproducibility contract: run i draws its data from the i-th child of
 ``numpy.random.SeedSequence(seed).spawn(reps)`` and every method sees the *same* data for run i (common
 random numbers); a method's own randomness (bootstrap, tie breaking) comes from a grandchild seed keyed by
-the method's label. Runs are processed in fixed-size chunks that do not depend on ``jobs``, so the results
-are identical for any number of workers.
+the method's label. Runs are processed in fixed-size chunks that do not depend on ``jobs``; each chunk is one
+task (:mod:`certirank._parallel`) that receives its runs' seeds as arguments, so the results are identical for
+any number of workers and on every backend (serial, joblib, Dask).
 """
 
 from __future__ import annotations

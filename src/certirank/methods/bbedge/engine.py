@@ -58,8 +58,8 @@ _CHUNK = 2_000_000  # entries of a (directions x blocks) work array in the pair-
 DIRECTION_BLOCK = 1 << 16
 
 
-def _direction_blocks(n: int, size: int | None = None) -> list[slice]:
-    step = max(1, int(size or DIRECTION_BLOCK))
+def _direction_blocks(n: int) -> list[slice]:
+    step = max(1, int(DIRECTION_BLOCK))  # read at call time, so tests can shrink it
     return [slice(s, min(n, s + step)) for s in range(0, n, step)] or [slice(0, 0)]
 
 RESOLUTION_TEXT = {
