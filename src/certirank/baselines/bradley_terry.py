@@ -274,18 +274,32 @@ def davidson(data: Any, *, max_iter: int = 200, policies: Sequence[str] | None =
 # bootstrapped BT
 # --------------------------------------------------------------------------------------------------
 
+def _fit_thetas(w: np.ndarray, tol: float, max_iter: int) -> np.ndarray:
+    return bt_fit_batch(w, tol=tol, max_iter=max_iter)[0]
+
+
 def bootstrap_bt(data: Any, *, alpha: float = 0.05, n_boot: int = 5000, seed: Any = 0, pseudo_count: float = 0.01,
                  tol: float = 1e-10, max_iter: int = 10_000, policies: Sequence[str] | None = None,
-                 ties: str = "keep", tie_seed: Any = None, chunk: int = 500, **read: Any) -> BaselineResult:
+                 ties: str = "keep", tie_seed: Any = None, chunk: int = 500, backend: str | None = None,
+                 jobs: int = 1, scheduler: Any = None, progress: Any = None, **read: Any) -> BaselineResult:
     """Bootstrapped Bradley–Terry ("BTα", AnyRank paper App. F.1; spec 06 §4).
 
     Resample the N comparisons with replacement ``n_boot`` times (one ``rng.integers(0, N, N)`` call per
     replicate, in order), refit classical BT, take per-policy quantiles at α/(2K) and 1 − α/(2K)
     (K = P(P−1)/2) and declare i ≻ j iff the intervals do not overlap (L_i > U_j). This bounds the
     asymptotic FWER of the BT-parameter order, not of the mean ranking.
+
+    ``backend``, ``jobs``, ``scheduler`` and ``progress`` (see :func:`certirank._parallel.run_tasks`) spread
+    the refits over workers, ``chunk`` replicates per task. The resampling stays one stream in this process
+    (spec 06 §4 fixes it), and each task is a deterministic fit of its win matrices, so the result is
+    identical bit for bit on every backend.
     """
+    from .._parallel import resolve_backend, run_tasks
+
     alpha = check_alpha(alpha)
     n_boot = check_positive_int("n_boot", n_boot)
+    chunk = check_positive_int("chunk", chunk)
+    resolve_backend(backend, jobs, scheduler)
     pseudo_count = check_nonnegative("pseudo_count", pseudo_count)
     comp = as_comparisons(data, policies=policies, ties=ties, seed=tie_seed, **read)
     p = comp.n_policies
@@ -299,15 +313,17 @@ def bootstrap_bt(data: Any, *, alpha: float = 0.05, n_boot: int = 5000, seed: An
     loser = np.where(awin, comp.b, comp.a)
     decisive = (awin | bwin).astype(float)
     cell = winner * p + loser
-    thetas = np.empty((n_boot, p))
     pseudo = pseudo_count * (1.0 - np.eye(p))
+    tasks = []
     for start in range(0, n_boot, chunk):
         stop = min(n_boot, start + chunk)
         idx = np.stack([rng.integers(0, n, size=n) for _ in range(stop - start)])
         flat = (np.arange(stop - start)[:, None] * (p * p) + cell[idx]).ravel()
         w = np.bincount(flat, weights=decisive[idx].ravel(), minlength=(stop - start) * p * p)
-        w = w.reshape(stop - start, p, p) + pseudo
-        thetas[start:stop], _ = bt_fit_batch(w, tol=tol, max_iter=max_iter)
+        tasks.append((w.reshape(stop - start, p, p) + pseudo, tol, max_iter))
+    fits = run_tasks(_fit_thetas, tasks, backend=backend, jobs=jobs, scheduler=scheduler, progress=progress,
+                     weights=[t[0].shape[0] for t in tasks])
+    thetas = np.concatenate(fits, axis=0)
     q = alpha / (2 * k_pairs)
     lower = np.quantile(thetas, q, axis=0)
     upper = np.quantile(thetas, 1 - q, axis=0)

@@ -190,3 +190,40 @@ def render_groups(res: Any, title: str) -> None:
     console.print(res.statement)
 
 JSON_OPT = typer.Option(False, "--json", help="Print the result as JSON.")
+
+
+BACKEND_OPT = typer.Option(None, "--backend", help="Where the tasks run: serial, joblib (--jobs local processes) or "
+                           "dask (a Dask cluster: --scheduler, else a LocalCluster of --jobs workers). Default: dask "
+                           "with --scheduler, joblib with --jobs > 1, else serial. Results do not depend on it.")
+SCHEDULER_OPT = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (start it with "
+                             "`dask scheduler` and workers with `dask worker ADDRESS`).")
+
+
+class progress_bar:
+    """Context manager giving a ``progress(done, total)`` callback that draws a bar on stderr.
+
+    The bar shows only when stderr is a terminal; otherwise the callback is ``None`` (nothing is drawn).
+    """
+
+    def __init__(self, label: str, unit: str = "tasks") -> None:
+        self.label, self.unit = label, unit
+        self._bar: Any = None
+
+    def __enter__(self) -> Optional[Callable[[int, int], None]]:
+        if not getattr(err_console.file, "isatty", lambda: False)():
+            return None
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        self._bar = Progress(TextColumn(self.label), BarColumn(), MofNCompleteColumn(), TextColumn(self.unit),
+                             TimeRemainingColumn(), console=err_console, transient=True)
+        self._bar.__enter__()
+        task = self._bar.add_task(self.unit, total=None)
+
+        def update(done: int, total: int) -> None:
+            self._bar.update(task, completed=done, total=total)
+
+        return update
+
+    def __exit__(self, *exc: Any) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(*exc)

@@ -9,7 +9,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from ._common import app, console, emit, key_values, JSON_OPT
+from ._common import BACKEND_OPT, SCHEDULER_OPT, app, console, emit, key_values, progress_bar, JSON_OPT
 
 
 @app.command("simulate")
@@ -20,7 +20,10 @@ def simulate_cmd(
                                 help="Comma-separated methods; options in brackets, e.g. anyrank0\\[ties=assume_none]."),
     reps: int = typer.Option(200, "--reps", "-n", help="Monte-Carlo runs."),
     seed: int = typer.Option(0, "--seed", min=0, help="Root seed (run i uses child i of SeedSequence(seed).spawn(reps))."),
-    jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes; results do not depend on it."),
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Local worker processes (joblib, or the workers of the Dask "
+                             "LocalCluster with --backend dask); results do not depend on it."),
+    backend: Optional[str] = BACKEND_OPT,
+    scheduler: Optional[str] = SCHEDULER_OPT,
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the per-run table to this Parquet file."),
     param: list[str] = typer.Option([], "--param", "-p", help="Scenario parameter KEY=VALUE (repeatable), "
                                     "e.g. -p n_max=1000 -p means=0.2,0.4,0.6."),
@@ -67,8 +70,10 @@ def simulate_cmd(
     def pairs(items: list[str], what: str) -> dict[str, Any]:
         return {k: v if "," in v else _parse_value(v) for k, v in key_values(items, what).items()}
 
-    result = simulate(scenario, methods, reps, seed=seed, jobs=jobs, out=out,
-                      method_options=pairs(option, "--option"), **pairs(param, "--param"))
+    with progress_bar(f"simulate {scenario}", "runs") as progress:
+        result = simulate(scenario, methods, reps, seed=seed, jobs=jobs, backend=backend, scheduler=scheduler,
+                          progress=progress, out=out, method_options=pairs(option, "--option"),
+                          **pairs(param, "--param"))
 
     def render(res: Any) -> None:
         leader = res.scenario.get("kind") == "leaderboard"

@@ -3,17 +3,17 @@
 Reproducibility contract: run i draws its data from the i-th child of
 ``numpy.random.SeedSequence(seed).spawn(reps)`` and every method sees the *same* data for run i (common
 random numbers); a method's own randomness (bootstrap, tie breaking) comes from a grandchild seed keyed by
-the method's label. Runs are processed in fixed-size chunks that do not depend on ``jobs``, so the results
-are identical for any number of workers.
+the method's label. Runs are processed in fixed-size chunks that do not depend on ``jobs``; each chunk is one
+task (:mod:`certirank._parallel`) that receives its runs' seeds as arguments, so the results are identical for
+any number of workers and on every backend (serial, joblib, Dask).
 """
 
 from __future__ import annotations
 
 import math
-import sys
 import time as _time
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._parallel import resolve_backend, run_tasks
 from .._validate import check_positive_int
 from ..errors import ParameterError
 from ..results import ResultMixin
@@ -139,15 +140,11 @@ def _run_chunk(scenario: Any, specs: Sequence[MethodSpec], children: Sequence[np
     return rows, snaps, timing
 
 
-def _progress_enabled(progress: bool | None) -> bool:
-    if progress is not None:
-        return bool(progress)
-    return bool(getattr(sys.stderr, "isatty", lambda: False)())
-
-
 def simulate(scenario: Any, methods: Any, reps: int, seed: int = 0, jobs: int = 1, *,
              method_options: Mapping[str, Any] | None = None, chunk_size: int = 20,
-             progress: bool | None = None, out: str | Path | None = None, **params: Any) -> SimulationResult:
+             backend: str | None = None, scheduler: Any = None,
+             progress: Callable[[int, int], Any] | None = None, out: str | Path | None = None,
+             **params: Any) -> SimulationResult:
     """Evaluate methods on a simulated scenario over ``reps`` seeded runs.
 
     Parameters
@@ -164,14 +161,22 @@ def simulate(scenario: Any, methods: Any, reps: int, seed: int = 0, jobs: int = 
     seed:
         Root seed; run i uses ``SeedSequence(seed).spawn(reps)[i]``.
     jobs:
-        Worker processes (joblib). Results are identical for any value.
+        Local worker processes (joblib, or the workers of the Dask ``LocalCluster`` certirank starts when
+        ``backend="dask"`` has no ``scheduler``). Results are identical for any value.
     method_options:
         Options applied to every method that accepts them (e.g. ``{"ties": "assume_none"}``).
     chunk_size:
         Runs per work unit (vectorised methods process a chunk at once); fixed, so results never depend on
-        ``jobs``.
+        ``jobs`` or the backend.
+    backend:
+        ``"serial"``, ``"joblib"`` or ``"dask"`` (default: ``"dask"`` with a scheduler, ``"joblib"`` when
+        ``jobs > 1``, else serial). Every chunk of runs is one task that receives its runs' own
+        ``SeedSequence`` children, so results are identical bit for bit on every backend.
+    scheduler:
+        Dask scheduler address (``"tcp://host:8786"``), ``distributed.Client`` or cluster object; ``None``
+        with ``backend="dask"`` starts a ``LocalCluster`` of ``jobs`` workers and closes it afterwards.
     progress:
-        Show a progress bar on stderr (default: when stderr is a terminal).
+        Optional callback ``progress(runs_done, reps)``, called as chunks complete (nothing is printed).
     out:
         Optional Parquet path for the per-run table (snapshots go beside it).
     **params:
@@ -185,6 +190,9 @@ def simulate(scenario: Any, methods: Any, reps: int, seed: int = 0, jobs: int = 
     """
     reps = check_positive_int("reps", reps)
     jobs = check_positive_int("jobs", jobs)
+    resolve_backend(backend, jobs, scheduler)
+    if progress is False:
+        progress = None
     chunk_size = check_positive_int("chunk_size", chunk_size)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
@@ -196,25 +204,8 @@ def simulate(scenario: Any, methods: Any, reps: int, seed: int = 0, jobs: int = 
     tasks = [(scen, specs, [children[i] for i in ch], ch) for ch in chunks]
 
     t_start = _time.perf_counter()
-    results: list[Any] = []
-    show = _progress_enabled(progress)
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-    with Progress(TextColumn(f"simulate {scen.name}"), BarColumn(), MofNCompleteColumn(), TextColumn("runs"),
-                  TimeRemainingColumn(), console=Console(stderr=True), disable=not show, transient=True) as bar:
-        task = bar.add_task("runs", total=reps)
-        if jobs == 1 or len(tasks) == 1:
-            for t in tasks:
-                results.append(_run_chunk(*t))
-                bar.advance(task, len(t[3]))
-        else:
-            from joblib import Parallel, delayed
-
-            par = Parallel(n_jobs=min(jobs, len(tasks)), return_as="generator")
-            for t, res in zip(tasks, par(delayed(_run_chunk)(*t) for t in tasks)):
-                results.append(res)
-                bar.advance(task, len(t[3]))
+    results = run_tasks(_run_chunk, tasks, backend=backend, jobs=jobs, scheduler=scheduler, progress=progress,
+                        weights=[len(ch) for ch in chunks])
     elapsed_total = _time.perf_counter() - t_start
 
     rows = [r for res in results for r in res[0]]

@@ -53,6 +53,14 @@ _CLI_NAME = {"singleton": "items", "replicate": "replicate", "protocol": "column
 _STATE_VERSION = 1
 _MAX_CLASSES_PLUGIN = 64
 _CHUNK = 2_000_000  # entries of a (directions x blocks) work array in the pair-by-pair paths
+#: directions per block of the e-process update: bounds its (directions x grid) temporaries (65,536 x 41
+#: doubles = 21 MB each) at any L; a board of L <= 256 models is a single block
+DIRECTION_BLOCK = 1 << 16
+
+
+def _direction_blocks(n: int) -> list[slice]:
+    step = max(1, int(DIRECTION_BLOCK))  # read at call time, so tests can shrink it
+    return [slice(s, min(n, s + step)) for s in range(0, n, step)] or [slice(0, 0)]
 
 RESOLUTION_TEXT = {
     "singleton": ("assumes items are scored independently within a run (independent sampling per item; no "
@@ -521,8 +529,11 @@ class Leaderboard:
         td = th[fam.a_row] - th[fam.b_row]
         kappa = -self.tau / (2.0 * r)
         if self.method == "bfh-e-holm":
-            fam.comp += hoeffding_log_factors(td, d, self.grid, self.tau)
-            fam.log_e = log_mixture(fam.comp)
+            log_e = np.empty(fam.n_directions)
+            for sl in _direction_blocks(fam.n_directions):
+                fam.comp[sl] += hoeffding_log_factors(td[sl], d, self.grid, self.tau)
+                log_e[sl] = log_mixture(fam.comp[sl])
+            fam.log_e = log_e
         elif self.method == "bb-edge-pi":
             u = yb - fam.C / r
             lam = plugin_stake(fam.s2, r, float(np.sum((d.block_weight / d.w_star) ** 2)), fam.alpha)
@@ -537,27 +548,42 @@ class Leaderboard:
             fam.log_e = fam.comp[:, 0].copy()
         else:  # bb-edge and cr-edge
             u = yb - fam.C / r
-            Q = self._pair_sums(u, fam, kappa, self._plan)
-            fam.comp += mixture_log_factors(td, Q, self._plan, self.tau)
-            fam.log_e = log_mixture(fam.comp)
+            # per-model sums once (L x L x J), then the directions block by block: the (directions x grid)
+            # temporaries stay at one block's size however many models there are
+            gram = self._plan_sums(u, fam, kappa, self._plan)
+            log_e = np.empty(fam.n_directions)
+            for sl in _direction_blocks(fam.n_directions):
+                Q = self._pair_sums(u, fam, kappa, self._plan, sl, gram)
+                fam.comp[sl] += mixture_log_factors(td[sl], Q, self._plan, self.tau)
+                log_e[sl] = log_mixture(fam.comp[sl])
+            fam.log_e = log_e
         fam.C += yb
         fam.r = r
         fam.current = e_holm(fam.log_e, fam.alpha, log=True)
         fam.log_c = float(np.log(e_holm_threshold(fam.log_e, fam.alpha, log=True)))
         fam.first[fam.current & (fam.first == 0)] = r
 
-    def _pair_sums(self, u: np.ndarray, fam: _Family, kappa: float, plan: PenaltyPlan) -> np.ndarray:
-        """Per-direction weighted squared-error sums (E, J): Gram route for many directions, else pairwise."""
-        E, Lf = fam.n_directions, fam.models.shape[0]
-        if E >= Lf:
-            Q = squared_error_sums(u, kappa, plan)
-            return Q[fam.a_row, fam.b_row]
+    @staticmethod
+    def _plan_sums(u: np.ndarray, fam: _Family, kappa: float, plan: PenaltyPlan) -> np.ndarray | None:
+        """The (L, L, J) all-pairs sums when the Gram route pays (many directions), else None."""
+        return squared_error_sums(u, kappa, plan) if fam.n_directions >= fam.models.shape[0] else None
+
+    def _pair_sums(self, u: np.ndarray, fam: _Family, kappa: float, plan: PenaltyPlan, sel: slice = slice(None),
+                   gram: np.ndarray | None | bool = False) -> np.ndarray:
+        """Weighted squared-error sums (E_sel, J) of the directions ``sel``: Gram route for many directions,
+        else pairwise."""
+        if gram is False:
+            gram = self._plan_sums(u, fam, kappa, plan)
+        a_row, b_row = fam.a_row[sel], fam.b_row[sel]
+        if gram is not None:
+            return gram[a_row, b_row]
         W = plan.weights
+        E = a_row.shape[0]
         out = np.empty((E, W.shape[1]))
         step = max(1, _CHUNK // max(1, u.shape[1]))
         for s in range(0, E, step):
             sl = slice(s, s + step)
-            out[sl] = pair_squared_error_sums(u, fam.a_row[sl], fam.b_row[sl], kappa, W)
+            out[sl] = pair_squared_error_sums(u, a_row[sl], b_row[sl], kappa, W)
         return out
 
     def _plugin_direct(self, u: np.ndarray, fam: _Family, kappa: float, lam: np.ndarray) -> tuple[np.ndarray,

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._parallel import resolve_backend, run_tasks
 from ..._validate import as_generator, check_choice, check_positive_int
 from ...errors import ParameterError
 from ...results import ResultMixin
@@ -86,10 +87,42 @@ def _as_ms(m: Any) -> list[int]:
     return [check_positive_int("m", m)]
 
 
+def _evaluate_set(sm: Any, s: int, hold: np.ndarray, ms: list[int], methods: list[str], tuples_by_m: dict[int, Any],
+                  beta_values: Any, eta: float, rounds: int, k: int, n_samples: int,
+                  kofn_seeds: Sequence[np.random.SeedSequence]) -> list[dict[str, Any]]:
+    """Every (m, method) row of one holdout set; a pure function of its arguments (one task)."""
+    records: list[dict[str, Any]] = []
+    tuning = np.setdiff1d(np.arange(sm.shape[1]), hold)
+    scaled, _, _ = sm.scaled(tuning)
+    A, Ah = scaled[:, tuning], scaled[:, hold]
+    targets = _core.softmax_targets(A, beta_values)
+    problem = _core.make_problem(A, targets)
+    for mi, mm in enumerate(ms):
+        tuples = tuples_by_m.get(mm)
+        for method in methods:
+            if method in _RPOSST:
+                out = design(problem, mm, eta, _RPOSST[method], rounds, tuples=tuples, k=k,
+                             n_samples=n_samples, rng=np.random.default_rng(kofn_seeds[mi]))
+                cases, weights = np.asarray(out["cases"]), np.asarray(out["weights"])
+            elif method == "iterative-minimax":
+                cases, weights = _core.iterative_minimax(A, targets, mm)
+            else:
+                cases = tuples[_core.uniform_baseline(method, A, targets, tuples)]
+                weights = np.full(mm, 1.0 / mm)
+            train = float(_core.evaluate_weights(problem, cases[None, :], weights[None, :], eta)[0])
+            err = _core.pair_errors(Ah, targets, cases, weights).ravel()
+            records.append({"m": mm, "method": method, "set": s, "max_error": float(err.max()),
+                            "mean_error": float(err.mean()), "train_loss": train,
+                            "test": "+".join(sm.test_cases[i] for i in cases),
+                            "weights": [round(float(w), 6) for w in weights], "_curve": np.sort(err)[::-1]})
+    return records
+
+
 def evaluate_test_designs(matrix: Any, m: int | Sequence[int] = 2, methods: Sequence[str] | str | None = None,
                           holdout: float = 0.2, sets: int = 100, seed: Any = 0, *, eta: float = 0.01,
                           betas: Sequence[float] | str = (0, 1, 2, 4), rounds: int = 300, top: int = 4,
-                          k: int = 1, n_samples: int = 100) -> DesignEvaluation:
+                          k: int = 1, n_samples: int = 100, backend: str | None = None, jobs: int = 1,
+                          scheduler: Any = None, progress: Any = None) -> DesignEvaluation:
     """Compare test-design methods on random policy holdouts (spec 05 §11).
 
     For each of `sets` holdout sets of h = round(holdout·n) policy columns (drawn from
@@ -119,6 +152,9 @@ def evaluate_test_designs(matrix: Any, m: int | Sequence[int] = 2, methods: Sequ
         How many ranks of the sorted-error curve are shown in ``top_errors``.
     k, n_samples :
         k-of-N parameters of ``rposst-kofn``.
+    backend, jobs, scheduler, progress :
+        Where the holdout sets run, one task per set (see :func:`certirank._parallel.run_tasks`); the sets
+        are drawn here and each task gets its own k-of-N seeds, so results are identical on every backend.
 
     Returns
     -------
@@ -155,6 +191,7 @@ def evaluate_test_designs(matrix: Any, m: int | Sequence[int] = 2, methods: Sequ
         if comb(n_cases, mm) > MAX_TUPLES and any(x not in ("rposst-milp", "iterative-minimax") for x in methods):
             raise ParameterError(f"C({n_cases}, {mm}) tuples is too many for exhaustive search")
 
+    resolve_backend(backend, jobs, scheduler)
     rng = as_generator(seed)
     holdouts = [np.sort(rng.choice(n_pol, size=h, replace=False)) for _ in range(sets)]
     # the sampled k-of-N variant gets its own child stream per (set, m) so other methods don't shift it
@@ -162,33 +199,14 @@ def evaluate_test_designs(matrix: Any, m: int | Sequence[int] = 2, methods: Sequ
     tuples_by_m = {mm: _core.all_tuples(n_cases, mm) for mm in ms
                    if any(x not in ("rposst-milp", "iterative-minimax") for x in methods)}
 
+    tasks = [(sm, s, hold, ms, methods, tuples_by_m, beta_values, eta, rounds, k, n_samples,
+              kofn_seeds[s * len(ms):(s + 1) * len(ms)]) for s, hold in enumerate(holdouts)]
     records: list[dict[str, Any]] = []
     curves: dict[tuple[int, str], list[np.ndarray]] = {}
-    for s, hold in enumerate(holdouts):
-        tuning = np.setdiff1d(np.arange(n_pol), hold)
-        scaled, _, _ = sm.scaled(tuning)
-        A, Ah = scaled[:, tuning], scaled[:, hold]
-        targets = _core.softmax_targets(A, beta_values)
-        problem = _core.make_problem(A, targets)
-        for mi, mm in enumerate(ms):
-            tuples = tuples_by_m.get(mm)
-            for method in methods:
-                if method in _RPOSST:
-                    out = design(problem, mm, eta, _RPOSST[method], rounds, tuples=tuples, k=k,
-                                 n_samples=n_samples, rng=np.random.default_rng(kofn_seeds[s * len(ms) + mi]))
-                    cases, weights = np.asarray(out["cases"]), np.asarray(out["weights"])
-                elif method == "iterative-minimax":
-                    cases, weights = _core.iterative_minimax(A, targets, mm)
-                else:
-                    cases = tuples[_core.uniform_baseline(method, A, targets, tuples)]
-                    weights = np.full(mm, 1.0 / mm)
-                train = float(_core.evaluate_weights(problem, cases[None, :], weights[None, :], eta)[0])
-                err = _core.pair_errors(Ah, targets, cases, weights).ravel()
-                curves.setdefault((mm, method), []).append(np.sort(err)[::-1])
-                records.append({"m": mm, "method": method, "set": s, "max_error": float(err.max()),
-                                "mean_error": float(err.mean()), "train_loss": train,
-                                "test": "+".join(sm.test_cases[i] for i in cases),
-                                "weights": [round(float(w), 6) for w in weights]})
+    for recs in run_tasks(_evaluate_set, tasks, backend=backend, jobs=jobs, scheduler=scheduler, progress=progress):
+        for rec in recs:
+            curves.setdefault((rec["m"], rec["method"]), []).append(rec.pop("_curve"))
+            records.append(rec)
     per_set = pd.DataFrame.from_records(records)
     rows = []
     for (mm, method), curve_list in curves.items():
