@@ -18,7 +18,6 @@ import dataclasses
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .._validate import check_alpha
 from ..errors import DataError, ParameterError
