@@ -58,8 +58,9 @@ class CompositionResult(ResultMixin):
     cv : dict or None
         For ``select="cv"``: ``chosen``, ``estimate`` (mean inner holdout error of the chosen design, on the
         rescaled scale) and its standard error ``se`` over the ``folds`` splits, ``metric`` (max or mean),
-        and every candidate's ``mean_error`` and ``se``. The estimate is optimistic by the selection itself
-        (the minimum of several noisy means).
+        and every candidate's ``mean_error``, ``se`` and ``se_vs_first`` (bootstrap s.e. of its paired
+        difference to the first candidate; a candidate replaces the first one only when it is lower by more
+        than that). The estimate is optimistic by the selection itself.
     """
 
     test_cases: list[str]
@@ -210,8 +211,8 @@ def cv_design(problem: _core.Problem, m: int, eta: float, betas: np.ndarray, sol
     info = {"folds": folds, "holdout": holdout, "holdout_size": cv["holdout_size"], "metric": metric,
             "rounds": inner_rounds, "chosen": best.name, "estimate": float(cv["mean"][cv["chosen"]]),
             "se": _se(cv["se"][cv["chosen"]]),
-            "candidates": [{"name": c.name, "mean_error": float(mu), "se": _se(se)}
-                           for c, mu, se in zip(cands, cv["mean"], cv["se"])]}
+            "candidates": [{"name": c.name, "mean_error": float(mu), "se": _se(se), "se_vs_first": _se(ds)}
+                           for c, mu, se, ds in zip(cands, cv["mean"], cv["se"], cv["diff_se"])]}
     return np.asarray(cases), np.asarray(weights, dtype=float), info
 
 
