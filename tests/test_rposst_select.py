@@ -115,7 +115,7 @@ def test_cv_needs_three_policies():
 def _grid_game_value(problem, tuples, eta, grid):
     """Brute force: every (tuple, grid weight) design against every vertex of the CVaR antagonist set."""
     d = problem.d
-    k = int(round(eta * d))
+    k = round(eta * d)
     vertices = [np.isin(np.arange(d), s) / k for s in itertools.combinations(range(d), k)]
     designs = []
     for tup in tuples:
@@ -176,7 +176,7 @@ def test_search_support_improves_on_greedy_and_reports_exact_objective():
     A = _items_matrix()
     problem = _core.make_problem(A, np.full((1, A.shape[0]), 1 / A.shape[0]))
     cases, value = items.search_support(problem, 20, "miniaverage", 0.01, np.random.default_rng(0))
-    greedy, gvalue = items.search_support(problem, 20, "miniaverage", 0.01, np.random.default_rng(0), max_tries=0)
+    _, gvalue = items.search_support(problem, 20, "miniaverage", 0.01, np.random.default_rng(0), max_tries=0)
     assert len(set(cases)) == 20 and value <= gvalue
     assert value == pytest.approx(np.abs(A[cases].mean(axis=0) - A.mean(axis=0)).mean(), abs=1e-12)
     res = compose_test(A, 20, betas=(0,), rescale=False, select="rposst")

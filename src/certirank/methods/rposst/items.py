@@ -15,7 +15,6 @@ Anchors for benchmark prediction from few items (Zhang, Dorner & Hardt 2025; Viv
 from __future__ import annotations
 
 import numpy as np
-from scipy import optimize
 
 from . import _core
 

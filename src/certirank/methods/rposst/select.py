@@ -108,7 +108,10 @@ def expected_max(errors: np.ndarray, h: int) -> np.ndarray:
     i = np.arange(1, p + 1)
     # log-space binomials keep this exact enough for p in the hundreds
     from scipy.special import gammaln
-    logc = lambda a, b: gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)  # noqa: E731
+
+    def logc(a, b):
+        return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
+
     ok = p - i >= h - 1
     prob = np.where(ok, np.exp(logc(np.maximum(p - i, 0), h - 1) - logc(p, h)), 0.0)
     return np.sort(errors, axis=-1)[..., ::-1] @ prob
