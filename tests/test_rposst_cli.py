@@ -54,9 +54,16 @@ def test_compose_test_evaluate_human_and_json(matrix_csv):
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     assert data["holdout_size"] == 3 and data["sets"] == 3 and data["m"] == [1, 2]
-    assert {row["method"] for row in data["table"]} == {"rposst", "minimax-uniform", "minimax-ttd", "minimax-tnp",
-                                                         "miniaverage", "iterative-minimax"}
-    assert len(data["per_set"]) == 2 * 6 * 3
+    assert {row["method"] for row in data["table"]} == {"cv", "rposst", "minimax-uniform", "minimax-ttd",
+                                                         "minimax-tnp", "miniaverage", "iterative-minimax"}
+    assert len(data["per_set"]) == 2 * 7 * 3
+    # the table says in words whether the default design was the best on the evaluation holdout
+    for m in (1, 2):
+        rows = [r for r in data["table"] if r["m"] == m]
+        cv = next(r for r in rows if r["method"] == "cv")
+        best = min(r["mean_max_error"] for r in rows if r["method"] != "cv")
+        verdict = "has the lowest" if cv["mean_max_error"] <= best + 1e-12 else "is NOT the best"
+        assert f"m = {m}: the default design (cv; chose" in human.stdout and verdict in human.stdout
 
 
 @pytest.mark.parametrize("args, message", [
@@ -73,3 +80,24 @@ def test_compose_test_bad_file(tmp_path):
     bad.write_text("test_case,a,b\nx,1,2\ny,3,oops\n")
     out = runner.invoke(app, ["compose-test", str(bad), "-m", "1"])
     assert out.exit_code == 2 and "not a number" in out.output
+
+
+def test_compose_test_select_variant_and_model_item_table(tmp_path):
+    rng = np.random.default_rng(3)
+    rows = [(f"model{j}", i, float(rng.random() < 0.3 + 0.05 * j)) for j in range(8) for i in range(12)]
+    path = tmp_path / "items.csv"
+    pd.DataFrame(rows, columns=["model", "item", "score"]).to_csv(path, index=False)
+    out = runner.invoke(app, ["compose-test", str(path), "-m", "2", "--rounds", "40", "--json"])
+    assert out.exit_code == 0, out.output
+    data = json.loads(out.stdout)
+    assert data["select"] == "cv" and data["design"] == data["cv"]["chosen"]
+    assert data == json.loads(json.dumps(compose_test(path, 2, rounds=40).to_dict()))
+    human = runner.invoke(app, ["compose-test", str(path), "-m", "2", "--rounds", "40"])
+    assert "Design chosen by nested holdout" in human.stdout and data["design"] in human.stdout
+    plain = runner.invoke(app, ["compose-test", str(path), "-m", "2", "--select", "rposst", "--json"])
+    assert json.loads(plain.stdout)["design"] == "rposst" and json.loads(plain.stdout)["cv"] is None
+    sim = runner.invoke(app, ["compose-test", str(path), "-m", "1", "--variant", "simultaneous", "--eta", "0.5"])
+    assert sim.exit_code == 0, sim.output
+    assert "Randomised test" in sim.stdout and "simultaneous move" in sim.stdout
+    bad = runner.invoke(app, ["compose-test", str(path), "--evaluate", "--select", "rposst"])
+    assert bad.exit_code == 2 and "--select and --variant apply to one composition" in bad.output

@@ -11,23 +11,30 @@ from ._common import app, console, emit, JSON_OPT
 
 
 @app.command("compose-test")
-def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long test_case,policy,score or wide "
+def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long test_case,policy,score, "
+                                                   "model,item,score (item = test case, model = policy) or wide "
                                                    "(rows = test cases, columns = policies)."),
                      m: str = typer.Option("2", "-m", help="Number of test cases (with --evaluate: e.g. 1,2,3)."),
                      eta: float = typer.Option(0.01, "--eta", help="CVaR fractile in (0, 1]; 0.01 = nearly worst case."),
                      betas: str = typer.Option("0,1,2,4", "--betas", help="Target temperatures beta (0 = uniform)."),
-                     solver: str = typer.Option("rm+", "--solver", help="rm+ (regret matching+), lp (exact per "
-                                                "tuple), milp (exact joint) or kofn (sampled k-of-N)."),
+                     solver: str = typer.Option("auto", "--solver", help="auto, rm+ (regret matching+), lp (exact "
+                                                "per tuple), milp (exact joint), kofn (sampled k-of-N) or search "
+                                                "(item scale: local search + LP weights)."),
+                     select: str = typer.Option("cv", "--select", help="cv: choose the design by nested holdout "
+                                                "over the policies (default); rposst: the RPOSST design."),
+                     variant: str = typer.Option("sequential", "--variant", help="sequential (one fixed test) or "
+                                                 "simultaneous (a randomised test: a distribution over tuples)."),
                      rounds: int = typer.Option(300, "--rounds", help="RM+ rounds T (0 = uniform weights "
                                                 "only)."),
                      evaluate: bool = typer.Option(False, "--evaluate", help="Run the holdout protocol instead "
-                                                   "(RPOSST vs the five baselines)."),
+                                                   "(the default design, RPOSST and the five baselines)."),
                      holdout: float = typer.Option(0.2, "--holdout", help="Fraction of policies held out."),
                      sets: int = typer.Option(100, "--sets", help="Number of random holdout sets."),
                      seed: int = typer.Option(0, "--seed", min=0, help="Seed of the random draws (holdout "
                                                "sets with --evaluate; sampled tuples with --solver kofn)."),
                      methods: Optional[str] = typer.Option(None, "--methods", help="Comma-separated methods for "
-                                                           "--evaluate (default: rposst and the five baselines)."),
+                                                           "--evaluate (default: cv, rposst and the five "
+                                                           "baselines)."),
                      as_json: bool = JSON_OPT) -> None:
     """Choose m test cases and weights that score new policies like the full pool (RPOSST)."""
     from ..methods.rposst import compose_test, evaluate_test_designs, read_test_matrix
@@ -35,9 +42,12 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
 
     from ..errors import ParameterError
     # options of the other mode would otherwise be dropped without a word
-    if evaluate and solver.strip().lower() != "rm+":
+    if evaluate and solver.strip().lower() != "auto":
         raise ParameterError("--solver applies to one composition; --evaluate compares methods (choose them with "
                              "--methods, e.g. --methods rposst-lp)")
+    if evaluate and (select != "cv" or variant != "sequential"):
+        raise ParameterError("--select and --variant apply to one composition; --evaluate compares methods "
+                             "(--methods cv,rposst,...)")
     if not evaluate:
         ignored = [name for name, used in (("--holdout", holdout != 0.2), ("--sets", sets != 100),
                                            ("--methods", methods is not None)) if used]
@@ -51,7 +61,64 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
     if evaluate:
         result: Any = evaluate_test_designs(data, m, methods=methods, holdout=holdout, sets=sets, seed=seed,
                                             eta=eta, betas=betas, rounds=rounds)
-        emit(result, as_json, lambda res: [console.print(x) for x in evaluation_renderables(res)])
+        emit(result, as_json, lambda res: [console.print(x) for x in [*evaluation_renderables(res),
+                                                                        *_cv_verdict(res)]])
     else:
-        result = compose_test(data, m, eta=eta, betas=betas, solver=solver, rounds=rounds, seed=seed)
-        emit(result, as_json, lambda res: [console.print(x) for x in composition_renderables(res, str(matrix))])
+        result = compose_test(data, m, eta=eta, betas=betas, solver=solver, rounds=rounds, seed=seed, select=select,
+                              variant=variant)
+        if getattr(result, "variant", "sequential") == "simultaneous":
+            emit(result, as_json, lambda res: [console.print(x) for x in _mixture_renderables(res, str(matrix))])
+        else:
+            emit(result, as_json, lambda res: [console.print(x) for x in [*composition_renderables(res, str(matrix)),
+                                                                            *_cv_lines(res)]])
+
+
+def _cv_lines(res: Any) -> list[str]:
+    """How the design was chosen (select='cv'), in words."""
+    if res.cv is None:
+        return []
+    cv = res.cv
+    se = "" if cv["se"] is None else f" (s.e. {cv['se']:.4f})"
+    others = ", ".join(f"{c['name']} {c['mean_error']:.4f}" for c in cv["candidates"] if c["name"] != cv["chosen"])
+    return [f"Design chosen by nested holdout over the given policies ({cv['folds']} folds): {cv['chosen']}, "
+            f"estimated {cv['metric']} error on new policies {cv['estimate']:.4f}{se}; other candidates: {others}.",
+            "The estimate is optimistic by the choice itself; check it with --evaluate."]
+
+
+def _cv_verdict(res: Any) -> list[str]:
+    """State plainly whether the default (cv) design was the best on the evaluation holdout."""
+    table = res.table
+    if "cv" not in set(table["method"]):
+        return []
+    lines = []
+    for mm, sub in table.groupby("m"):
+        cv = sub[sub["method"] == "cv"].iloc[0]
+        rest = sub[sub["method"] != "cv"]
+        if rest.empty:
+            continue
+        best = rest.loc[rest["mean_max_error"].idxmin()]
+        chosen = ", ".join(f"{k} {v:.0%}" for k, v in cv["designs"].items())
+        if cv["mean_max_error"] <= best["mean_max_error"] + 1e-12:
+            lines.append(f"m = {mm}: the default design (cv; chose {chosen}) has the lowest mean max holdout "
+                         f"error ({cv['mean_max_error']:.4f}).")
+        else:
+            se = best["se_max_error"]
+            within = se is not None and se == se and cv["mean_max_error"] <= best["mean_max_error"] + se
+            lines.append(f"m = {mm}: the default design (cv; chose {chosen}) is NOT the best on this holdout: "
+                         f"{cv['mean_max_error']:.4f} vs {best['method']} {best['mean_max_error']:.4f}"
+                         + (" (within one standard error)." if within else " (more than one standard error worse)."))
+    return lines
+
+
+def _mixture_renderables(res: Any, source: str) -> list[Any]:
+    from rich.table import Table
+    t = Table(title=f"Randomised test for {source}: {len(res.mixture)} tuple(s) of {res.m} of {res.n_test_cases} "
+                    "test cases (simultaneous move)")
+    for col in ("probability", "test cases", "weights"):
+        t.add_column(col, justify="right" if col == "probability" else "left")
+    for item in res.mixture:
+        t.add_row(f"{item['probability']:.4f}", ", ".join(item["test_cases"]),
+                  ", ".join(f"{w:.4f}" for w in item["weights"]))
+    return [t, f"Draw one tuple with these probabilities for every policy tested; scores from different draws "
+               f"are not comparable with each other. CVaR({res.eta:g}) of the expected error over "
+               f"{res.n_pairs} (policy, target) pairs: {res.loss:.4f}."]

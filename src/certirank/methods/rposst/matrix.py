@@ -134,6 +134,15 @@ def _numeric(values: pd.Series, source: str | None, column: str, rows: list[str]
     return num.to_numpy(dtype=float)
 
 
+def _sorted_names(names: np.ndarray) -> list[str]:
+    """Names sorted as numbers when every one is a number (item ids 0, 1, 2, ..., 10), else as text."""
+    unique = sorted(set(names))
+    try:
+        return sorted(unique, key=float)
+    except ValueError:
+        return unique
+
+
 def _from_long(frame: pd.DataFrame, case_col: str, policy_col: str, score_col: str,
                source: str | None) -> ScoreMatrix:
     for col in (case_col, policy_col):
@@ -146,7 +155,7 @@ def _from_long(frame: pd.DataFrame, case_col: str, policy_col: str, score_col: s
     tidy = pd.DataFrame({"test_case": cases, "policy": pols, "score": scores})
     # repeated cells (several runs of the same pairing) are averaged: the matrix holds expected results
     wide = tidy.pivot_table(index="test_case", columns="policy", values="score", aggfunc="mean", sort=True)
-    wide = wide.reindex(index=sorted(set(cases)), columns=sorted(set(pols)))
+    wide = wide.reindex(index=_sorted_names(cases), columns=_sorted_names(pols))
     holes = np.argwhere(wide.isna().to_numpy())
     if holes.size:
         cells = [f"({wide.index[i]}, {wide.columns[j]})" for i, j in holes]

@@ -15,16 +15,18 @@ from ..._validate import as_generator, check_choice, check_positive_int
 from ...errors import ParameterError
 from ...results import ResultMixin
 from . import _core
-from .compose import MAX_TUPLES, check_betas, check_eta, check_m, design
+from .compose import MAX_TUPLES, check_betas, check_eta, check_m, cv_design, design
+from .select import DEFAULT_CANDIDATES
 from .matrix import as_score_matrix
 
 __all__ = ["DesignEvaluation", "evaluate_test_designs", "METHODS", "DEFAULT_METHODS", "holdout_size"]
 
 # method name -> solver (RPOSST variants) or baseline name
 _RPOSST = {"rposst": "rm+", "rposst-lp": "lp", "rposst-milp": "milp", "rposst-kofn": "kofn"}
-METHODS = (*_RPOSST, *_core.BASELINES)
-DEFAULT_METHODS = ("rposst", "minimax-uniform", "minimax-ttd", "minimax-tnp", "miniaverage", "iterative-minimax")
+METHODS = ("cv", *_RPOSST, *_core.BASELINES)
+DEFAULT_METHODS = ("cv", "rposst", "minimax-uniform", "minimax-ttd", "minimax-tnp", "miniaverage", "iterative-minimax")
 LABELS = {
+    "cv": "compose_test default (select=cv)",
     "rposst": "CVaR RPOSST_seq (RM+)",
     "rposst-lp": "LP-exact per-tuple CVaR",
     "rposst-milp": "MILP-exact joint CVaR",
@@ -100,7 +102,12 @@ def _evaluate_set(sm: Any, s: int, hold: np.ndarray, ms: list[int], methods: lis
     for mi, mm in enumerate(ms):
         tuples = tuples_by_m.get(mm)
         for method in methods:
-            if method in _RPOSST:
+            chosen = method
+            if method == "cv":
+                cases, weights, info = cv_design(problem, mm, eta, beta_values, "rm+", rounds, DEFAULT_CANDIDATES,
+                                                 rng=np.random.default_rng(kofn_seeds[mi]), tuples=tuples)
+                chosen = info["chosen"]
+            elif method in _RPOSST:
                 out = design(problem, mm, eta, _RPOSST[method], rounds, tuples=tuples, k=k,
                              n_samples=n_samples, rng=np.random.default_rng(kofn_seeds[mi]))
                 cases, weights = np.asarray(out["cases"]), np.asarray(out["weights"])
@@ -113,7 +120,7 @@ def _evaluate_set(sm: Any, s: int, hold: np.ndarray, ms: list[int], methods: lis
             err = _core.pair_errors(Ah, targets, cases, weights).ravel()
             records.append({"m": mm, "method": method, "set": s, "max_error": float(err.max()),
                             "mean_error": float(err.mean()), "train_loss": train,
-                            "test": "+".join(sm.test_cases[i] for i in cases),
+                            "test": "+".join(sm.test_cases[i] for i in cases), "design": chosen,
                             "weights": [round(float(w), 6) for w in weights], "_curve": np.sort(err)[::-1]})
     return records
 
@@ -137,9 +144,11 @@ def evaluate_test_designs(matrix: Any, m: int | Sequence[int] = 2, methods: Sequ
     m : int or sequence of int
         Test size(s).
     methods : sequence of str, optional
-        Any of ``rposst`` (RM+), ``rposst-lp``, ``rposst-milp``, ``rposst-kofn``, ``minimax-uniform``,
+        Any of ``cv`` (what :func:`compose_test` returns by default: the design chosen by nested holdout over
+        the tuning policies only; ``per_set["design"]`` and ``table["designs"]`` name the chosen designs),
+        ``rposst`` (RM+), ``rposst-lp``, ``rposst-milp``, ``rposst-kofn``, ``minimax-uniform``,
         ``minimax-ttd``, ``minimax-tnp``, ``minimax-tnp-mean``, ``miniaverage``, ``iterative-minimax``.
-        Default: RPOSST (RM+) and the five baselines of the paper.
+        Default: ``cv``, RPOSST (RM+) and the five baselines of the paper.
     holdout : float
         Fraction of policies held out, in (0, 1).
     sets : int
@@ -222,6 +231,7 @@ def evaluate_test_designs(matrix: Any, m: int | Sequence[int] = 2, methods: Sequ
             "top_errors": [float(v) for v in curve[:top]],
             "curve": [float(v) for v in curve],
             "modal_test": str(modal.index[0]), "modal_share": float(modal.iloc[0] / len(sub)),
+            "designs": {str(k): float(v) for k, v in sub["design"].value_counts(normalize=True).items()},
         })
     table = pd.DataFrame.from_records(rows)
     return DesignEvaluation(table=table, per_set=per_set, m=ms, methods=list(methods), holdout=holdout,

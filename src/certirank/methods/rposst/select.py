@@ -1,0 +1,169 @@
+"""Out-of-sample choice among candidate test designs by nested holdout over the tuning policies.
+
+RPOSST minimises the *training* CVaR over the tuning policies; with few policies and free weights it can
+overfit them (its holdout error can be worse than a uniform-weight baseline's). `select="cv"` therefore
+treats the design method as a hyper-parameter: each candidate (RPOSST at several CVaR levels, RPOSST with
+weights shrunk toward uniform, the uniform-weight baselines) composes a test on a random part of the
+tuning policies and is scored on the rest, exactly as the evaluation protocol of spec 05 §11 scores
+designs on held-out policies. The candidate with the lowest mean inner holdout error is then refitted on
+all tuning policies. Only the policies given to `compose_test` are used, so an outer evaluation holdout
+is never seen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...errors import ParameterError
+from . import _core
+
+__all__ = ["DEFAULT_CANDIDATES", "ITEM_CANDIDATES", "expected_max", "Candidate", "parse_candidate", "fit_candidate", "nested_holdout"]
+
+# the order matters only for ties (the first candidate wins): RPOSST as the paper's method first
+DEFAULT_CANDIDATES = ("rposst", "rposst:shrink=0.5", "rposst:eta=0.1", "minimax-uniform", "minimax-ttd",
+                      "minimax-tnp", "miniaverage")
+# at item scale the baselines come from local search; TTD/TNP coincide with these for a single target
+ITEM_CANDIDATES = ("rposst", "rposst:shrink=0.5", "minimax-uniform", "miniaverage")
+_UNIFORM = ("minimax-uniform", "minimax-ttd", "minimax-tnp", "minimax-tnp-mean", "miniaverage")
+CV_METRICS = ("max", "mean")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One design method: RPOSST at CVaR level `eta` (None = the caller's η) with weights shrunk toward
+    uniform by `shrink` ∈ [0, 1], or a uniform-weight baseline of spec 05 §10 (`baseline`)."""
+
+    name: str
+    baseline: str | None = None
+    eta: float | None = None
+    shrink: float = 0.0
+
+
+def parse_candidate(spec: Any) -> Candidate:
+    """Parse ``rposst``, ``rposst:eta=0.1``, ``rposst:shrink=0.5`` (or both, comma-free: ``:eta=..;shrink=..``)
+    or a baseline name such as ``minimax-uniform``."""
+    if isinstance(spec, Candidate):
+        return spec
+    text = str(spec).strip().lower().replace("_", "-")
+    if text in _UNIFORM or text == "iterative-minimax":
+        return Candidate(text, baseline=text)
+    head, _, tail = text.partition(":")
+    if head != "rposst":
+        raise ParameterError(f"unknown candidate design {spec!r}; expected rposst, rposst:eta=X, "
+                             f"rposst:shrink=X or one of {', '.join(_UNIFORM)}, iterative-minimax")
+    eta, shrink = None, 0.0
+    for part in filter(None, (p.strip() for p in tail.replace(";", "&").split("&"))):
+        key, _, value = part.partition("=")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ParameterError(f"candidate {spec!r}: {key!r} needs a number, got {value!r}") from None
+        if key == "eta" and 0.0 < number <= 1.0:
+            eta = number
+        elif key == "shrink" and 0.0 <= number <= 1.0:
+            shrink = number
+        else:
+            raise ParameterError(f"candidate {spec!r}: expected eta in (0, 1] or shrink in [0, 1], got {part!r}")
+    return Candidate(text, eta=eta, shrink=shrink)
+
+
+def fit_candidate(cand: Candidate, problem: _core.Problem, m: int, eta: float, tuples: np.ndarray | None,
+                  run: Any, cache: dict | None = None, *,
+                  baseline_run: Any = None) -> tuple[np.ndarray, np.ndarray]:
+    """(cases, weights) of one candidate on `problem`; `run(problem, m, eta)` composes an RPOSST design.
+
+    `cache` (per problem) lets shrunk candidates reuse the RPOSST design they shrink. Without `tuples`
+    (item scale), `baseline_run(problem, m, name)` finds a uniform baseline's tuple by local search.
+    """
+    if cand.baseline == "iterative-minimax":
+        return _core.iterative_minimax(problem.A, problem.targets, m)
+    if cand.baseline is not None and tuples is None:
+        return baseline_run(problem, m, cand.baseline)
+    if cand.baseline is not None:
+        i = _core.uniform_baseline(cand.baseline, problem.A, problem.targets, tuples)
+        return tuples[i], np.full(m, 1.0 / m)
+    level = eta if cand.eta is None else cand.eta
+    key = ("rposst", level)
+    if cache is not None and key in cache:
+        cases, weights = cache[key]
+    else:
+        cases, weights = run(problem, m, level)
+        if cache is not None:
+            cache[key] = (cases, weights)
+    if cand.shrink:
+        weights = (1.0 - cand.shrink) * np.asarray(weights) + cand.shrink / m
+    return np.asarray(cases), np.asarray(weights, dtype=float)
+
+
+def expected_max(errors: np.ndarray, h: int) -> np.ndarray:
+    """E[max of h values drawn without replacement] from each row of `errors` (exact order statistics):
+    the i-th largest of p values is the maximum of a random h-subset with probability C(p−i, h−1)/C(p, h)."""
+    errors = np.atleast_2d(errors)
+    p = errors.shape[-1]
+    h = min(max(1, h), p)
+    i = np.arange(1, p + 1)
+    # log-space binomials keep this exact enough for p in the hundreds
+    from scipy.special import gammaln
+
+    def logc(a, b):
+        return gammaln(a + 1) - gammaln(b + 1) - gammaln(a - b + 1)
+
+    ok = p - i >= h - 1
+    prob = np.where(ok, np.exp(logc(np.maximum(p - i, 0), h - 1) - logc(p, h)), 0.0)
+    return np.sort(errors, axis=-1)[..., ::-1] @ prob
+
+
+def nested_holdout(A: np.ndarray, betas: np.ndarray, m: int, eta: float, candidates: Sequence[Candidate],
+                   run: Any, *, folds: int, holdout: float, metric: str, rng: np.random.Generator,
+                   tuples: np.ndarray | None, baseline_run: Any = None, repeats: int = 1,
+                   boot: int = 200) -> dict[str, Any]:
+    """Out-of-sample error of every candidate by grouped cross-validation over the tuning columns of `A`.
+
+    The p tuning policies are split at random into `folds` groups (`repeats` times); each group is held
+    out once while the candidate composes on the others (under the targets of all tuning policies), giving every policy an out-of-sample error: its max (or mean) over targets. The score
+    of a candidate is the expected maximum of those errors over a random set of h = round(holdout·p)
+    policies (metric ``max``, the protocol's headline: the mean max error over holdout sets of size h) or
+    their mean (metric ``mean``), computed exactly from the order statistics rather than from a few
+    random splits. Its standard error is bootstrapped over policies. The first candidate is kept unless
+    some other one scores lower by more than one bootstrap standard error of the paired difference; then
+    the lowest-scoring of those wins (ties: the earlier candidate).
+    """
+    p = A.shape[1]
+    # the targets stay those of all tuning policies: recomputing them from fewer columns would flatten them
+    # (the logits are β/n_T times a *sum* over columns) and make every inner error optimistic
+    targets = _core.softmax_targets(A, betas, A.shape[0])
+    if p < 3:
+        raise ParameterError(f"select='cv' needs at least 3 tuning policies (got {p}); use select='rposst'")
+    folds = min(folds, p)
+    h = max(1, int(np.floor(holdout * p + 0.5)))
+    per_policy = np.zeros((repeats, len(candidates), p))
+    for r in range(repeats):
+        for out in np.array_split(rng.permutation(p), folds):
+            out = np.sort(out)
+            keep = np.setdiff1d(np.arange(p), out)
+            inner = A[:, keep]
+            problem = _core.make_problem(inner, targets)
+            cache: dict = {}
+            for c, cand in enumerate(candidates):
+                cases, weights = fit_candidate(cand, problem, m, eta, tuples, run, cache, baseline_run=baseline_run)
+                err = _core.pair_errors(A[:, out], problem.targets, cases, weights)  # (K, |out|)
+                per_policy[r, c, out] = err.max(axis=0) if metric == "max" else err.mean(axis=0)
+    errors = per_policy.mean(axis=0)  # (candidates, p)
+
+    def score(e: np.ndarray) -> np.ndarray:
+        return expected_max(e, h) if metric == "max" else e.mean(axis=-1)
+
+    mean = score(errors)
+    draws = rng.integers(0, p, size=(boot, p))
+    boots = np.array([score(errors[c][draws]) for c in range(len(candidates))])  # (candidates, boot)
+    se = boots.std(axis=1, ddof=1)
+    # the first candidate (RPOSST by default) is kept unless another beats it by more than one bootstrap
+    # standard error of the paired difference: a noisy small win is not worth leaving the reference design
+    diff_se = (boots - boots[0]).std(axis=1, ddof=1)
+    clear = np.flatnonzero(mean < mean[0] - diff_se)
+    chosen = 0 if clear.size == 0 else int(clear[_core.first_min(mean[clear])])
+    return {"errors": errors, "mean": mean, "se": se, "diff_se": diff_se, "chosen": chosen, "holdout_size": h}
