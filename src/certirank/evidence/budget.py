@@ -287,6 +287,11 @@ class BudgetDesign:
                 "concentration": self.a}
 
     def log_t(self, k: Any, s: Any) -> np.ndarray:
+        """log T(k, s); read from the cached table when there is one (the same numbers, faster)."""
+        tab = _table(self.n_max, self.a)
+        k = np.asarray(k)
+        if tab is not None and k.size and k.dtype.kind in "iu" and int(k.max()) <= self.n_max:
+            return tab[k, np.asarray(s)]
         return log_statistic(k, s, self.a)
 
     def pvalue_of(self, m: float) -> float:
@@ -312,12 +317,16 @@ def check_binary(v: np.ndarray, name: str) -> None:
                         "for partial-progress scores compare without n_max")
 
 
-def budget_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign) -> dict[str, np.ndarray]:
-    """Many runs at once: x, y binary arrays (runs, T) with T <= n_max.
+def budget_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, *, extendable: bool = False,
+                 weight: float = 0.9, bettor: str = "adaptive") -> dict[str, np.ndarray]:
+    """Many runs at once: x, y binary arrays (runs, T) with T <= n_max (any T if `extendable`).
 
     Returns ``decision`` (+1 "x<y", -1 "x>y", 0), ``decided_at`` (1-based trial index, 0 = never) at level
-    ``des.alpha`` under its tie mode, and the final log running maxima ``log_r`` (runs, 2) (less, more).
+    ``des.alpha`` under its tie mode, and the final log running maxima ``log_r`` (runs, 2) (less, more)
+    of the exact statistic. Same decisions as `BudgetTest` fed each row.
     """
+    if extendable:
+        return _extendable_batch(x, y, des, weight, bettor)
     x = np.asarray(x, dtype=float)
     y = np.asarray(y, dtype=float)
     if x.shape != y.shape or x.ndim != 2:
@@ -344,6 +353,38 @@ def budget_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign) -> dict[str, n
     decided_at = np.where(decision != 0, np.minimum(t_less, t_more) + 1, 0)
     log_r = np.stack([np.maximum(lt_less.max(axis=1), 0.0), np.maximum(lt_more.max(axis=1), 0.0)], axis=1)
     return {"decision": decision, "decided_at": decided_at, "log_r": log_r}
+
+
+def _extendable_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, weight: float,
+                      bettor: str) -> dict[str, np.ndarray]:
+    from .streams import PairedStreams
+
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    check_binary(x, "x")
+    check_binary(y, "y")
+    runs, horizon = x.shape
+    n = min(horizon, des.n_max)
+    win = (y[:, :n] > x[:, :n]).astype(np.int64)
+    k = np.cumsum(win + (x[:, :n] > y[:, :n]), axis=1)
+    s = np.cumsum(win, axis=1)
+    # one side is rejected when p_exact / w <= level or p_ville / (1 - w) <= level (level = side level)
+    m = des.threshold(weight * des.side_level)
+    exact_hit = np.zeros((runs, horizon, 2), dtype=bool)
+    exact_hit[:, :n, 0] = _reaches(des.log_t(k, s), m)
+    exact_hit[:, :n, 1] = _reaches(des.log_t(k, k - s), m)
+    exact_hit = np.maximum.accumulate(exact_hit, axis=1)
+    streams = PairedStreams(runs, bettor=bettor, ties=des.ties, bins="binary")
+    ville_log = -math.log((1.0 - weight) * des.side_level)
+    ville_hit = np.zeros((runs, horizon, 2), dtype=bool)
+    for t in range(horizon):
+        streams.update(None, x[:, t], y[:, t])
+        ville_hit[:, t] = streams.engine.state["log_wealth_max"] >= ville_log - _TOL * ville_log
+    hit = exact_hit | ville_hit
+    first = np.where(hit.any(axis=1), hit.argmax(axis=1), horizon)
+    decision = np.where(first[:, 0] < first[:, 1], 1, np.where(first[:, 1] < first[:, 0], -1, 0))
+    decided_at = np.where(decision != 0, first.min(axis=1) + 1, 0)
+    return {"decision": decision, "decided_at": decided_at}
 
 
 class BudgetTest:

@@ -125,6 +125,9 @@ def compare(x: Any, y: Any, alpha: float = 0.05, bettor: str | None = None, ties
         raise DataError(f"x and y must be 1-D sequences of scores, got shapes {xa.shape} and {ya.shape}")
     if xa.size != ya.size:
         raise DataError(f"x and y must have the same length (paired trials), got {xa.size} and {ya.size}")
+    from .budget import check_arms
+
+    arms = check_arms(arms)
     binary = resolve_bins(bins) == BINARY_BINS
     bettor = default_bettor(bins) if bettor is None else bettor
     if n_max is not None and binary:
