@@ -453,7 +453,7 @@ class BudgetTest:
         check_binary(ya, "y")
         if not self.extendable and self.n + xa.size > self.design.n_max:
             raise DataError(f"{self.n + xa.size} trials exceed the final budget n_max = {self.design.n_max} of "
-                            "this exact test; create it with extendable=True to continue past the budget")
+                            "this exact test; use extendable=True (CLI --extendable) to continue past the budget")
         for x, y in zip(xa, ya):
             self._step(x, y)
         return self
