@@ -43,7 +43,7 @@ from scipy import special, stats
 from .._validate import check_alpha, check_choice, check_positive_int
 from ..errors import DataError, ParameterError
 
-__all__ = ["ARMS", "log_statistic", "crossing_boundary", "first_passage", "level_of", "threshold",
+__all__ = ["ARMS", "log_statistic", "log_upper_tail", "crossing_boundary", "first_passage", "level_of", "threshold",
            "tune_concentration", "BudgetDesign", "design", "budget_batch", "MAX_BUDGET"]
 
 ARMS = ("paired", "independent")
@@ -68,10 +68,28 @@ def log_statistic(k: Any, s: Any, a: float) -> np.ndarray:
     k = np.asarray(k, dtype=float)
     s = np.asarray(s, dtype=float)
     wa, wb = a + s, a + k - s
-    # P(q > 1/2) under the posterior Beta(wa, wb) is I_{1/2}(wb, wa); the prior's is 1/2
+    # P(q > 1/2) under the posterior Beta(wa, wb); the prior's is 1/2
+    return k * _LOG2 + special.betaln(wa, wb) - special.betaln(a, a) + log_upper_tail(wa, wb) + _LOG2
+
+
+def log_upper_tail(wa: Any, wb: Any) -> np.ndarray:
+    """log P(Beta(wa, wb) > 1/2) = log I_{1/2}(wb, wa), finite where the regularised function underflows.
+
+    Past the underflow (wb >> wa, probability below ~1e-300) the Laplace-type tail estimate
+    (1/2)^(wa + wb - 2) / (2 (wb - wa) B(wa, wb)) is used: such values lie hundreds of nats below any
+    threshold, so they never decide a crossing; they only keep the processes finite.
+    """
+    wa = np.asarray(wa, dtype=float)
+    wb = np.asarray(wb, dtype=float)
     with np.errstate(divide="ignore"):
-        tail = np.log(special.betainc(wb, wa, 0.5))
-    return k * _LOG2 + special.betaln(wa, wb) - special.betaln(a, a) + tail + _LOG2
+        out = np.log(special.betainc(wb, wa, 0.5))
+    bad = ~np.isfinite(out)
+    if np.any(bad):
+        a_, b_ = np.broadcast_to(wa, out.shape)[bad], np.broadcast_to(wb, out.shape)[bad]
+        out = np.array(out, copy=True)
+        out[bad] = ((a_ + b_ - 2.0) * -_LOG2 - np.log(2.0 * np.maximum(b_ - a_, 1.0))
+                    - special.betaln(a_, b_))
+    return out
 
 
 def _reaches(values: np.ndarray, m: float) -> np.ndarray:

@@ -117,7 +117,9 @@ def compare(x: Any, y: Any, alpha: float = 0.05, bettor: str | None = None, ties
     >>> import certirank
     >>> r = certirank.compare([0] * 10, [1] * 10, bins="binary")
     >>> r.decision, r.decided_at
-    ('x<y', 8)
+    ('x<y', 9)
+    >>> certirank.compare([0] * 10, [1] * 10, bins="binary", n_max=10).decided_at
+    6
     """
     xa = check_scores(x, "x")
     ya = check_scores(y, "y")

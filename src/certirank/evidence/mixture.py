@@ -26,7 +26,7 @@ from scipy import special
 
 from ..errors import DataError, ParameterError
 from ._core import _Bettor, _check_unit
-from .budget import log_statistic
+from .budget import log_statistic, log_upper_tail
 
 __all__ = ["Adaptive", "BetaMixture", "GridMixture", "ADAPTIVE_CONCENTRATION", "DEFAULT_CONCENTRATION", "GRID_SIZE"]
 
@@ -52,8 +52,8 @@ class BetaMixture(_Bettor):
     def _stake(self, k: Any, s: Any) -> Any:
         # E[q | q >= 1/2] under Beta(a + s, a + k - s) restricted to [1/2, 1], as 2 E[q] - 1
         wa, wb = self.a + np.asarray(s, dtype=float), self.a + np.asarray(k, dtype=float) - np.asarray(s)
-        mean = wa / (wa + wb) * special.betainc(wb, wa + 1.0, 0.5) / special.betainc(wb, wa, 0.5)
-        return 2.0 * mean - 1.0
+        mean = wa / (wa + wb) * np.exp(log_upper_tail(wa + 1.0, wb) - log_upper_tail(wa, wb))
+        return np.clip(2.0 * mean - 1.0, 0.0, 0.995)
 
     @staticmethod
     def check(x: np.ndarray, y: np.ndarray) -> None:
