@@ -88,8 +88,9 @@ def test_t4_bernoulli_kelly():
 
 
 def test_t5_mirrored_tie_modes():
-    allow = PairedTest(0.05, bins="binary")
-    none_ = PairedTest(0.05, bins="binary", ties="assume_none")
+    # spec 01 T5 is a vector of the N-SCORE bettor (the default before issue 15)
+    allow = PairedTest(0.05, bettor="nscore", bins="binary")
+    none_ = PairedTest(0.05, bettor="nscore", bins="binary", ties="assume_none")
     rows = []
     for _ in range(8):
         allow.update(0, 1)
@@ -104,9 +105,9 @@ def test_t5_mirrored_tie_modes():
 
 
 def test_compare_reproduces_t5_and_direction():
-    r = compare([0] * 10, [1] * 10, bins="binary")
+    r = compare([0] * 10, [1] * 10, bettor="nscore", bins="binary")
     assert (r.decision, r.decided_at, r.n) == ("x<y", 8, 10)
-    r = compare([1] * 10, [0] * 10, bins="binary", ties="assume_none")
+    r = compare([1] * 10, [0] * 10, bettor="nscore", bins="binary", ties="assume_none")
     assert (r.decision, r.decided_at) == ("x>y", 6)
     r = certirank.compare([0.5] * 30, [0.5] * 30)
     assert r.decision is None and r.decided_at is None and r.pvalue == 1.0
@@ -436,12 +437,20 @@ def test_cli_compare_json_and_text(tmp_path):
     path = tmp_path / "wide.csv"
     rows = ["old,new,other"] + ["0,1,0.5"] * 12 + [",1,0.5", "1,,0.5"]
     path.write_text("\n".join(rows) + "\n")
-    res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--json"])
+    res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--bettor", "nscore", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.output)
     assert {k: out[k] for k in ("x", "y", "decision", "decided_at", "n", "alpha", "ties")} == {
         "x": "old", "y": "new", "decision": "x<y", "decided_at": 8, "n": 12, "alpha": 0.05, "ties": "allow"}
-    assert out["pvalue"] == pytest.approx(compare([0] * 12, [1] * 12, bins="binary").pvalue)
+    assert out["pvalue"] == pytest.approx(compare([0] * 12, [1] * 12, bettor="nscore", bins="binary").pvalue)
+    res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--n-max", "12", "--arms",
+                "independent", "--json"])
+    assert res.exit_code == 0, res.output
+    out = json.loads(res.output)
+    assert out["horizon"] == 12 and out["arms"] == "independent" and "exact budget test" in out["test"]
+    assert out["pvalue"] == compare([0] * 12, [1] * 12, bins="binary", n_max=12, arms="independent").pvalue
+    res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--n-max", "5"])
+    assert res.exit_code == 2 and "exceed the final budget" in res.output
     res = _cli(["compare", str(path), "--a", "new", "--b", "old", "--bins", "binary", "--ties", "assume_none"])
     assert res.exit_code == 0 and "new is better than old" in res.output
     res = _cli(["compare", str(path), "--a", "other", "--b", "other"])

@@ -19,14 +19,21 @@ def compare_cmd(data: Path = DATA_ARG,
                 a: str = typer.Option(..., "--a", help="Policy X (baseline)."),
                 b: str = typer.Option(..., "--b", help="Policy Y (challenger)."),
                 alpha: float = typer.Option(0.05, "--alpha", help="Level: P(ever declaring a wrong direction) <= alpha."),
-                bettor: str = typer.Option("nscore", "--bettor", help="nscore, bernoulli_kelly, agrapa, ons, "
-                                           "prpl_eb or hoeffding (changes speed, never validity)."),
+                bettor: Optional[str] = typer.Option(None, "--bettor", help="adaptive (default), beta_mixture, "
+                                                     "mixture, nscore, bernoulli_kelly, agrapa, ons, prpl_eb or "
+                                                     "hoeffding (changes speed, never validity)."),
                 ties: str = typer.Option("allow", "--ties", help="allow (valid under exact ties) or assume_none "
                                          "(the papers' setting)."),
                 bins: str = typer.Option("progress", "--bins", help="N-SCORE score bins: progress (0, 0.1, ..., 1) "
-                                         "or binary (0, 1)."),
+                                         "or binary (0, 1). binary declares the scores binary (needed by --n-max)."),
                 pairing: str = PAIRING_OPT, shuffle: Optional[int] = SHUFFLE_OPT, group_by: Optional[str] = GROUP_BY_OPT,
                 alpha_across_groups: bool = ALPHA_ACROSS_OPT,
+                n_max: Optional[int] = typer.Option(None, "--n-max", help="Trial budget fixed before the data: "
+                                                    "with --bins binary, the exact budget test (valid up to it)."),
+                arms: str = typer.Option("paired", "--arms", help="Budget test: paired (shared environments, any "
+                                         "correlation; default) or independent (rollouts paired by order)."),
+                extendable: bool = typer.Option(False, "--extendable", help="Budget test: stay valid past the "
+                                                "budget (Bonferroni with the e-process)."),
                 format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
                 read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Sequentially compare two policies on their paired trials, in recorded order (anytime-valid)."""
@@ -42,7 +49,8 @@ def compare_cmd(data: Path = DATA_ARG,
             from ..methods.shuffled import shuffled_ranking
             return shuffled_ranking(tab, level, seed=shuffle, policies=[a, b])
         xs, ys = _pairs_from_table(tab, a, b, pairing=pair)
-        return compare(xs, ys, alpha=level, bettor=bettor, ties=ties, bins=bins)
+        return compare(xs, ys, alpha=level, bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
+                       extendable=extendable)
 
     if cols is not None:
         from ..methods.groups import run_by_group
@@ -73,8 +81,10 @@ def compare_cmd(data: Path = DATA_ARG,
         console.print(t)
         tie_note = ("valid even if the two are exactly tied" if res.ties == "allow"
                     else "assumes the two are never exactly tied")
-        console.print(f"Guarantee: the chance of ever declaring the wrong policy better, at whatever pair you "
-                      f"stop, is at most alpha = {res.alpha:g} (ties = {res.ties}: {tie_note}).")
+        where = ("at whatever pair you stop" if res.horizon is None
+                 else f"at whatever pair you stop up to the budget of {res.horizon} trials")
+        console.print(f"Guarantee: the chance of ever declaring the wrong policy better, {where}, is at most "
+                      f"alpha = {res.alpha:g} (ties = {res.ties}: {tie_note}). Test: {res.test}.")
 
     if markdown:
         from ..report.markdown import to_markdown

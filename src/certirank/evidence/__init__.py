@@ -2,8 +2,11 @@
 
 User-facing API
 ---------------
-- ``compare(x, y, alpha=0.05, bettor="nscore", ties="allow", bins="progress")`` -> ``CompareResult``
-  (``decision`` "x>y" / "x<y" / None, ``pvalue``, ``decided_at`` (1-based) , ``n``).
+- ``compare(x, y, alpha=0.05, bettor=None, ties="allow", *, bins="progress", n_max=None, arms="paired",
+  extendable=False)`` -> ``CompareResult`` (``decision`` "x>y" / "x<y" / None, ``pvalue``, ``decided_at``
+  (1-based), ``n``, ``test`` (which test), ``horizon`` (trials up to which the guarantee holds; None = for
+  ever)). With ``n_max`` and ``bins="binary"`` the exact budget test of spec 08 is used
+  (:mod:`certirank.evidence.budget`: ``BudgetTest``, ``BudgetDesign``, ``budget_batch``).
 - ``PairedTest(alpha=0.05, *, bettor, ties, bins)`` — streaming mirrored comparison: ``update(x, y)``,
   ``update_many(xs, ys)``, ``.pvalue``, ``.log_pvalue``, ``.p_less``, ``.p_more``, ``.log_evalue``
   (log of (E_less + E_more)/2), ``.log_evalue_less/_more``, ``.lam_next``, ``.decision``, ``.decided_at``,
@@ -47,7 +50,11 @@ Low-level streaming API for engines (AnyRank, simulators) — STABLE
     same for H0: E[X] <= m, X in [0, 1]: ``update(index, z)``, ``pvalue``, ``log_wealth`` (n, 1),
     ``lower_bound(alpha)`` (prpl_eb only), ``to_state()/from_state()``.
 
-Bettors (``BETTORS``): ``nscore`` (Kelly grid with Dirichlet plug-in over score bins, default; ``bins``
+Bettors (``BETTORS``): ``adaptive`` (default of `compare`/`PairedTest`: conjugate Beta-mixture stake while
+every score seen is 0/1, N-SCORE stake after the first partial score; option ``concentration``=1.5),
+``beta_mixture`` (binary only, ``concentration``=1), ``mixture`` (grid mixture of constant bets, any
+scores; ``concentration``, ``grid_size``), ``nscore`` (Kelly grid with Dirichlet plug-in over score bins,
+default of `PairedStreams` and AnyRank; ``bins``
 ``"progress"`` = (0, 0.1, ..., 1) or ``"binary"`` = (0, 1)), ``bernoulli_kelly`` (binary scores only),
 ``agrapa`` (option ``c``=0.5), ``ons``, ``prpl_eb`` (``c``=0.5, ``alpha_bet``=0.05,
 ``predictor``="regularized"|"running_mean"), ``hoeffding`` (``alpha_bet``=0.05). Tie modes

@@ -21,8 +21,11 @@ import numpy as np
 from .._validate import check_choice
 from ..errors import DataError, ParameterError
 
-BETTORS = ("nscore", "bernoulli_kelly", "agrapa", "ons", "prpl_eb", "hoeffding")
-PAIRED_ONLY = ("nscore", "bernoulli_kelly")
+BETTORS = ("nscore", "bernoulli_kelly", "agrapa", "ons", "prpl_eb", "hoeffding", "mixture", "beta_mixture",
+           "adaptive")
+#: default bettor of `compare` and `PairedTest` (issue 15); `PairedStreams` keeps nscore
+DEFAULT_BETTOR = "adaptive"
+PAIRED_ONLY = ("nscore", "bernoulli_kelly", "mixture", "beta_mixture", "adaptive")
 TIES = ("allow", "assume_none")
 _TIE_ALIASES = {"ranking": "allow", "assume_no_ties": "assume_none", "assume-no-ties": "assume_none"}
 
@@ -430,7 +433,9 @@ def make_bettor(name: str, *, d: int, m: np.ndarray | None, bins: tuple[float, .
                 options: dict[str, Any]) -> _Bettor:
     name = check_bettor(name)
     known = {"agrapa": {"c"}, "ons": set(), "prpl_eb": {"c", "alpha_bet", "predictor"},
-             "hoeffding": {"alpha_bet"}, "nscore": set(), "bernoulli_kelly": set()}[name]
+             "hoeffding": {"alpha_bet"}, "nscore": set(), "bernoulli_kelly": set(),
+             "mixture": {"concentration", "grid_size"}, "beta_mixture": {"concentration"},
+             "adaptive": {"concentration"}}[name]
     extra = set(options) - known
     if extra:
         raise ParameterError(f"bettor {name!r} does not take option(s) {', '.join(sorted(extra))}"
@@ -439,6 +444,14 @@ def make_bettor(name: str, *, d: int, m: np.ndarray | None, bins: tuple[float, .
         return _NScore(bins if bins is not None else PROGRESS_BINS)
     if name == "bernoulli_kelly":
         return _BernoulliKelly()
+    if name == "adaptive":
+        from .mixture import Adaptive
+
+        return Adaptive(bins if bins is not None else PROGRESS_BINS, **options)
+    if name in ("mixture", "beta_mixture"):
+        from .mixture import BetaMixture, GridMixture
+
+        return (GridMixture if name == "mixture" else BetaMixture)(**options)
     assert m is not None
     cls = {"agrapa": _AGrapa, "ons": _ONS, "prpl_eb": _PrPlEB, "hoeffding": _Hoeffding}[name]
     return cls(m, **options)
@@ -464,7 +477,7 @@ class Engine:
         if mode != "paired" and self.bettor_name in PAIRED_ONLY:
             raise ParameterError(f"bettor {self.bettor_name!r} compares two policies; for a one-sample test use "
                                  "one of: agrapa, ons, prpl_eb, hoeffding")
-        self.bins = bins if self.bettor_name == "nscore" else None
+        self.bins = bins if self.bettor_name in ("nscore", "adaptive") else None
         self.options = dict(options or {})
         self.bettor = make_bettor(self.bettor_name, d=self.d, m=np.full(self.d, self.m), bins=self.bins,
                                   options=self.options)

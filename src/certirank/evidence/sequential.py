@@ -16,7 +16,7 @@ import numpy as np
 from .._validate import check_alpha
 from ..errors import DataError, ParameterError
 from ..results import ResultMixin
-from ._core import check_scores
+from ._core import DEFAULT_BETTOR, check_scores
 from .streams import OneSampleStreams, PairedStreams, combine
 
 __all__ = ["PairedTest", "OneSampleTest", "paired_batch", "one_sample_batch", "BatchResult", "paired_to_unit",
@@ -72,7 +72,7 @@ class PairedTest:
     "x>y": x is better) and is never revoked; `pvalue` keeps decreasing as data arrive.
     """
 
-    def __init__(self, alpha: float = 0.05, *, bettor: str = "nscore", ties: str = "allow",
+    def __init__(self, alpha: float = 0.05, *, bettor: str = DEFAULT_BETTOR, ties: str = "allow",
                  bins: Any = "progress", **options: Any) -> None:
         self.alpha = check_alpha(alpha)
         self._streams = PairedStreams(1, bettor=bettor, ties=ties, bins=bins, **options)

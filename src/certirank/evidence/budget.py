@@ -1,0 +1,530 @@
+"""Budget-aware exact test for binary paired comparisons (spec 08).
+
+When the number of trials a comparison may ever use is known in advance (a budget ``n_max``), Ville's
+inequality is loose: the exact probability that a statistic of the discordant pairs ever crosses a level
+*within the budget* can be computed by dynamic programming, and the resulting p-process is valid at every
+stopping time up to the budget (spec 08 §3).
+
+Statistic. For k discordant pairs of which s were won by the challenger (y = 1, x = 0),
+
+    T(k, s) = 2^k * integral_{1/2}^{1} q^s (1 - q)^(k - s) pi_a(q) dq,
+
+the one-sided Beta(a, a)-mixture likelihood ratio against q = 1/2 (pi_a = Beta(a, a) restricted to
+[1/2, 1] and renormalised). It is strictly increasing in s, and T(k + 1, s + 1) >= T(k, s) >= T(k + 1, s)
+(each posterior puts all its mass on q >= 1/2), the two monotonicity facts the proofs below use. The
+concentration ``a`` is fixed before any data from (budget, level, arms): the value that maximises the exact
+power at a reference alternative (see `tune_concentration`).
+
+Levels.
+- ``arms="paired"`` (default): G(m) = P_{q=1/2}(max_{k <= N} T(k, S_k) >= m) with N = n_max: every trial
+  may be discordant under a tie, whatever the correlation of the two policies' outcomes.
+- ``arms="independent"``: the two policies' rollouts are independent and paired only by order. With
+  n = n_max trials, the number K of discordant pairs is Binomial(n, r), r = P(D != 0), independent of the
+  (fair-coin) order of the wins under a tie, so G_ind(m) = sum_k f_m(k) P(K >= k) with f_m the first-passage
+  distribution. Worst case over the whole one-sided null p1 <= p0: the crossing probability is
+  non-decreasing in D = y - x in the usual stochastic order (replacing a loss by a concordant pair, or a
+  concordant pair by a win, can only raise every later T by the monotonicity above), and for fixed p0,
+  P(D = 1) = p1 (1 - p0) rises and P(D = -1) = p0 (1 - p1) falls with p1, so the supremum over p1 <= p0 is
+  at the tie p1 = p0 = p; there K ~ Binomial(n, 2p(1 - p)) and P(K >= k) is largest at p = 1/2.
+
+p-process p_k = G(R_k), R_k = max_{i <= k} T(i, S_i): P(exists k <= budget: p_k <= a) <= a for every a
+at once (spec 08 §3, Claim). Mirrored use and the tie modes follow spec 01 §4.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+from scipy import special, stats
+
+from .._validate import check_alpha, check_choice, check_positive_int
+from ..errors import DataError, ParameterError
+
+__all__ = ["ARMS", "log_statistic", "log_upper_tail", "crossing_boundary", "first_passage", "level_of", "threshold",
+           "tune_concentration", "BudgetDesign", "design", "budget_batch", "MAX_BUDGET"]
+
+ARMS = ("paired", "independent")
+#: largest supported budget: the level computations are O(n_max^2)
+MAX_BUDGET = 20000
+_TABLE_MAX = 2500
+_LOG2 = math.log(2.0)
+# A value counts as reaching a threshold m when it is >= m - _TOL * (1 + |m|). The observed maxima are
+# values of the same function, so this only absorbs last-bit differences between evaluations; it enlarges
+# the crossing region used by the level computation too, so it can only make the test more conservative.
+_TOL = 1e-12
+#: candidate concentrations for the tuning search (Beta(a, a) prior on q)
+_A_GRID = tuple(float(v) for v in np.round(2.0 ** (np.arange(-2, 25) / 2.0), 3))  # 0.5 .. 4096, ratio sqrt 2
+
+
+def check_arms(arms: Any) -> str:
+    return check_choice("arms", arms, ARMS)
+
+
+def log_statistic(k: Any, s: Any, a: float) -> np.ndarray:
+    """log T(k, s) for arrays of discordant counts k >= 0 and challenger wins 0 <= s <= k (T(0, 0) = 1)."""
+    k = np.asarray(k, dtype=float)
+    s = np.asarray(s, dtype=float)
+    wa, wb = a + s, a + k - s
+    # P(q > 1/2) under the posterior Beta(wa, wb); the prior's is 1/2
+    return k * _LOG2 + special.betaln(wa, wb) - special.betaln(a, a) + log_upper_tail(wa, wb) + _LOG2
+
+
+def log_upper_tail(wa: Any, wb: Any) -> np.ndarray:
+    """log P(Beta(wa, wb) > 1/2) = log I_{1/2}(wb, wa), finite where the regularised function underflows.
+
+    Past the underflow (wb >> wa, probability below ~1e-300) the Laplace-type tail estimate
+    (1/2)^(wa + wb - 2) / (2 (wb - wa) B(wa, wb)) is used: such values lie hundreds of nats below any
+    threshold, so they never decide a crossing; they only keep the processes finite.
+    """
+    wa = np.asarray(wa, dtype=float)
+    wb = np.asarray(wb, dtype=float)
+    with np.errstate(divide="ignore"):
+        out = np.log(special.betainc(wb, wa, 0.5))
+    bad = ~np.isfinite(out)
+    if np.any(bad):
+        a_, b_ = np.broadcast_to(wa, out.shape)[bad], np.broadcast_to(wb, out.shape)[bad]
+        out = np.array(out, copy=True)
+        out[bad] = ((a_ + b_ - 2.0) * -_LOG2 - np.log(2.0 * np.maximum(b_ - a_, 1.0))
+                    - special.betaln(a_, b_))
+    return out
+
+
+def _reaches(values: np.ndarray, m: float) -> np.ndarray:
+    return values >= m - _TOL * (1.0 + abs(m))
+
+
+@functools.lru_cache(maxsize=16)
+def _table(n: int, a: float) -> np.ndarray | None:
+    """log T(k, s) for 0 <= s <= k <= n as an (n + 1, n + 1) array padded with +inf (None if too large)."""
+    if n > _TABLE_MAX:
+        return None
+    k, s = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    out = np.full((n + 1, n + 1), np.inf)
+    low = s <= k
+    out[low] = log_statistic(k[low], s[low], a)
+    return out
+
+
+def crossing_boundary(m: Any, n: int, a: float) -> np.ndarray:
+    """b[..., k] = least s with T(k, s) reaching m (k + 1 if none), k = 0..n; m scalar or 1-D (one row each)."""
+    ms = np.atleast_1d(np.asarray(m, dtype=float))
+    tab = _table(n, a)
+    if tab is not None:
+        out = np.stack([(~_reaches(tab, mi)).sum(axis=1) for mi in ms])
+    else:
+        out = np.stack([_bisect_boundary(mi, n, a) for mi in ms])
+    return out[0] if np.ndim(m) == 0 else out
+
+
+def _bisect_boundary(m: float, n: int, a: float) -> np.ndarray:
+    # too large for a table: vectorised bisection on s (T is increasing in s)
+    k = np.arange(n + 1, dtype=np.int64)
+    lo = np.zeros(n + 1, dtype=np.int64)        # invariant: answer in [lo, hi]
+    hi = k + 1
+    while True:
+        active = lo < hi
+        if not active.any():
+            return lo
+        mid = (lo + hi) // 2
+        ok = np.zeros(n + 1, dtype=bool)
+        ia = np.flatnonzero(active)
+        ok[ia] = _reaches(log_statistic(k[ia], mid[ia], a), m)
+        hi = np.where(active & ok, mid, hi)
+        lo = np.where(active & ~ok, mid + 1, lo)
+
+
+def first_passage(boundary: np.ndarray, q: float = 0.5) -> np.ndarray:
+    """f[..., k] = P(the walk of wins first reaches the boundary at discordant pair k), k = 0..n.
+
+    Wins are i.i.d. Bernoulli(q); the walk is absorbed at step k when S_k >= boundary[k]. O(n^2) per
+    boundary, one vectorised update per step for all boundaries (rows of a 2-D `boundary`) at once.
+    """
+    bnd = np.atleast_2d(np.asarray(boundary, dtype=np.int64))
+    rows, n = bnd.shape[0], bnd.shape[1] - 1
+    f = np.zeros((rows, n + 1))
+    u = np.zeros((rows, n + 2))
+    u[:, 0] = 1.0
+    start = bnd[:, 0] <= 0
+    f[start, 0] = 1.0
+    u[start, 0] = 0.0
+    sidx = np.arange(n + 2)
+    for k in range(1, n + 1):
+        new = (1.0 - q) * u[:, :k + 1]
+        new[:, 1:] += q * u[:, :k]
+        b = bnd[:, k]
+        if (b <= k).any():
+            absorbed = sidx[None, :k + 1] >= b[:, None]
+            f[:, k] = np.where(absorbed, new, 0.0).sum(axis=1)
+            new[absorbed] = 0.0
+        u[:, :k + 1] = new
+    return f[0] if np.ndim(boundary) == 1 else f
+
+
+@functools.lru_cache(maxsize=8)
+def _discordance_tail(n: int) -> np.ndarray:
+    """P(Binomial(n, 1/2) >= k) for k = 0..n: the worst-case discordant-pair count under a tie (§3b)."""
+    return stats.binom.sf(np.arange(n + 1) - 1, n, 0.5)
+
+
+def _weights(n: int, arms: str) -> np.ndarray:
+    return np.ones(n + 1) if arms == "paired" else _discordance_tail(n)
+
+
+def level_of(m: Any, n: int, a: float, arms: str = "paired") -> Any:
+    """G(m): worst-case null probability that max_{k <= budget} T(k, S_k) reaches m (spec 08 §3 / §3b).
+
+    `m` scalar (returns a float) or 1-D (returns an array, one DP pass for all).
+    """
+    ms = np.atleast_1d(np.asarray(m, dtype=float))
+    out = np.ones(ms.size)
+    live = ms > _TOL  # T(0, 0) = 1 = e^0 is reached at the start
+    if live.any():
+        f = first_passage(crossing_boundary(ms[live], n, a))
+        out[live] = np.minimum(1.0, f @ _weights(n, arms))
+    return float(out[0]) if np.ndim(m) == 0 else out
+
+
+_SECTIONS = 16
+
+
+@functools.lru_cache(maxsize=64)
+def threshold(level: float, n: int, a: float, arms: str = "paired") -> float:
+    """Least reachable log-statistic value m with G(m) <= level (G only changes at reachable values).
+
+    Multisection (16 thresholds per dynamic-programming pass) over the sorted values of the table, or
+    over the real line to ~1e-10 nats when n is too large for a table.
+    """
+    tab = _table(n, a)
+    if tab is not None:
+        vals = np.unique(tab[np.isfinite(tab) & (tab > _TOL)])
+        lo, hi = -1, vals.size  # invariant: G(vals[lo]) > level (or lo = -1), answer index in (lo, hi]
+        while hi - lo > 1:
+            idx = np.unique(np.linspace(lo + 1, hi - 1, min(_SECTIONS, hi - lo - 1)).round().astype(int))
+            g = level_of(vals[idx], n, a, arms)
+            ok = g <= level
+            if ok.any():
+                first = int(np.argmax(ok))
+                hi = int(idx[first])
+                lo = int(idx[first - 1]) if first > 0 else lo
+            else:
+                lo = int(idx[-1])
+        if hi == vals.size:
+            return math.inf  # the level cannot be reached within the budget
+        return float(vals[hi])
+    lo_m, hi_m = 0.0, max(1.0, math.log(1.0 / level) + 1.0)
+    while level_of(hi_m, n, a, arms) > level:
+        hi_m *= 2.0
+    while hi_m - lo_m > 1e-10 * max(1.0, hi_m):
+        grid = np.linspace(lo_m, hi_m, _SECTIONS + 2)[1:-1]
+        ok = level_of(grid, n, a, arms) <= level
+        first = int(np.argmax(ok)) if ok.any() else grid.size
+        hi_m = float(grid[first]) if first < grid.size else hi_m
+        lo_m = float(grid[first - 1]) if first > 0 else lo_m
+    return hi_m
+
+
+def _power(m: float, n: int, a: float, q: float, r: float) -> float:
+    """P(reach m within n trials) when wins ~ Bernoulli(q) and discordant pairs ~ Binomial(n, r)."""
+    if not math.isfinite(m):
+        return 0.0
+    f = first_passage(crossing_boundary(m, n, a), q)
+    return float(f @ stats.binom.sf(np.arange(n + 1) - 1, n, r))
+
+
+def reference_alternative(n: int, level: float) -> float:
+    """The win probability q at which a fixed-sample one-sided binomial test on n/2 discordant pairs has
+    power 1/2 at `level`: the alternative the concentration is tuned for (this project's choice)."""
+    z = stats.norm.isf(level)
+    return min(0.95, 0.5 + z / (2.0 * math.sqrt(max(n / 2.0, 1.0))))
+
+
+@functools.lru_cache(maxsize=64)
+def tune_concentration(n: int, level: float, arms: str = "paired") -> float:
+    """The Beta(a, a) concentration, from a fixed grid (0.5 .. 4096, ratio sqrt 2), maximising the exact
+    power at the reference alternative q_ref (`reference_alternative`) with discordant pairs ~
+    Binomial(n, 1/2). Golden-section search over the grid index (power is unimodal in log a in every case
+    we tabulated); depends on (n, level, arms) only, never on data.
+    """
+    q = reference_alternative(n, level)
+    memo: dict[int, float] = {}
+
+    def pw(i: int) -> float:
+        if i not in memo:
+            a = _A_GRID[i]
+            memo[i] = _power(threshold(level, n, a, arms), n, a, q, 0.5)
+        return memo[i]
+
+    lo, hi = 0, len(_A_GRID) - 1
+    while hi - lo > 2:
+        m1 = lo + (hi - lo) // 3
+        m2 = hi - (hi - lo) // 3
+        if pw(m1) >= pw(m2):
+            hi = m2
+        else:
+            lo = m1
+    best = max(range(lo, hi + 1), key=lambda i: (pw(i), -i))
+    return _A_GRID[best]
+
+
+class BudgetDesign:
+    """Everything fixed before data for one comparison: budget, arms, tie mode, level and concentration."""
+
+    def __init__(self, n_max: int, *, alpha: float = 0.05, arms: str = "paired", ties: str = "allow",
+                 concentration: float | None = None) -> None:
+        from ._core import check_ties
+
+        self.n_max = check_positive_int("n_max", n_max)
+        if self.n_max > MAX_BUDGET:
+            raise ParameterError(f"n_max = {self.n_max} is above the exact test's limit {MAX_BUDGET}; "
+                                 "compare without n_max (anytime e-process) for longer streams")
+        self.alpha = check_alpha(alpha)
+        self.arms = check_arms(arms)
+        self.ties = check_ties(ties)
+        # each direction is tested at alpha / 2 under `allow` (spec 01 §4); tune for that level
+        self.side_level = self.alpha / 2.0 if self.ties == "allow" else self.alpha
+        if concentration is None:
+            concentration = tune_concentration(self.n_max, self.side_level, self.arms)
+        try:
+            concentration = float(concentration)
+        except (TypeError, ValueError):
+            raise ParameterError(f"concentration must be a positive number, got {concentration!r}") from None
+        if not (concentration > 0.0 and math.isfinite(concentration)):
+            raise ParameterError(f"concentration must be a positive number, got {concentration!r}")
+        self.a = concentration
+        self._cache: dict[float, float] = {}
+
+    @property
+    def name(self) -> str:
+        return f"exact budget test ({self.arms} arms, n_max = {self.n_max}, Beta({self.a:g},{self.a:g}) mixture)"
+
+    def config(self) -> dict[str, Any]:
+        return {"n_max": self.n_max, "alpha": self.alpha, "arms": self.arms, "ties": self.ties,
+                "concentration": self.a}
+
+    def log_t(self, k: Any, s: Any) -> np.ndarray:
+        """log T(k, s); read from the cached table when there is one (the same numbers, faster)."""
+        tab = _table(self.n_max, self.a)
+        k = np.asarray(k)
+        if tab is not None and k.size and k.dtype.kind in "iu" and int(k.max()) <= self.n_max:
+            return tab[k, np.asarray(s)]
+        return log_statistic(k, s, self.a)
+
+    def pvalue_of(self, m: float) -> float:
+        """G(m), cached by m (the observed running maxima repeat often)."""
+        if m not in self._cache:
+            self._cache[m] = level_of(m, self.n_max, self.a, self.arms)
+        return self._cache[m]
+
+    def threshold(self, level: float) -> float:
+        return threshold(float(level), self.n_max, self.a, self.arms)
+
+
+@functools.lru_cache(maxsize=32)
+def design(n_max: int, alpha: float = 0.05, arms: str = "paired", ties: str = "allow") -> BudgetDesign:
+    """Cached `BudgetDesign` for the given settings (the tuning is the costly part)."""
+    return BudgetDesign(n_max, alpha=alpha, arms=arms, ties=ties)
+
+
+def check_binary(v: np.ndarray, name: str) -> None:
+    bad = (v != 0) & (v != 1)
+    if np.any(bad):
+        raise DataError(f"{name}: the exact budget test needs binary scores (0 or 1), got {v[bad].ravel()[0]!r}; "
+                        "for partial-progress scores compare without n_max")
+
+
+def budget_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, *, extendable: bool = False,
+                 weight: float = 0.9, bettor: str = "adaptive") -> dict[str, np.ndarray]:
+    """Many runs at once: x, y binary arrays (runs, T) with T <= n_max (any T if `extendable`).
+
+    Returns ``decision`` (+1 "x<y", -1 "x>y", 0), ``decided_at`` (1-based trial index, 0 = never) at level
+    ``des.alpha`` under its tie mode, and the final log running maxima ``log_r`` (runs, 2) (less, more)
+    of the exact statistic. Same decisions as `BudgetTest` fed each row.
+    """
+    if extendable:
+        return _extendable_batch(x, y, des, weight, bettor)
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if x.shape != y.shape or x.ndim != 2:
+        raise DataError(f"x and y must be arrays of the same shape (runs, time), got {x.shape} and {y.shape}")
+    if x.shape[1] > des.n_max:
+        raise DataError(f"{x.shape[1]} trials exceed the budget n_max = {des.n_max}")
+    check_binary(x, "x")
+    check_binary(y, "y")
+    win = (y > x).astype(np.int64)
+    loss = (x > y).astype(np.int64)
+    k = np.cumsum(win + loss, axis=1)
+    s = np.cumsum(win, axis=1)
+    lt_less = des.log_t(k, s)
+    lt_more = des.log_t(k, k - s)
+    m = des.threshold(des.side_level)
+    hit = np.stack([_reaches(lt_less, m), _reaches(lt_more, m)], axis=-1)  # (runs, T, 2)
+    any_hit = hit.any(axis=1)
+    first = np.where(any_hit, hit.argmax(axis=1), x.shape[1])
+    # direction of the first crossing; both sides cannot cross at the same trial (that needs s and k - s
+    # both far above k / 2)
+    t_less, t_more = first[:, 0], first[:, 1]
+    decision = np.where(t_less < t_more, 1, np.where(t_more < t_less, -1, 0))
+    decision = np.where(any_hit.any(axis=1), decision, 0)
+    decided_at = np.where(decision != 0, np.minimum(t_less, t_more) + 1, 0)
+    log_r = np.stack([np.maximum(lt_less.max(axis=1), 0.0), np.maximum(lt_more.max(axis=1), 0.0)], axis=1)
+    return {"decision": decision, "decided_at": decided_at, "log_r": log_r}
+
+
+def _extendable_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, weight: float,
+                      bettor: str) -> dict[str, np.ndarray]:
+    from .streams import PairedStreams
+
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    check_binary(x, "x")
+    check_binary(y, "y")
+    runs, horizon = x.shape
+    n = min(horizon, des.n_max)
+    win = (y[:, :n] > x[:, :n]).astype(np.int64)
+    k = np.cumsum(win + (x[:, :n] > y[:, :n]), axis=1)
+    s = np.cumsum(win, axis=1)
+    # one side is rejected when p_exact / w <= level or p_ville / (1 - w) <= level (level = side level)
+    m = des.threshold(weight * des.side_level)
+    exact_hit = np.zeros((runs, horizon, 2), dtype=bool)
+    exact_hit[:, :n, 0] = _reaches(des.log_t(k, s), m)
+    exact_hit[:, :n, 1] = _reaches(des.log_t(k, k - s), m)
+    exact_hit = np.maximum.accumulate(exact_hit, axis=1)
+    streams = PairedStreams(runs, bettor=bettor, ties=des.ties, bins="binary")
+    ville_log = -math.log((1.0 - weight) * des.side_level)
+    ville_hit = np.zeros((runs, horizon, 2), dtype=bool)
+    for t in range(horizon):
+        streams.update(None, x[:, t], y[:, t])
+        ville_hit[:, t] = streams.engine.state["log_wealth_max"] >= ville_log - _TOL * ville_log
+    hit = exact_hit | ville_hit
+    first = np.where(hit.any(axis=1), hit.argmax(axis=1), horizon)
+    decision = np.where(first[:, 0] < first[:, 1], 1, np.where(first[:, 1] < first[:, 0], -1, 0))
+    decided_at = np.where(decision != 0, first.min(axis=1) + 1, 0)
+    return {"decision": decision, "decided_at": decided_at}
+
+
+class BudgetTest:
+    """Streaming mirrored exact budget test (spec 08) on binary paired trials.
+
+    Parameters
+    ----------
+    n_max : int
+        Trial budget of this comparison, fixed before data.
+    alpha, ties, arms
+        Level, tie mode (spec 01 §4) and arms (``paired``: valid for any within-pair correlation;
+        ``independent``: rollouts of the two policies independent, paired by order).
+    extendable : bool
+        False (``final`` budget, default): at most `n_max` trials; one more is refused.
+        True: p = min(1, p_exact / w, p_ville / (1 - w)) per direction with w = `weight`, p_ville the
+        spec 01 e-process (`bettor`) over the whole stream; valid for ever (spec 08 §4).
+    """
+
+    def __init__(self, n_max: int, *, alpha: float = 0.05, ties: str = "allow", arms: str = "paired",
+                 extendable: bool = False, weight: float = 0.9, bettor: str = "mixture",
+                 concentration: float | None = None) -> None:
+        if concentration is None:
+            self.design = design(check_positive_int("n_max", n_max), check_alpha(alpha), check_arms(arms),
+                                 _ties(ties))
+        else:
+            self.design = BudgetDesign(n_max, alpha=alpha, arms=arms, ties=ties, concentration=concentration)
+        self.extendable = bool(extendable)
+        self.weight = float(weight)
+        if not 0.0 < self.weight < 1.0:
+            raise ParameterError(f"weight must be in (0, 1), got {weight!r}")
+        self._ville = None
+        if self.extendable:
+            from .streams import PairedStreams
+
+            self._ville = PairedStreams(1, bettor=bettor, ties=self.design.ties, bins="binary")
+        self.n = 0
+        self._k = 0
+        self._s = 0
+        self._log_r = [0.0, 0.0]  # running maxima of log T for (less, more); T(0, 0) = 1
+        self._sign = 0
+        self.decided_at: int | None = None
+
+    @property
+    def alpha(self) -> float:
+        return self.design.alpha
+
+    @property
+    def ties(self) -> str:
+        return self.design.ties
+
+    @property
+    def name(self) -> str:
+        base = self.design.name
+        return base + (f" + {self._ville.bettor} e-process (extendable, w = {self.weight:g})"
+                       if self._ville is not None else " (final budget)")
+
+    @property
+    def horizon(self) -> int | None:
+        """Trials up to which the guarantee holds (None = for ever)."""
+        return None if self.extendable else self.design.n_max
+
+    def update_many(self, xs: Any, ys: Any) -> "BudgetTest":
+        xa = np.asarray(xs, dtype=float).ravel()
+        ya = np.asarray(ys, dtype=float).ravel()
+        check_binary(xa, "x")
+        check_binary(ya, "y")
+        if not self.extendable and self.n + xa.size > self.design.n_max:
+            raise DataError(f"{self.n + xa.size} trials exceed the final budget n_max = {self.design.n_max} of "
+                            "this exact test; use extendable=True (CLI --extendable) to continue past the budget")
+        for x, y in zip(xa, ya):
+            self._step(x, y)
+        return self
+
+    def update(self, x: Any, y: Any) -> "BudgetTest":
+        return self.update_many([x], [y])
+
+    def _step(self, x: float, y: float) -> None:
+        self.n += 1
+        if self._ville is not None:
+            self._ville.update(0, x, y)
+        if x != y and self.n <= self.design.n_max:
+            self._k += 1
+            self._s += int(y > x)
+            lt = self.design.log_t(np.array([self._k, self._k]), np.array([self._s, self._k - self._s]))
+            self._log_r = [max(self._log_r[0], float(lt[0])), max(self._log_r[1], float(lt[1]))]
+        if self._sign == 0:
+            from .streams import combine
+
+            pl, pm = self.p_less, self.p_more
+            if pl != pm and float(combine(pl, pm, self.ties)) <= self.alpha:
+                self._sign = 1 if pl < pm else -1
+                self.decided_at = self.n
+
+    def _one_sided(self, side: int) -> float:
+        p = self.design.pvalue_of(self._log_r[side])
+        if self._ville is None:
+            return p
+        pv = float((self._ville.pvalue_less if side == 0 else self._ville.pvalue_more)[0])
+        return min(1.0, p / self.weight, pv / (1.0 - self.weight))
+
+    @property
+    def p_less(self) -> float:
+        """One-sided p-process for 'x<y'."""
+        return self._one_sided(0)
+
+    @property
+    def p_more(self) -> float:
+        """One-sided p-process for 'x>y'."""
+        return self._one_sided(1)
+
+    @property
+    def pvalue(self) -> float:
+        from .streams import combine
+
+        return float(combine(self.p_less, self.p_more, self.ties))
+
+    @property
+    def decision(self) -> str | None:
+        return {1: "x<y", -1: "x>y", 0: None}[self._sign]
+
+
+def _ties(ties: Any) -> str:
+    from ._core import check_ties
+
+    return check_ties(ties)
