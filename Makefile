@@ -3,28 +3,38 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow install bench clean
+.PHONY: demo test test-slow install install-test bench clean
+
+# the demo needs only the runtime dependencies; the tests install every extra so that none of them skip
+EXTRAS ?= dev,web,browser,inspect,dask
 
 $(BIN)/certirank: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ".[dev]"
+	$(BIN)/pip install --quiet -e .
 	touch $(BIN)/certirank
 
+$(VENV)/.test-extras: $(BIN)/certirank
+	$(BIN)/pip install --quiet -e ".[$(EXTRAS)]"
+	touch $(VENV)/.test-extras
+
 install: $(BIN)/certirank
+
+install-test: $(VENV)/.test-extras
 
 demo: install
 	$(BIN)/certirank demo
 
-test: install
+# the default suite (slow Monte Carlo studies are deselected: `make test-slow` runs them)
+test: install-test
 	$(BIN)/python -m pytest -q
 
 # Every benchmark script with its default settings (tens of minutes); each prints its own table.
-bench: install
+bench: install-test
 	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 # Slow Monte Carlo studies kept out of the default suite.
-test-slow: install
+test-slow: install-test
 	$(BIN)/python -m pytest -q -m slow
 
 clean:
