@@ -1,12 +1,108 @@
-"""Atomic file writes: nothing a user recorded is ever lost to a crash half-way through a save."""
+"""Atomic, durable file writes: nothing a user recorded is ever lost to a crash half-way through a save.
+
+Every save goes to a temporary file beside the target, is flushed and fsynced, renamed over the target in one
+`os.replace`, and the folder is fsynced so the rename itself survives a power cut. The temporary name carries
+the writer's process id (``.<name>.certirank-<pid>-<random>.tmp``), so the next save can tell a leftover of a
+killed writer (its process is gone) from a file another live writer is still filling, and removes only the
+former. Saved files get the mode a plain ``open(path, "w")`` would give them (``0o666`` minus the umask), or
+keep the mode of the file they replace.
+"""
 
 from __future__ import annotations
 
+import errno
 import os
+import re
+import stat
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from .errors import ParameterError
+
+_TMP_TAG = "certirank-"
+_active: set[str] = set()  # temporary files this process is writing right now (never "stale")
+_active_lock = threading.Lock()
+
+
+def _umask() -> int:
+    # os.umask can only be read by setting it; set it straight back (no file is created in between).
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def _pid_alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # exists, owned by someone else
+        return True
+    except OSError:
+        return True  # cannot tell: keep the file
+    return True
+
+
+def remove_stale_temporaries(target: str | os.PathLike[str]) -> list[Path]:
+    """Delete temporary files of our own naming left beside `target` by writers that no longer run.
+
+    Only names of the form ``.<target name>.certirank-<pid>-<random>.tmp`` are considered, and only when process
+    `pid` is gone (or is this process but the file is not one it is writing now). Returns the removed paths.
+    """
+    t = Path(target)
+    folder = t.parent if str(t.parent) else Path(".")
+    pattern = re.compile(r"^\." + re.escape(t.name) + r"\." + _TMP_TAG + r"(\d+)-[^/]*\.tmp$")
+    removed: list[Path] = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    with _active_lock:
+        active = set(_active)
+    for entry in entries:
+        m = pattern.match(entry.name)
+        if not m:
+            continue
+        path = os.path.join(folder, entry.name)
+        pid = int(m.group(1))
+        if (pid == os.getpid() and path not in active) or not _pid_alive(pid):
+            try:
+                os.unlink(path)
+                removed.append(Path(path))
+            except OSError:
+                pass
+    return removed
+
+
+def _fsync_folder(folder: Path) -> None:
+    if os.name != "posix":  # Windows cannot open a folder for fsync; its rename is already durable
+        return
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _check_target(target: Path) -> Path:
+    folder = target.parent if str(target.parent) else Path(".")
+    if str(target) == "" or target.name in ("", ".", ".."):
+        raise ParameterError(f"cannot save to {str(target)!r}: expected a file name")
+    if target.is_dir():
+        raise ParameterError(f"cannot save to {str(target)!r}: it is a folder (expected a file name)")
+    if not folder.is_dir():
+        raise ParameterError(f"cannot save to {str(target)!r}: folder {str(folder)!r} does not exist")
+    return folder
 
 
 @contextmanager
@@ -14,24 +110,46 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
     """Yield a temporary file name beside `path`; on success it replaces `path` in one rename.
 
     The temporary file lives in the target's folder so that `os.replace` is a same-filesystem rename (atomic on
-    POSIX and Windows); on any failure it is removed and the previous file is left untouched.
+    POSIX and Windows); on any failure it is removed and the previous file is left untouched. After the caller
+    has written it, the file is fsynced, given its final mode, renamed, and the folder is fsynced.
     """
     target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
+    folder = _check_target(target)
+    remove_stale_temporaries(target)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.{_TMP_TAG}{os.getpid()}-", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise ParameterError(f"cannot save to {str(target)!r}: {exc.strerror or exc}") from None
     os.close(fd)
+    with _active_lock:
+        _active.add(tmp)
     try:
         yield tmp
-        os.replace(tmp, target)
+        try:
+            mode = stat.S_IMODE(os.stat(target).st_mode)
+        except OSError:
+            mode = 0o666 & ~_umask()
+        with open(tmp, "rb+") as fh:
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        try:
+            os.replace(tmp, target)
+        except OSError as exc:
+            if exc.errno in (errno.EISDIR, errno.ENOTDIR, errno.EACCES, errno.EPERM, errno.EROFS, errno.EEXIST):
+                raise ParameterError(f"cannot save to {str(target)!r}: {exc.strerror or exc}") from None
+            raise
+        _fsync_folder(folder)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+    finally:
+        with _active_lock:
+            _active.discard(tmp)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
-    """Write `text` to `path` atomically, flushed to disk before the rename."""
+    """Write `text` to `path` atomically and durably (see :func:`atomic_path`)."""
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
-        os.fsync(fh.fileno())

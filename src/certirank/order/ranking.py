@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._escape import dot_string, mermaid_label
 from .._validate import check_choice
 from ..errors import ParameterError
 from ..results import ResultMixin
@@ -80,8 +81,7 @@ def _parse_relations(names: list[str], relations: Any) -> list[dict[str, Any]]:
     return list(out.values())
 
 
-def _dot_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+_dot_escape = dot_string
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ class PartialRanking(ResultMixin):
         lines = ["flowchart TD"]
         for i in range(len(self.items)):
             name, tail = self._label_parts(i)
-            label = f"{name}<br/>{tail}".replace('"', "#quot;")
+            label = f"{mermaid_label(name)}<br/>{mermaid_label(tail)}"
             lines.append(f'  n{i}["{label}"]')
         for a, b, dashed in self._edges(edges):
             lines.append(f"  n{a} {'-.->' if dashed else '-->'} n{b}")
