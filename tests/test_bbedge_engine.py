@@ -160,8 +160,10 @@ def test_from_json_rejects_garbage():
         Leaderboard.from_json("{not json")
     with pytest.raises(StateError):
         Leaderboard.from_json(json.dumps({"version": 99}))
-    with pytest.raises(StateError, match="corrupt"):
+    with pytest.raises(StateError, match="checksum"):
         Leaderboard.from_json(json.dumps({"version": 1, "families": []}))
+    with pytest.raises(StateError, match="corrupt"):
+        Leaderboard.from_json(json.dumps({"version": 1, "families": []}), trust_edited=True)
     with pytest.raises(StateError, match="cannot read"):
         Leaderboard.load("/nonexistent/board.json")
 

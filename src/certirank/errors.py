@@ -6,7 +6,7 @@ two lines and exits with code 2. Anything else escaping the library is a bug.
 
 from __future__ import annotations
 
-__all__ = ["CertirankError", "DataError", "ParameterError", "StateError"]
+__all__ = ["CertirankError", "DataError", "ParameterError", "StateError", "EditedStateError"]
 
 
 class CertirankError(Exception):
@@ -43,4 +43,12 @@ class StateError(CertirankError, RuntimeError):
     """An engine was used out of order (e.g. recording a trial that was not suggested).
 
     Engines raise it *before* changing any state, so the engine is still usable afterwards.
+    """
+
+
+class EditedStateError(StateError, ParameterError):
+    """A saved state (campaign, leaderboard) whose checksum is missing or does not match its contents.
+
+    Raised by ``load`` / ``from_json`` unless ``trust_edited=True`` is passed. Also a :class:`ParameterError`,
+    because a bad state file is a bad argument to ``load``.
     """

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -11,9 +12,10 @@ from typing import Any
 
 import numpy as np
 
+from ..._integrity import EDITED_FIELD, edited_note, seal, verify
 from ..._io import atomic_write_text
 from ..._validate import check_positive_int
-from ...errors import ParameterError, StateError
+from ...errors import EditedStateError, ParameterError, StateError
 from .config import FORMAT, _Setup, _check_options, _make_setup, _setup_from_dict
 from .result import RankingResult, _Table
 from .engine import _Campaign
@@ -116,6 +118,8 @@ class Ranker:
         # runs handed out by suggest() and not yet recorded: still welcome even if a missing result
         # elsewhere moved the engine on (the lab may already have run them)
         self._outstanding: set[tuple[int, int]] = set()
+        # why this campaign's saved state failed its checksum, when it was loaded with trust_edited=True
+        self._edited: str | None = None
 
     # ------------------------------------------------------------------ properties
     @property
@@ -204,7 +208,9 @@ class Ranker:
                     v = float(score)
                 except (TypeError, ValueError):
                     raise ParameterError(f"score must be a number in [0, 1] or None, got {score!r}") from None
-            if not math.isnan(v) and not 0.0 <= v <= 1.0:
+            if math.isnan(v):  # a NaN is more often a bug upstream than a deliberate "not run"
+                raise ParameterError(f"score is NaN for {name} trial {r}; pass None for a failed or impossible run")
+            if not 0.0 <= v <= 1.0:
                 raise ParameterError(f"score must be in [0, 1] (or None for a failed run), got {score!r}")
         return self._index[name], r, v
 
@@ -213,16 +219,19 @@ class Ranker:
         nmax = check_positive_int("nmax", nmax)
         if nmax < self._setup.nmax:
             raise ParameterError(f"nmax can only grow (now {self._setup.nmax}, got {nmax})")
-        state = self.to_json()
-        data = json.loads(state)
+        data = self.to_dict()
         data["config"]["nmax"] = nmax
         data["config_sha256"] = _setup_from_dict(data["config"]).sha256()
-        new = Ranker.from_json(json.dumps(data))
+        new = Ranker.from_json(seal(data))
         self.__dict__.update(new.__dict__)
 
     def result(self) -> RankingResult:
         """The certified ranking now (valid at any stopping time)."""
-        return self._camp.result()
+        res = self._camp.result()
+        if self._edited:
+            note = edited_note(self._edited)
+            res = dataclasses.replace(res, trust_edited=note, statement=f"{res.statement} {note}.")
+        return res
 
     # ------------------------------------------------------------------ persistence
     def to_dict(self) -> dict[str, Any]:
@@ -234,28 +243,52 @@ class Ranker:
                "environments": envs, "results": [dict(r) for r in self._results]}
         if self._envs is not None:
             out["environment_draw"] = {"choices": list(self._envs), "seed": self._env_seed}
-        return out
+        if self._edited:
+            out[EDITED_FIELD] = self._edited
+        # one checksum over configuration and results: load refuses an edited file (see certirank._integrity)
+        return seal(out)
 
     def to_json(self) -> str:
-        """Human-readable JSON: the configuration (locked) and every recorded result, in recording order."""
+        """Human-readable JSON: the configuration (locked), every recorded result in recording order, and the
+        checksum ``state_sha256`` over both that :meth:`from_json` requires."""
         return json.dumps(self.to_dict(), indent=1)
 
     @classmethod
-    def from_json(cls, text: str | Mapping[str, Any]) -> Ranker:
+    def from_json(cls, text: str | bytes | Mapping[str, Any], *, trust_edited: bool = False) -> Ranker:
         """Rebuild a Ranker by re-running the engine over the saved results (derived state is never trusted
-        from disk); it then behaves exactly like the original."""
+        from disk); it then behaves exactly like the original.
+
+        The file's checksums (``state_sha256`` over configuration and results, ``config_sha256`` over the
+        locked configuration) must match; an edited or unsealed file raises :class:`EditedStateError` unless
+        ``trust_edited=True``, and then every result states that it came from an edited state.
+        """
         try:
-            data = json.loads(text) if isinstance(text, (str, bytes)) else dict(text)
-        except json.JSONDecodeError as exc:
+            if isinstance(text, bytes):
+                text = text.decode("utf-8")
+            data = json.loads(text) if isinstance(text, str) else dict(text)
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ParameterError(f"not a saved AnyRank campaign (invalid JSON: {exc})") from None
+        except (TypeError, ValueError):
+            raise ParameterError(f"not a saved AnyRank campaign: expected JSON text or a mapping, got "
+                                 f"{type(text).__name__}") from None
         if not isinstance(data, dict) or data.get("format") != FORMAT:
             raise ParameterError(f"not a saved AnyRank campaign (expected format {FORMAT!r})")
-        setup = _setup_from_dict(data.get("config") or {})
-        if data.get("config_sha256") not in (None, setup.sha256()):
-            raise ParameterError("saved campaign: the configuration does not match its checksum (config_sha256); "
-                                 "the pre-registered settings cannot be changed after the first result")
+        if not isinstance(data.get("config"), Mapping):
+            raise ParameterError("saved campaign: 'config' must be an object with the campaign's settings")
+        results = data.get("results") or []
+        if not isinstance(results, list) or not all(isinstance(rec, Mapping) for rec in results):
+            raise ParameterError("saved campaign: 'results' must be a list of {policy, trial, score} objects")
+        edited = verify(data, what="saved campaign", trust_edited=trust_edited)
+        setup = _setup_from_dict(data["config"])
+        if data.get("config_sha256") != setup.sha256():
+            if not trust_edited:
+                raise EditedStateError("saved campaign: the configuration does not match its checksum "
+                                       "(config_sha256); the pre-registered settings cannot be changed after the "
+                                       "first result (pass trust_edited=True to load it anyway)")
+            edited = edited or "the configuration does not match config_sha256"
         obj = cls.__new__(cls)
         obj._init(setup)
+        obj._edited = edited
         draw = data.get("environment_draw")
         if draw is not None:
             try:
@@ -263,7 +296,7 @@ class Ranker:
             except (KeyError, TypeError):
                 raise ParameterError("saved campaign: environment_draw must have choices and seed") from None
         tb = obj._camp.table
-        for n, rec in enumerate(data.get("results") or []):
+        for n, rec in enumerate(results):
             try:
                 i, r, v = obj._check_entry(rec["policy"], rec["trial"], rec["score"])
             except (KeyError, TypeError):
@@ -280,13 +313,20 @@ class Ranker:
         atomic_write_text(path, self.to_json())
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> Ranker:
-        """Read a campaign written by :meth:`save`."""
+    def load(cls, path: str | os.PathLike[str], *, trust_edited: bool = False) -> Ranker:
+        """Read a campaign written by :meth:`save` (checksums required; see :meth:`from_json`)."""
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             raise ParameterError(f"cannot read saved campaign {path}: {exc.strerror or exc}") from None
-        return cls.from_json(text)
+        except UnicodeDecodeError:
+            raise ParameterError(f"cannot read saved campaign {path}: not a text (UTF-8 JSON) file") from None
+        except (TypeError, ValueError):
+            raise ParameterError(f"cannot read saved campaign {path!r}: expected a file path") from None
+        try:
+            return cls.from_json(text, trust_edited=trust_edited)
+        except EditedStateError as exc:
+            raise EditedStateError(f"{path}: {exc}") from None
 
     def __repr__(self) -> str:
         st = self._camp.termination or "running"

@@ -83,6 +83,8 @@ class RankingResult(ResultMixin):
     iterations : iteration counter t.
     inconsistent : True if the decided relations contain a cycle (only possible after an error).
     trajectory : optional (simulation fast path): ``total_samples`` after each iteration 1..t.
+    trust_edited : None, or a warning: the saved campaign this came from failed its checksum and was loaded
+        with ``trust_edited=True`` (the statement ends with the same warning).
     """
 
     method: str
@@ -102,6 +104,7 @@ class RankingResult(ResultMixin):
     iterations: int
     inconsistent: bool
     trajectory: dict[str, Any] | None = field(default=None, repr=False)
+    trust_edited: str | None = None
 
     @property
     def complete(self) -> bool:

@@ -863,22 +863,38 @@ class Leaderboard:
     def to_json(self) -> str:
         """Serialise the complete engine state (exact: arrays are stored as raw float64 bytes)."""
         import json
-        return json.dumps(self.to_state())
+
+        from ..._integrity import EDITED_FIELD, seal
+        state = self.to_state()
+        if getattr(self, "_edited", None):
+            state[EDITED_FIELD] = self._edited
+        # one checksum over configuration and recorded replicates: from_json refuses an edited state
+        return json.dumps(seal(state))
 
     @classmethod
-    def from_json(cls, text: str) -> "Leaderboard":
-        """Rebuild an engine from :meth:`to_json`; it resumes exactly where the original stopped."""
+    def from_json(cls, text: str | bytes, *, trust_edited: bool = False) -> "Leaderboard":
+        """Rebuild an engine from :meth:`to_json`; it resumes exactly where the original stopped.
+
+        The state's checksum (``state_sha256``, over configuration and every recorded replicate) must match;
+        an edited or unsealed state raises :class:`~certirank.errors.EditedStateError` unless
+        ``trust_edited=True``, and then every result carries a ``trust_edited`` warning.
+        """
         import json
+
+        from ..._integrity import verify
         try:
             s = json.loads(text)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError) as exc:  # includes UnicodeDecodeError of bytes
             raise StateError(f"not a saved Leaderboard state (invalid JSON: {exc})") from None
         if not isinstance(s, dict) or s.get("version") != _STATE_VERSION or "families" not in s:
             raise StateError("not a saved Leaderboard state (missing version/families)")
+        edited = verify(s, what="saved Leaderboard state", trust_edited=trust_edited)
         try:
-            return cls._from_state(s)
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            board = cls._from_state(s)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
             raise StateError(f"corrupt saved Leaderboard state ({type(exc).__name__}: {exc})") from None
+        board._edited = edited
+        return board
 
     @classmethod
     def _from_state(cls, s: dict[str, Any]) -> "Leaderboard":
@@ -912,7 +928,22 @@ class Leaderboard:
         if self._design is not None:
             self._ensure_families()
             self._families = [_Family.from_state(f) for f in s["families"]]
+        self._check_loaded()
         return self
+
+    def _check_loaded(self) -> None:
+        """Shapes and indices of a loaded state agree with its model list (reachable only with trust_edited)."""
+        L = len(self.models)
+        if L < 2 or len(set(map(str, self.models))) != L:
+            raise ValueError(f"models must be at least 2 distinct names, got {self.models!r}")
+        if self._theta_sum.shape != (L,) or any(t.shape != (L,) for t in self._hist_theta):
+            raise ValueError(f"the recorded means do not have one value per model ({L} models)")
+        if len(self._hist_yb) != len(self._hist_theta):
+            raise ValueError("recorded replicates and their means differ in number")
+        for fam in self._families:
+            if fam.a.size and (max(int(fam.a.max()), int(fam.b.max())) >= L or min(int(fam.a.min()),
+                                                                                   int(fam.b.min())) < 0):
+                raise ValueError(f"family {fam.label!r} refers to a model outside the {L} models")
 
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write :meth:`to_json` to ``path`` atomically (temporary file in the same folder, then rename)."""
@@ -921,13 +952,21 @@ class Leaderboard:
         return path
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str]) -> "Leaderboard":
-        """Read a state written by :meth:`save`."""
+    def load(cls, path: str | os.PathLike[str], *, trust_edited: bool = False) -> "Leaderboard":
+        """Read a state written by :meth:`save` (its checksum is required; see :meth:`from_json`)."""
+        from ...errors import EditedStateError
         try:
             text = Path(path).read_text(encoding="utf-8")
         except OSError as exc:
             raise StateError(f"cannot read saved leaderboard {str(path)!r}: {exc.strerror}") from None
-        return cls.from_json(text)
+        except UnicodeDecodeError:
+            raise StateError(f"cannot read saved leaderboard {str(path)!r}: not a text (UTF-8 JSON) file") from None
+        except (TypeError, ValueError):
+            raise StateError(f"cannot read saved leaderboard {path!r}: expected a file path") from None
+        try:
+            return cls.from_json(text, trust_edited=trust_edited)
+        except EditedStateError as exc:
+            raise EditedStateError(f"{path}: {exc}") from None
 
     def __repr__(self) -> str:
         return (f"Leaderboard({len(self.models)} models, method={self.method!r}, alpha={self.alpha}, tau={self.tau}, "

@@ -15,6 +15,12 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["LeaderboardResult", "build_result"]
 
 
+def _edited_warning(lb: Any) -> str | None:
+    from ..._integrity import edited_note
+    note = getattr(lb, "_edited", None)
+    return edited_note(note) if note else None
+
+
 @dataclass(frozen=True)
 class LeaderboardResult(ResultMixin):
     """A certified leaderboard after some replicates.
@@ -42,6 +48,9 @@ class LeaderboardResult(ResultMixin):
     path_margins : list of dict or None
         With tau > 0 and a consistent graph: every pair joined by a path, with the longest path length d,
         which certifies Delta > d * tau (spec 04 §7, path implication). None when tau = 0.
+    trust_edited : str or None
+        None, or a warning: the saved state this came from failed its checksum and was loaded with
+        ``trust_edited=True``, so alpha and the edges may not belong together.
     """
 
     alpha: float
@@ -60,6 +69,7 @@ class LeaderboardResult(ResultMixin):
     edge_details: list[dict[str, Any]]
     earlier_epochs: list[dict[str, Any]]
     path_margins: list[dict[str, Any]] | None = None
+    trust_edited: str | None = None
     _names: tuple[str, ...] = field(repr=False, default=())
     _means: np.ndarray | None = field(repr=False, default=None)
     _relation: np.ndarray | None = field(repr=False, default=None)
@@ -144,5 +154,6 @@ def build_result(lb: "Leaderboard") -> LeaderboardResult:
         alpha=lb.alpha, tau=lb.tau, replicates=lb.R, method=lb.method, output=lb.output, blocks=lb.blocks_info(),
         models=models, edges=[[names[a], names[b]] for a, b in pairs], top_k=lb._top_k_dict(),
         inconsistent=not consistent, epoch=lb.epoch, n_items=len(lb.items or []), stages=stages,
-        edge_details=details, earlier_epochs=list(lb._history), path_margins=margins, _names=tuple(names), _means=means,
+        edge_details=details, earlier_epochs=list(lb._history), path_margins=margins,
+        trust_edited=_edited_warning(lb), _names=tuple(names), _means=means,
         _relation=rel, _log_e=log_e)
