@@ -20,15 +20,51 @@ console = Console(markup=False)
 err_console = Console(stderr=True)
 
 
+def one_line(text: object) -> str:
+    """A message folded onto one line, with terminal control characters made visible."""
+    from .._escape import terminal_text
+    return " ".join(terminal_text(" ".join(str(text).splitlines())).split())
+
+
 class _Group(TyperGroup):
-    """Turns every CertirankError raised by a command into a short message and exit code 2."""
+    """One rule for every command: success, or ``error: <one line>`` on stderr and exit code 2.
+
+    CertirankErrors raised by a command and the parser's own usage errors (``--alpha x``, ``--seed -1``, an
+    unknown option) are printed the same way, instead of typer's boxed multi-line panel.
+    """
 
     def invoke(self, ctx: typer.Context) -> Any:
         try:
             return super().invoke(ctx)
         except CertirankError as exc:
-            typer.echo(f"error: {exc}", err=True)
+            typer.echo(f"error: {one_line(exc)}", err=True)
             ctx.exit(2)
+
+    def main(self, args: Any = None, prog_name: Any = None, complete_var: Any = None, standalone_mode: bool = True,
+             **extra: Any) -> Any:
+        import sys
+
+        try:  # typer >= 0.20 carries its own copy of click
+            from typer._click import exceptions as click
+        except ImportError:  # pragma: no cover
+            import click.exceptions as click  # type: ignore[no-redef]
+
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.NoArgsIsHelpError as exc:
+            typer.echo(exc.format_message(), err=True)  # the help text, as `certirank` alone has always shown
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            where = getattr(getattr(exc, "ctx", None), "command_path", None)
+            hint = f" (see '{where} --help')" if where and isinstance(exc, click.UsageError) else ""
+            typer.echo(f"error: {one_line(exc.format_message())}{hint}", err=True)
+            sys.exit(2 if isinstance(exc, click.UsageError) else exc.exit_code)
+        except typer.Abort:
+            typer.echo("error: aborted", err=True)
+            sys.exit(1)
+        sys.exit(rv if isinstance(rv, int) and not isinstance(rv, bool) else 0)
 
 
 app = typer.Typer(cls=_Group, add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
