@@ -3,21 +3,35 @@
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Iterable
 from typing import Any
 
 import numpy as np
 
-from .errors import ParameterError
+from .errors import CertirankWarning, ParameterError
+
+#: alpha above this gets a warning (it still runs: a user may want it for a demonstration)
+ALPHA_WARN = 0.5
+#: no size argument (budget, runs, rounds, rows) is meaningful beyond this; larger values are typos
+MAX_SIZE = 10**12
+_WARNED_ALPHA: set[float] = set()
 
 
 def check_alpha(alpha: float, name: str = "alpha") -> float:
+    if isinstance(alpha, (str, bytes, bool, np.bool_)):
+        raise ParameterError(f"{name} must be a number in (0, 1), got {alpha!r}")
     try:
         value = float(alpha)
     except (TypeError, ValueError):
         raise ParameterError(f"{name} must be a number in (0, 1), got {alpha!r}") from None
     if not (0.0 < value < 1.0) or math.isnan(value):
         raise ParameterError(f"{name} must be in (0, 1), got {alpha!r}")
+    if name == "alpha" and value > ALPHA_WARN and value not in _WARNED_ALPHA:
+        _WARNED_ALPHA.add(value)  # once per value: every layer re-checks alpha, the user needs one warning
+        warnings.warn(f"alpha = {value:g} allows a wrong ordering with probability up to {value:.0%}; "
+                      "certified results at this level are close to noise (usual levels: 0.05 or 0.1)",
+                      CertirankWarning, stacklevel=3)
     return value
 
 
@@ -45,16 +59,22 @@ def check_nonnegative(name: str, value: float) -> float:
     return v
 
 
-def check_positive_int(name: str, value: Any, *, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+def check_positive_int(name: str, value: Any, *, minimum: int = 1, maximum: int | None = None) -> int:
+    """An integer in [minimum, maximum] (maximum defaults to MAX_SIZE: every size has a sane bound)."""
+    if isinstance(value, (bool, np.bool_, bytes)):
+        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    if not isinstance(value, (int, np.integer)):
         try:
             if float(value) != int(value):
                 raise ValueError
             value = int(value)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}") from None
     if value < minimum:
         raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    top = MAX_SIZE if maximum is None else maximum
+    if value > top:
+        raise ParameterError(f"{name} = {int(value):,} is too large (at most {top:,})")
     return int(value)
 
 

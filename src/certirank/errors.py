@@ -6,7 +6,7 @@ two lines and exits with code 2. Anything else escaping the library is a bug.
 
 from __future__ import annotations
 
-__all__ = ["CertirankError", "DataError", "ParameterError", "StateError", "EditedStateError"]
+__all__ = ["CertirankError", "DataError", "ParameterError", "StateError", "EditedStateError", "CertirankWarning"]
 
 
 class CertirankError(Exception):
@@ -51,4 +51,11 @@ class EditedStateError(StateError, ParameterError):
 
     Raised by ``load`` / ``from_json`` unless ``trust_edited=True`` is passed. Also a :class:`ParameterError`,
     because a bad state file is a bad argument to ``load``.
+    """
+
+
+class CertirankWarning(UserWarning):
+    """Input that is allowed but probably not what the user meant (e.g. alpha = 0.9, an empty policy column).
+
+    The CLI prints each one as a single ``warning: ...`` line on stderr.
     """

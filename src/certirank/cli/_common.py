@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +25,30 @@ def one_line(text: object) -> str:
     """A message folded onto one line, with terminal control characters made visible."""
     from .._escape import terminal_text
     return " ".join(terminal_text(" ".join(str(text).splitlines())).split())
+
+
+@contextlib.contextmanager
+def _one_line_warnings() -> Any:
+    """Print each CertirankWarning once, as ``warning: <one line>`` on stderr (others keep Python's format)."""
+    import warnings
+
+    from ..errors import CertirankWarning
+    seen: set[str] = set()
+    previous = warnings.showwarning
+
+    def show(message: Any, category: Any, filename: Any, lineno: Any, file: Any = None, line: Any = None) -> None:
+        if isinstance(category, type) and issubclass(category, CertirankWarning):
+            text = one_line(message)
+            if text not in seen:
+                seen.add(text)
+                typer.echo(f"warning: {text}", err=True)
+        else:
+            previous(message, category, filename, lineno, file, line)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("always", CertirankWarning)
+        warnings.showwarning = show
+        yield
 
 
 class _Group(TyperGroup):
@@ -52,7 +77,8 @@ class _Group(TyperGroup):
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         try:
-            rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            with _one_line_warnings():
+                rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         except click.NoArgsIsHelpError as exc:
             typer.echo(exc.format_message(), err=True)  # the help text, as `certirank` alone has always shown
             sys.exit(exc.exit_code)
@@ -263,3 +289,18 @@ class progress_bar:
     def __exit__(self, *exc: Any) -> None:
         if self._bar is not None:
             self._bar.__exit__(*exc)
+
+
+def announce_cost(what: str, pilot: Callable[[], Any], pilot_units: int, units: int, jobs: int = 1) -> None:
+    """Before long work, time a small pilot and print one line on stderr with the extrapolated cost."""
+    import time
+    t0 = time.perf_counter()
+    pilot()
+    per_unit = (time.perf_counter() - t0) / max(1, pilot_units)
+    seconds = per_unit * units / max(1, jobs)
+    if seconds < 30:
+        return
+    text = f"{seconds / 3600:.1f} hours" if seconds >= 5400 else (f"{seconds / 60:.0f} minutes" if seconds >= 90
+                                                                  else f"{seconds:.0f} s")
+    err_console.print(f"{what}: estimated {text} (measured on a pilot of {pilot_units:,}; Ctrl-C stops it)",
+                      markup=False)

@@ -64,6 +64,14 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
         emit(result, as_json, lambda res: [console.print(x) for x in [*evaluation_renderables(res),
                                                                         *_cv_verdict(res)]])
     else:
+        from ..methods.rposst.compose import MAX_ROUNDS
+        if not 0 <= rounds <= MAX_ROUNDS:
+            raise ParameterError(f"--rounds must be between 0 and {MAX_ROUNDS:,}, got {rounds:,}")
+        if rounds > 2000:  # long work: say what it will cost before it starts
+            from ._common import announce_cost
+            announce_cost(f"compose-test: {rounds:,} rounds", lambda: compose_test(
+                data, m, eta=eta, betas=betas, solver=solver, rounds=200, seed=seed, select=select,
+                variant=variant), 200, rounds)
         result = compose_test(data, m, eta=eta, betas=betas, solver=solver, rounds=rounds, seed=seed, select=select,
                               variant=variant)
         if getattr(result, "variant", "sequential") == "simultaneous":

@@ -70,6 +70,18 @@ def simulate_cmd(
     def pairs(items: list[str], what: str) -> dict[str, Any]:
         return {k: v if "," in v else _parse_value(v) for k, v in key_values(items, what).items()}
 
+    from ..sim.runner import MAX_REPS
+    from ..errors import ParameterError as _PE
+    if not 1 <= reps <= MAX_REPS:
+        raise _PE(f"--reps must be between 1 and {MAX_REPS:,}, got {reps:,}")
+    if reps >= 500:  # long work: say what it will cost before it starts
+        from ._common import announce_cost
+
+        def pilot(n: int) -> Any:
+            return simulate(scenario, methods, n, seed=seed, method_options=pairs(option, "--option"),
+                            progress=False, **pairs(param, "--param"))
+        pilot(1)  # imports and first-call set-up are not part of the per-run cost
+        announce_cost(f"simulate {scenario}: {reps:,} runs", lambda: pilot(20), 20, reps, jobs)
     with progress_bar(f"simulate {scenario}", "runs") as progress:
         result = simulate(scenario, methods, reps, seed=seed, jobs=jobs, backend=backend, scheduler=scheduler,
                           progress=progress, out=out, method_options=pairs(option, "--option"),

@@ -586,6 +586,14 @@ def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tupl
                                 "column, so it was read as a wide per-trial table (one column of scores per "
                                 "policy, blank = not run)", source=source, row=int(j) + row_offset,
                                 column=str(c).strip())
+    empty_cols = [str(pol_cols[k]).strip() for k in range(len(pol_cols)) if not present[:, k].any()]
+    if empty_cols and len(empty_cols) < len(pol_cols):
+        import warnings
+
+        from ..errors import CertirankWarning
+        warnings.warn(f"{source or 'table'}: column(s) {', '.join(map(repr, empty_cols[:5]))} have no values; "
+                      f"{'that policy is' if len(empty_cols) == 1 else 'those policies are'} left out",
+                      CertirankWarning, stacklevel=2)
     rows_idx, col_idx = np.nonzero(present)  # row-major: trial j of every policy, then trial j + 1
     long = pd.DataFrame({
         "policy": [str(pol_cols[k]).strip() for k in col_idx],

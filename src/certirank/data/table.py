@@ -188,6 +188,10 @@ def _check_range(score_range: Sequence[float], source: str | None) -> tuple[floa
         raise DataError(f"score_range must be two numbers (lo, hi), got {score_range!r}", source=source) from None
     if not (np.isfinite(lo) and np.isfinite(hi) and hi > lo):
         raise DataError(f"score_range must satisfy lo < hi (finite), got ({lo}, {hi})", source=source)
+    if not np.isfinite(hi - lo) or (hi - lo) < 1e-300:
+        # hi - lo overflows (or underflows) and every rescaled score would become 0 or inf
+        raise DataError(f"score_range ({lo:g}, {hi:g}) is too wide or too narrow to rescale by; give the scores' "
+                        "real range", source=source)
     return lo, hi
 
 

@@ -127,6 +127,8 @@ def compare(x: Any, y: Any, alpha: float = 0.05, bettor: str | None = None, ties
         raise DataError(f"x and y must be 1-D sequences of scores, got shapes {xa.shape} and {ya.shape}")
     if xa.size != ya.size:
         raise DataError(f"x and y must have the same length (paired trials), got {xa.size} and {ya.size}")
+    if xa.size == 0:
+        raise DataError("x and y are empty; compare needs at least one paired trial")
     from .budget import check_arms
 
     arms = check_arms(arms)

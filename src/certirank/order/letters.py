@@ -328,6 +328,11 @@ def letters(policies: Sequence[str], different_pairs: Iterable[tuple[str, str]],
     >>> letters(["A", "B", "C"], [("B", "C")])
     {'A': 'ab', 'B': 'a', 'C': 'b'}
     """
+    if isinstance(policies, (str, bytes)) or not hasattr(policies, "__iter__"):
+        # a string would otherwise be split into one-letter policies
+        raise ParameterError(f"policies must be a list of policy names, got {policies!r}")
+    if isinstance(different_pairs, (str, bytes)):
+        raise ParameterError(f"different_pairs must be a list of (policy, policy) pairs, got {different_pairs!r}")
     names = [str(p) for p in policies]
     if len(set(names)) != len(names):
         raise ParameterError("policy names must be unique")

@@ -32,6 +32,8 @@ from .scenarios import get_scenario
 __all__ = ["simulate", "SimulationResult", "run_seeds"]
 
 _SNAP_COLS = ["method", "run", "time", "evals", "n_correct", "n_false", "topk"]
+#: Monte-Carlo runs per simulation; 10^7 runs of the smallest scenario already take days
+MAX_REPS = 10**7
 
 
 @dataclass(frozen=True)
@@ -188,8 +190,8 @@ def simulate(scenario: Any, methods: Any, reps: int, seed: int = 0, jobs: int = 
     SimulationResult
         ``.runs`` and ``.snapshots`` (tidy DataFrames), ``.summary`` (per method), ``.curves(...)``.
     """
-    reps = check_positive_int("reps", reps)
-    jobs = check_positive_int("jobs", jobs)
+    reps = check_positive_int("reps", reps, maximum=MAX_REPS)
+    jobs = check_positive_int("jobs", jobs, maximum=1024)
     resolve_backend(backend, jobs, scheduler)
     if progress is False:
         progress = None

@@ -48,6 +48,10 @@ class Param:
     kind: str = "float"  # float | int | str | floats | bool
 
 
+#: scores drawn per simulated run (held in memory, 20 runs per chunk): 10^7 cells = 80 MB per run
+MAX_RUN_CELLS = 10**7
+
+
 def _parse_floats(name: str, value: Any) -> tuple[float, ...]:
     if isinstance(value, str):
         parts = [v for v in value.replace(";", ",").split(",") if v.strip()]
@@ -268,8 +272,8 @@ class PolicyScenario:
             prbs.append(tuple(p2.tolist()))
         object.__setattr__(self, "values", tuple(vals))
         object.__setattr__(self, "probs", tuple(prbs))
-        check_positive_int("n_max", self.n_max)
-        check_positive_int("n_games", self.n_games)
+        check_positive_int("n_max", self.n_max, maximum=MAX_RUN_CELLS // len(self.values))
+        check_positive_int("n_games", self.n_games, maximum=MAX_RUN_CELLS)
         object.__setattr__(self, "alpha", check_alpha(self.alpha))
         object.__setattr__(self, "metric", check_choice("metric", self.metric, ["binary", "progress"]))
         object.__setattr__(self, "preference", check_choice("preference", self.preference, ["gaussian", "scores"]))
@@ -563,6 +567,9 @@ def _leaderboard(name: str, setting: str, L: int, N: int, R: int, block_size: in
     L = check_positive_int("L", L, minimum=2)
     N = check_positive_int("N", N, minimum=2)
     R = check_positive_int("R", R)
+    if L * N * R > MAX_RUN_CELLS:
+        raise ParameterError(f"L x N x R = {L * N * R:,} scores per run is too large (at most {MAX_RUN_CELLS:,}; "
+                             "each run's panel is held in memory)")
     block_size = check_positive_int("block_size", block_size)
     k = check_positive_int("k", k)
     tau = check_nonnegative("tau", tau)

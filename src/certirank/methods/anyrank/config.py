@@ -43,6 +43,8 @@ STOPPED = "stopped by user"
 TERMINATIONS = (COMPLETE, EXHAUSTED, NO_LEVEL, STOPPED)
 
 FORMAT = "certirank.anyrank.v1"
+#: per-comparison budget bound (the live table grows with trial indices; beyond this is a typo)
+MAX_NMAX = 10**9
 LIVE_NMAX = 5000
 ADVANTAGE_TOL = 1e-8
 DIRECTION_SPLIT = 0.75
@@ -171,6 +173,14 @@ def _check_prior(prior: Any, policies: tuple[str, ...]) -> tuple[float, ...] | N
         if not math.isfinite(f):
             raise ParameterError(f"prior mean of {p} must be finite, got {v!r}")
         out.append(f)
+    outside = [f"{p} = {f:g}" for p, f in zip(policies, out) if not 0.0 <= f <= 1.0]
+    if outside:
+        import warnings
+
+        from ...errors import CertirankWarning
+        warnings.warn(f"prior means outside [0, 1] ({', '.join(outside[:3])}): scores live in [0, 1], so this "
+                      "prior is probably on another scale; only its differences are used", CertirankWarning,
+                      stacklevel=4)
     return tuple(out)
 
 
@@ -196,7 +206,7 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
         raise ParameterError(f"direction_split must be in [0.5, 1) (share of a pair's level given to the "
                              f"direction the prior predicts), got {direction_split!r}")
     tol = check_nonnegative("advantage_tol", advantage_tol)
-    nmax = default_nmax if nmax is None else check_positive_int("nmax", nmax)
+    nmax = default_nmax if nmax is None else check_positive_int("nmax", nmax, maximum=MAX_NMAX)
     return _Setup(policies=pols, alpha=alpha, method=method, prior=_check_prior(prior, pols), gamma=gamma,
                   graph=graph, forward_fraction=ff, ties=ties, guarantee=guarantee, direction_split=q,
                   bettor=bettor, metric=metric, nmax=nmax, transitive_closure=bool(transitive_closure),

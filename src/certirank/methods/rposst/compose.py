@@ -106,6 +106,10 @@ def check_eta(eta: Any) -> float:
     return value
 
 
+#: RM+ rounds beyond this are a typo (300 is the default; 10^6 rounds already take minutes)
+MAX_ROUNDS = 10**7
+
+
 def check_betas(betas: Any) -> np.ndarray:
     if isinstance(betas, str):
         try:
@@ -118,6 +122,9 @@ def check_betas(betas: Any) -> np.ndarray:
         raise ParameterError(f"betas must be numbers, got {betas!r}") from None
     if values.ndim != 1 or values.size == 0 or not np.all(np.isfinite(values)):
         raise ParameterError(f"betas must be a non-empty list of finite numbers, got {betas!r}")
+    if np.any(values < 0):
+        # spec 05 §9.4: beta = 0 is uniform, larger beta favours hard cases; a negative beta is not a target
+        raise ParameterError(f"betas must be >= 0 (0 = uniform target, larger = harder cases), got {betas!r}")
     return values
 
 
@@ -283,7 +290,7 @@ def compose_test(matrix: Any, m: int = 2, eta: float = 0.01, betas: Sequence[flo
     solver = check_choice("solver", solver, SOLVERS, normalize_underscores=False)
     select = check_choice("select", select, SELECTS)
     variant = check_choice("variant", variant, ("sequential", "simultaneous"))
-    rounds = check_positive_int("rounds", rounds, minimum=0)
+    rounds = check_positive_int("rounds", rounds, minimum=0, maximum=MAX_ROUNDS)
     n_cases, n_pol = sm.shape
     m = check_m(m, n_cases)
     n_tuples = comb(n_cases, m)
