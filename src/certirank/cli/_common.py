@@ -17,8 +17,27 @@ from ..errors import CertirankError
 
 # markup off: policy, model and method names such as 'policy[v2]' or 'anyrank0[ties=assume_none]' must print
 # as written, not be read as rich style tags (renderers pass style= for emphasis)
-console = Console(markup=False)
-err_console = Console(stderr=True)
+class _SafeConsole(Console):
+    """A console that never passes a control character of the *content* to the terminal.
+
+    Policy names come from data files; an escape sequence in a name (``\\x1b[2J``, a bidi override) must show
+    as text, not act on the user's terminal. Rich's own styling codes are added after this point.
+    """
+
+    def _render_buffer(self, buffer: Any) -> str:
+        from rich.segment import Segment
+
+        from .._escape import visible_controls
+
+        def clean(text: str) -> str:
+            return "\n".join(visible_controls(part) for part in text.split("\n"))
+
+        safe = [seg if seg.control else Segment(clean(seg.text), seg.style, seg.control) for seg in buffer]
+        return super()._render_buffer(safe)
+
+
+console = _SafeConsole(markup=False)
+err_console = _SafeConsole(stderr=True)
 
 
 def one_line(text: object) -> str:

@@ -53,7 +53,7 @@ class Check:
     params: dict[str, Any] = field(default_factory=dict)  # scenario parameters for registered scenarios
     bound_factor: float | None = 1.0  # bound = factor * alpha; None = not covered by any guarantee
     exception: str = ""
-    reps: tuple[int, int] = (100, 2000)  # (quick, full)
+    reps: tuple[int, int] = (60, 2000)  # (quick, full)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -149,7 +149,7 @@ def validation_checks() -> list[Check]:
         Check("near-tie-strict", "0.50, 0.51, 0.50, 0.51: ties and near ties, guarantee='strict'",
               "anyrank[guarantee=strict]", _bern((0.50, 0.51, 0.50, 0.51), 2000)),
         Check("equal-20", "20 equal policies Bernoulli(0.5) (190 pairs)", "anyrank0", _bern((0.5,) * 20, 300),
-              reps=(40, 1000)),
+              reps=(25, 1000)),
         Check("heterogeneous-items", "items where A and B swap (A=1,B=0 or A=0,B=1): zero average difference",
               "anyrank", _matrix(het, [1, 1], 1000, "heterogeneous items")),
         Check("dependent-items", "paired scores dependent within an item, equal means", "anyrank",
@@ -162,15 +162,15 @@ def validation_checks() -> list[Check]:
         Check("sorted-replay-shuffled", "finite heterogeneous table sorted by item, shuffled with a seed before "
               "replay", "anyrank", _sorted(True)),
         Check("sorted-replay-as-is", "finite heterogeneous table replayed sorted by item", "anyrank", _sorted(False),
-              bound_factor=None, exception=_SORT_NOTE, reps=(40, 500)),
+              bound_factor=None, exception=_SORT_NOTE, reps=(20, 500)),
         Check("leaderboard-heterogeneity", "BB-EDGE DGP, tied pairs with opposite item effects", "bbedge",
-              _registered("bbedge-heterogeneity"), params={"R": 30}, reps=(60, 1000)),
+              _registered("bbedge-heterogeneity"), params={"R": 30}, reps=(40, 1000)),
         Check("leaderboard-dependence", "BB-EDGE DGP, within-block dependence (kappa1 = 0.5)", "bbedge",
-              _registered("bbedge-dependence"), params={"R": 30}, reps=(60, 1000)),
+              _registered("bbedge-dependence"), params={"R": 30}, reps=(40, 1000)),
         Check("leaderboard-model-addition", "a model joins a running board (spec 04 §9.2)", "bbedge-addition",
-              _registered("bbedge-addition"), params={"R": 30}, reps=(60, 1000)),
+              _registered("bbedge-addition"), params={"R": 30}, reps=(40, 1000)),
         Check("leaderboard-benchmark-update", "benchmark grows 40 -> 70 -> 100 items with epoch reset",
-              "bbedge-epoch", _registered("bbedge-expansion"), params={"R": 30}, reps=(60, 1000)),
+              "bbedge-epoch", _registered("bbedge-expansion"), params={"R": 30}, reps=(40, 1000)),
     ]
 
 

@@ -158,7 +158,7 @@ def _check_prior(prior: Any, policies: tuple[str, ...]) -> tuple[float, ...] | N
             raise ParameterError("; ".join(parts) + f" (policies: {', '.join(policies)})")
         vals = [prior[k] if k in prior else prior[next(x for x in prior if str(x) == k)] for k in policies]
     else:
-        if isinstance(prior, str):
+        if isinstance(prior, (str, bytes)) or not hasattr(prior, "__iter__"):
             raise ParameterError(f"prior must be a mapping policy -> mean or a list of means, got {prior!r}")
         vals = list(prior)
         if len(vals) != len(policies):
