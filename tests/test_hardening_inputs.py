@@ -256,3 +256,20 @@ def test_api_argument_types(bad: object) -> None:
                 call()
             except CertirankError:
                 pass
+
+
+def test_written_csv_guards_formulas_and_round_trips(tmp_path: Path) -> None:
+    names = ["=cmd|' /C calc'!A0", "+1", "-x", "@SUM(A1)", "'=already", "plain"]
+    table = certirank.load(pd.DataFrame({"policy": names * 2, "env": ["=e1"] * 6 + ["e2"] * 6,
+                                         "score": [0.5, 1.0, 0.0, 0.25, 0.75, 1.0] * 2}))
+    for ext in ("csv", "tsv"):
+        p = certirank.write_table(table, tmp_path / f"t.{ext}") if hasattr(certirank, "write_table") else None
+        if p is None:
+            from certirank.data.readers import write_table
+            p = write_table(table, tmp_path / f"t.{ext}")
+        raw = p.read_text()
+        cells = [c for line in raw.splitlines()[1:] for c in line.replace("\t", ",").split(",")]
+        assert not any(c.strip('"')[:1] in "=+@" for c in cells)
+        back = certirank.load(p)
+        assert sorted(back["policy"].unique()) == sorted(set(names))
+        assert set(back["env"].dropna()) == {"=e1", "e2"}

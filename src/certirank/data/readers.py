@@ -33,6 +33,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._escape import csv_cell, csv_uncell
 from .._io import atomic_path
 from .._validate import check_choice
 from ..errors import DataError, ParameterError
@@ -327,7 +328,14 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike[str], format: str |
         raise DataError(f"folder {str(parent)!r} does not exist", source=str(p))
     with atomic_path(p) as tmp:
         if file_type in ("csv", "tsv"):
-            out.to_csv(tmp, index=False, sep="," if file_type == "csv" else "\t")
+            # names such as '=HYPERLINK(...)' must not run as formulas when the file is opened in a spreadsheet;
+            # the reader undoes the guard, so the table still round-trips exactly
+            guarded = out.copy()
+            for c in guarded.columns:
+                if guarded[c].dtype == object or pd.api.types.is_string_dtype(guarded[c]):
+                    guarded[c] = guarded[c].map(lambda v: csv_cell(v) if isinstance(v, str) else v)
+            guarded.columns = [csv_cell(str(c)) for c in guarded.columns]
+            guarded.to_csv(tmp, index=False, sep="," if file_type == "csv" else "\t")
         elif file_type == "parquet":
             out.to_parquet(tmp, index=False)
         else:
@@ -405,7 +413,12 @@ def _read_csv(p: Path, sep: str) -> pd.DataFrame:
         raise DataError(f"malformed {kind}: {_first_line(exc)}", source=source) from None
     except UnicodeDecodeError:
         raise DataError(f"not a UTF-8 text file (expected {kind} text)", source=source) from None
-    frame.columns = [str(c).strip() for c in frame.columns]
+    frame.columns = [csv_uncell(str(c).strip()) for c in frame.columns]
+    # undo write_table's spreadsheet-formula guard (a leading ' before = + - @); see certirank._escape.csv_cell
+    for c in frame.columns:
+        col = frame[c]
+        if col.map(lambda v: isinstance(v, str) and v[:1] == "'").any():
+            frame[c] = col.map(lambda v: csv_uncell(v) if isinstance(v, str) else v)
     return frame
 
 
