@@ -31,6 +31,7 @@ _LAZY = {
     "shuffled_ranking": "certirank.methods.shuffled",
     "compose_test": "certirank.methods.rposst",
     "evaluate_test_designs": "certirank.methods.rposst",
+    "Campaign": "certirank.campaign",
 }
 
 __all__ = ["CertirankError", "DataError", "ParameterError", "StateError", "__version__", *_LAZY]

@@ -1,0 +1,205 @@
+"""The engines a campaign drives: AnyRank (one rollout per record) and BB-EDGE (one replicate per record).
+
+Each adapter builds a fresh engine from the locked configuration, applies one stored record, and turns its
+derived state into bytes for the checkpoint and back. ``verify`` and ``undo`` rebuild an engine by applying
+the live records in id order to a fresh one: exactly the sequence of calls the live campaign made.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from ..errors import DataError, ParameterError
+from . import _blob
+
+KINDS = ("anyrank", "leaderboard")
+
+
+class AnyRankEngine:
+    kind = "anyrank"
+    fmt = "certirank.anyrank.snapshot/1"
+
+    def __init__(self, ranker: Any) -> None:
+        self.ranker = ranker
+
+    # ---------------------------------------------------------------- configuration
+    @staticmethod
+    def make_config(policies: Sequence[str], *, alpha: float, method: str, prior: Any, gamma: float,
+                    n_max: int | None, ties: str, guarantee: str, environments: Sequence[str] | None,
+                    seed: int | None, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Validate through the Ranker itself and return the canonical engine configuration."""
+        from ..methods.anyrank import Ranker
+        r = Ranker(policies, alpha=alpha, prior=prior, gamma=gamma, nmax=n_max, method=method, ties=ties,
+                   guarantee=guarantee, environments=environments, seed=seed, **dict(options))
+        snap = r.snapshot()
+        return {"ranker": snap["config"], "environment_draw": snap["environment_draw"]}
+
+    @classmethod
+    def fresh(cls, config: Mapping[str, Any]) -> AnyRankEngine:
+        from ..methods.anyrank import Ranker
+        cfg = dict(config["ranker"])
+        draw = config.get("environment_draw")
+        env = dict(environments=draw["choices"], seed=draw["seed"]) if draw else {}
+        nmax = cfg.pop("nmax")
+        return cls(Ranker(cfg.pop("policies"), nmax=nmax, **cfg, **env))
+
+    @classmethod
+    def restore(cls, blob: bytes) -> AnyRankEngine:
+        from ..methods.anyrank import Ranker
+        return cls(Ranker.from_snapshot(_blob.unpack(blob)))
+
+    def checkpoint(self) -> bytes:
+        return _blob.pack(self.ranker.snapshot())
+
+    @staticmethod
+    def differences(a: bytes, b: bytes) -> list[str]:
+        from ..methods._anyrank_state import snapshot_differences
+        return snapshot_differences(_blob.unpack(a), _blob.unpack(b))
+
+    # ---------------------------------------------------------------- the loop
+    @property
+    def policies(self) -> list[str]:
+        return self.ranker.policies
+
+    @property
+    def n_max(self) -> int:
+        return self.ranker.nmax
+
+    @property
+    def done(self) -> bool:
+        return self.ranker.done
+
+    def needed(self) -> list[tuple[str, int]]:
+        return self.ranker.suggest()
+
+    def environment(self, trial: int) -> str | None:
+        return self.ranker.environment(trial) if self.ranker._envs is not None else None
+
+    def trial_limit(self) -> int:
+        return 100 * self.ranker.nmax + 10_000  # the Ranker's own guard against typos such as 10**9
+
+    def apply(self, row: Mapping[str, Any]) -> None:
+        score = row["score"]
+        self.ranker.record(row["policy"], int(row["trial"]), None if score is None else float(score), ahead=True)
+
+    def result(self) -> Any:
+        return self.ranker.result()
+
+
+class LeaderboardEngine:
+    kind = "leaderboard"
+    fmt = "certirank.bbedge.state/1"
+
+    def __init__(self, board: Any) -> None:
+        self.board = board
+
+    @staticmethod
+    def make_config(models: Sequence[str], *, alpha: float, tau: float, blocks: Any, top_k: int | None,
+                    method: str) -> dict[str, Any]:
+        from ..methods.bbedge import Leaderboard
+        if blocks is not None and not isinstance(blocks, str):
+            raise ParameterError("a leaderboard campaign takes blocks='items' or 'replicate' (block labels per "
+                                 "item are not supported in campaigns yet)")
+        lb = Leaderboard(models, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, method=method)
+        return {"models": list(lb.models), "alpha": lb.alpha, "tau": lb.tau, "blocks": blocks, "top_k": lb.top_k,
+                "method": lb.method}
+
+    @classmethod
+    def fresh(cls, config: Mapping[str, Any]) -> LeaderboardEngine:
+        from ..methods.bbedge import Leaderboard
+        c = config
+        return cls(Leaderboard(c["models"], alpha=c["alpha"], tau=c["tau"], blocks=c["blocks"], top_k=c["top_k"],
+                               method=c["method"]))
+
+    @classmethod
+    def restore(cls, blob: bytes) -> LeaderboardEngine:
+        from ..methods.bbedge import Leaderboard
+        return cls(Leaderboard.from_json(blob.decode()))
+
+    def checkpoint(self) -> bytes:
+        return json.dumps(self.board.to_state(), sort_keys=True).encode()
+
+    @staticmethod
+    def differences(a: bytes, b: bytes) -> list[str]:
+        sa, sb = json.loads(a), json.loads(b)
+        return [k for k in sorted(set(sa) | set(sb)) if sa.get(k) != sb.get(k)]
+
+    @property
+    def policies(self) -> list[str]:
+        return list(self.board.models)
+
+    @property
+    def done(self) -> bool:
+        return False  # a leaderboard grows run by run; it is never "finished"
+
+    @property
+    def replicates(self) -> int:
+        return int(self.board.R)
+
+    def apply(self, row: Mapping[str, Any]) -> None:
+        panel = json.loads(row["payload"])
+        frame = pd.DataFrame(panel["scores"], index=panel["items"], columns=self.board.models, dtype=float)
+        self.board.add_replicate(frame, replicate=int(row["trial"]))
+
+    def result(self) -> Any:
+        return self.board.result()
+
+    def canonical_panel(self, panel: Any, source: str) -> str:
+        """A replicate as stored: {"items": [...], "scores": [[model scores] per item]} in board model order.
+
+        Checked by the Leaderboard itself on a copy first, so a refused panel changes nothing.
+        """
+        from ..data.readers import load
+        if isinstance(panel, pd.DataFrame) and not {"score"} & {str(c).lower() for c in panel.columns}:
+            wide = panel.copy()
+        else:
+            table = load(panel)
+            if table["env"].isna().any():
+                raise DataError("a replicate file needs an item column ('item' or 'env') to pair scores across "
+                                "models", source=source)
+            if "replicate" in table.columns and table["replicate"].nunique() > 1:
+                raise DataError("a replicate file must hold one run (one replicate id); split it and add each "
+                                "run with its own add-run", source=source)
+            dup = table.duplicated(["policy", "env"])
+            if dup.any():
+                i = int(np.flatnonzero(dup.to_numpy())[0])
+                raise DataError(f"model {table['policy'].iloc[i]!r} is scored twice on item "
+                                f"{table['env'].iloc[i]!r}", source=source)
+            wide = table.pivot(index="env", columns="policy", values="score")
+            wide = wide.reindex(index=list(dict.fromkeys(table["env"])))
+        wide.index = [str(i) for i in wide.index]
+        wide.columns = [str(c) for c in wide.columns]
+        unknown = [c for c in wide.columns if c not in self.board.models]
+        if unknown:
+            raise DataError(f"unknown model(s) {', '.join(map(repr, unknown[:5]))}; the campaign's models are: "
+                            f"{', '.join(self.board.models)}", source=source)
+        absent = [m for m in self.board.models if m not in wide.columns]
+        if absent:
+            raise DataError(f"model(s) {', '.join(map(repr, absent[:5]))} have no scores in this run; every model "
+                            "must be scored on every item", source=source)
+        wide = wide[self.board.models]
+        arr = wide.to_numpy(dtype=float)
+        bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
+        if bad.any():
+            i, j = (int(v[0]) for v in np.nonzero(bad))
+            what = "missing" if math.isnan(arr[i, j]) else f"{arr[i, j]!r}, outside [0, 1]"
+            raise DataError(f"score of model {self.board.models[j]!r} on item {wide.index[i]!r} is {what}",
+                            source=source)
+        payload = {"items": list(wide.index), "scores": arr.tolist()}
+        # a dry run on a copy of the engine: every refusal of the Leaderboard (items not in the benchmark, ...)
+        # happens before anything is written
+        from ..methods.bbedge import Leaderboard
+        probe = Leaderboard.from_json(self.board.to_json())
+        probe.add_replicate(pd.DataFrame(payload["scores"], index=payload["items"], columns=self.board.models),
+                            replicate=10**12)
+        return json.dumps(payload, separators=(",", ":"))
+
+
+def engine_class(kind: str) -> type:
+    return AnyRankEngine if kind == "anyrank" else LeaderboardEngine

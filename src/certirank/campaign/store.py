@@ -1,0 +1,798 @@
+"""`Campaign`: a live evaluation campaign in one SQLite file ("what do I run next, record it, can I stop?").
+
+Design
+------
+* The ``records`` table is the source of truth: an append-only, hash-chained event log (records, undos,
+  unblinding). Nothing is deleted; an undo is a new row that marks its target undone.
+* The engine's derived state is checkpointed in the same transaction as every write, so opening a campaign
+  reads one row (no replay) and a crash leaves either the old or the new (record, checkpoint) pair.
+* Writers take the database lock first (``BEGIN IMMEDIATE``), then reload the checkpoint if another process
+  wrote since, then check, apply and commit: two operators recording at once are serialised, never merged.
+* ``verify`` replays the live records on a fresh engine and compares the result with the checkpoint field by
+  field, recomputes the hash chain, and runs ``PRAGMA integrity_check``.
+
+The configuration (policies, alpha, method, prior, budget, ..., blind codes) is locked at ``init``: it is
+stored with its SHA-256, which also starts the hash chain, and a campaign whose configuration no longer
+matches its checksum is refused.
+"""
+
+from __future__ import annotations
+
+import getpass
+import hashlib
+import json
+import math
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import __version__
+from ..errors import CertirankError, DataError, ParameterError, StateError
+from . import _schema
+from ._blind import make_codes
+from ._engines import KINDS, AnyRankEngine, LeaderboardEngine, engine_class
+from .results import AuditLog, CampaignStatus, Check, ExportResult, Record, Suggestion, VerifyReport
+
+__all__ = ["Campaign", "FORMAT"]
+
+FORMAT = "certirank.campaign/1"
+STATUS_SCHEMA = "certirank.campaign.status/1"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
+
+
+def _canon(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
+
+
+def _sha(data: str | bytes) -> str:
+    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
+
+
+_HASHED = ("id", "action", "policy", "trial", "score", "raw_score", "payload", "target", "by", "note", "ahead", "at")
+
+
+def _row_hash(prev: str, row: Mapping[str, Any]) -> str:
+    return _sha(prev + "\n" + _canon([row[k] for k in _HASHED]))
+
+
+def _operator(by: str | None) -> str | None:
+    if by is not None:
+        by = str(by).strip()
+        if not by:
+            raise ParameterError("--by (the operator's name) must not be empty")
+        return by
+    env = os.environ.get("CERTIRANK_OPERATOR")
+    if env:
+        return env
+    try:
+        return getpass.getuser()
+    except Exception:  # no user database (containers): record no name rather than fail
+        return None
+
+
+class Campaign:
+    """A live AnyRank (or BB-EDGE leaderboard) campaign stored in one SQLite file.
+
+    Create one with :meth:`init`, reopen it anywhere with :meth:`open` (or ``Campaign(path)``). Every method
+    either returns a result object (``to_dict()``) or raises a :class:`certirank.CertirankError` subclass with
+    a one-line reason, leaving the file unchanged. Safe to use from several processes at once.
+
+    Examples
+    --------
+    >>> c = Campaign.init("lab.campaign", ["A", "B", "C"], alpha=0.1)   # doctest: +SKIP
+    >>> for s in c.next():                                              # doctest: +SKIP
+    ...     c.record(s.policy, s.trial, run_on_robot(s.policy, s.environment))
+    >>> c.status().ranking.sentences()                                  # doctest: +SKIP
+    """
+
+    # ------------------------------------------------------------------------------------------ creation
+    @classmethod
+    def init(cls, path: str | os.PathLike[str], policies: Sequence[str] | None = None, *, kind: str = "anyrank",
+             models: Sequence[str] | None = None, alpha: float = 0.05, method: str | None = None,
+             prior: Any = None, gamma: float = 1.0, n_max: int | None = None, ties: str = "allow",
+             guarantee: str = "paper", environments: Sequence[str] | None = None, seed: int | None = None,
+             blind: bool = False, score_range: Sequence[float] | None = None, blocks: Any = None,
+             tau: float = 0.0, top_k: int | None = None, by: str | None = None, **options: Any) -> Campaign:
+        """Create the campaign file at ``path`` with its configuration locked (refused if ``path`` exists).
+
+        ``kind="anyrank"`` (default): ``policies`` and the :class:`certirank.Ranker` settings (``n_max`` is the
+        per-comparison budget, default 5000; ``environments`` + ``seed`` draw each trial's environment;
+        ``score_range=(lo, hi)`` declares raw scores that are rescaled to [0, 1]; ``blind=True`` gives every
+        policy a stable code shown instead of its name). ``kind="leaderboard"``: ``models`` (or ``policies``),
+        ``alpha``, ``tau``, ``blocks`` ("items" or "replicate"), ``top_k``, ``method`` (BB-EDGE).
+        """
+        path = Path(path)
+        kind = str(kind).strip().lower()
+        if kind not in KINDS:
+            raise ParameterError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        config: dict[str, Any] = {"format": FORMAT, "kind": kind}
+        if kind == "anyrank":
+            if models is not None:
+                raise ParameterError("models= is for --kind leaderboard; an AnyRank campaign takes policies=")
+            if policies is None:
+                raise ParameterError("give the policies to rank (--policies a,b,c)")
+            config["engine"] = AnyRankEngine.make_config(
+                policies, alpha=alpha, method=method or "anyrank", prior=prior, gamma=gamma, n_max=n_max, ties=ties,
+                guarantee=guarantee, environments=environments, seed=seed, options=options)
+            names = list(config["engine"]["ranker"]["policies"])
+            config["score_range"] = None if score_range is None else _check_range(score_range)
+        else:
+            given = {"prior": prior, "n_max": n_max, "environments": environments, "seed": seed,
+                     "score_range": score_range}
+            bad = [k for k, v in given.items() if v is not None] + (["blind"] if blind else []) + sorted(options)
+            if bad:
+                raise ParameterError(f"{', '.join(bad)}: not used by a leaderboard campaign (--kind leaderboard "
+                                     "takes --models, --alpha, --tau, --blocks, --top-k, --method)")
+            names_in = models if models is not None else policies
+            if names_in is None:
+                raise ParameterError("give the models of the leaderboard (--models a,b,c)")
+            config["engine"] = LeaderboardEngine.make_config(names_in, alpha=alpha, tau=tau, blocks=blocks,
+                                                             top_k=top_k, method=method or "bb-edge")
+            names = list(config["engine"]["models"])
+        config["blind"] = bool(blind)
+        config["codes"] = make_codes(names, seed) if blind else None
+        text = _canon(config)
+        sha = _sha(text)
+        if path.exists():
+            cls._refuse_reinit(path, config)
+        folder = path.parent if str(path.parent) else Path(".")
+        if not folder.is_dir():
+            raise ParameterError(f"cannot create campaign {path}: folder {folder} does not exist")
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".init", dir=folder)
+        os.close(fd)
+        os.unlink(tmp)
+        try:
+            conn = _schema.connect(tmp)
+            try:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.execute(f"PRAGMA application_id = {_schema.APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version = {_schema.SCHEMA_VERSION}")
+                conn.execute("BEGIN IMMEDIATE")
+                for stmt in _schema.DDL.split(";"):
+                    if stmt.strip():
+                        conn.execute(stmt)
+                meta = {"schema_version": str(_schema.SCHEMA_VERSION), "kind": kind, "config": text,
+                        "config_sha256": sha, "created_at": _now(), "created_by": _operator(by) or "",
+                        "certirank_version": __version__}
+                conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
+                engine = engine_class(kind).fresh(config["engine"])
+                blob = engine.checkpoint()
+                conn.execute("INSERT INTO checkpoint VALUES (1, 0, ?, 0, ?, ?, ?, ?)",
+                             (sha, engine.fmt, blob, _sha(blob), _now()))
+                conn.execute("COMMIT")
+            finally:
+                conn.close()
+            try:  # a hard link never replaces an existing file: two concurrent inits cannot clobber each other
+                os.link(tmp, path)
+            except FileExistsError:
+                cls._refuse_reinit(path, config)
+        finally:
+            for suffix in ("", "-wal", "-shm"):
+                if os.path.exists(tmp + suffix):
+                    os.unlink(tmp + suffix)
+        return cls(path)
+
+    @staticmethod
+    def _refuse_reinit(path: Path, config: Mapping[str, Any]) -> None:
+        try:
+            old = Campaign(path)
+        except CertirankError:
+            raise ParameterError(f"{path} already exists and is not a campaign file; choose another name") from None
+        try:
+            before = old.config
+        finally:
+            old.close()
+        changed = _config_diff(before, config)
+        if changed:
+            raise StateError(f"{path} is already a campaign and its configuration is locked (changed: "
+                             f"{', '.join(changed)}); the pre-registered settings cannot change after init -- "
+                             "start a new campaign file instead")
+        raise StateError(f"{path} is already a campaign with this configuration; use it as it is (campaign next)")
+
+    # ------------------------------------------------------------------------------------------ opening
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise ParameterError(f"no campaign file {self.path} (create it with `certirank campaign init`)")
+        try:
+            self._conn = _schema.connect(str(self.path))
+            head = self._conn.execute("PRAGMA application_id").fetchone()[0]
+            version = self._conn.execute("PRAGMA user_version").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            raise ParameterError(f"{self.path} is not a campaign file ({exc})") from None
+        if head != _schema.APPLICATION_ID:
+            self._conn.close()
+            raise ParameterError(f"{self.path} is an SQLite file but not a certirank campaign")
+        if version != _schema.SCHEMA_VERSION:
+            self._conn.close()
+            raise StateError(f"{self.path} has campaign schema version {version}; this certirank (version "
+                             f"{__version__}) reads version {_schema.SCHEMA_VERSION}")
+        meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        self._meta = meta
+        if _sha(meta["config"]) != meta["config_sha256"]:
+            self._conn.close()
+            raise StateError(f"{self.path}: the configuration does not match its checksum (config_sha256); it was "
+                             "changed after init, so this campaign's guarantee no longer holds")
+        self.config: dict[str, Any] = json.loads(meta["config"])
+        self.kind: str = self.config["kind"]
+        self.config_sha256: str = meta["config_sha256"]
+        self._engine_cls = engine_class(self.kind)
+        self._engine: Any = None
+        self._engine_id = -1
+        codes = self.config.get("codes") or {}
+        self._code_of: dict[str, str] = dict(codes)
+        self._name_of: dict[str, str] = {c: n for n, c in codes.items()}
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str]) -> Campaign:
+        """Open an existing campaign file (O(1) in its history: one checkpoint read)."""
+        return cls(path)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Campaign:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"Campaign({str(self.path)!r}, kind={self.kind!r})"
+
+    # ------------------------------------------------------------------------------------------ properties
+    @property
+    def blind(self) -> bool:
+        return bool(self.config.get("blind"))
+
+    @property
+    def policies(self) -> list[str]:
+        """The policies (or models) as the operator sees them: blind codes in blind mode."""
+        names = self._names()
+        return [self._code_of[n] for n in names] if self.blind else names
+
+    def _names(self) -> list[str]:
+        eng = self.config["engine"]
+        return list(eng["ranker"]["policies"] if self.kind == "anyrank" else eng["models"])
+
+    def _shown(self, name: str | None, unblind: bool = False) -> str | None:
+        if name is None or not self.blind or unblind:
+            return name
+        return self._code_of.get(name, name)
+
+    # ------------------------------------------------------------------------------------------ transactions
+    @contextmanager
+    def _read(self) -> Iterator[sqlite3.Connection]:
+        self._conn.execute("BEGIN")
+        try:
+            yield self._conn
+        finally:
+            self._conn.execute("COMMIT")
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            raise StateError(f"{self.path}: could not lock the campaign for writing ({exc})") from None
+        try:
+            yield self._conn
+            self._conn.execute("COMMIT")
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            # the in-memory engine may hold the change that was just rolled back: reload it next time
+            self._engine, self._engine_id = None, -1
+            raise
+
+    def _current(self, conn: sqlite3.Connection) -> Any:
+        """The engine at the checkpoint (cached while no other process wrote)."""
+        last_id = conn.execute("SELECT last_id FROM checkpoint").fetchone()[0]
+        if self._engine is None or last_id != self._engine_id:
+            state, digest = conn.execute("SELECT state, state_sha256 FROM checkpoint").fetchone()
+            if _sha(state) != digest:
+                raise StateError(f"{self.path}: the engine checkpoint does not match its checksum; run "
+                                 "`certirank campaign verify` to see what changed")
+            self._engine = self._engine_cls.restore(bytes(state))
+            self._engine_id = last_id
+        return self._engine
+
+    def _append(self, conn: sqlite3.Connection, row: dict[str, Any]) -> dict[str, Any]:
+        prev = conn.execute("SELECT id, hash FROM records ORDER BY id DESC LIMIT 1").fetchone()
+        row = {"id": 1 if prev is None else prev[0] + 1, "policy": None, "trial": None, "score": None,
+               "raw_score": None, "payload": None, "target": None, "by": None, "note": None, "ahead": 0,
+               "at": _now(), **row}
+        row["prev_hash"] = self.config_sha256 if prev is None else prev[1]
+        row["hash"] = _row_hash(row["prev_hash"], row)
+        cols = [*_HASHED, "prev_hash", "hash"]
+        conn.execute(f"INSERT INTO records ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                     [row[c] for c in cols])
+        return row
+
+    def _save_checkpoint(self, conn: sqlite3.Connection, engine: Any, row: Mapping[str, Any]) -> None:
+        blob = engine.checkpoint()
+        live = conn.execute("SELECT count(*) FROM records WHERE action = 'record' AND undone_by IS NULL").fetchone()[0]
+        conn.execute("UPDATE checkpoint SET last_id = ?, head_hash = ?, live_records = ?, engine = ?, state = ?, "
+                     "state_sha256 = ?, at = ? WHERE id = 1",
+                     (row["id"], row["hash"], live, engine.fmt, blob, _sha(blob), row["at"]))
+        self._engine, self._engine_id = engine, row["id"]
+
+    # ------------------------------------------------------------------------------------------ next / record
+    def _resolve(self, policy: Any) -> str:
+        text = str(policy).strip()
+        names = self._names()
+        if text in self._name_of:
+            return self._name_of[text]
+        if text in names:
+            return text
+        shown = ", ".join(self.policies)
+        what = "policy or code" if self.blind else ("policy" if self.kind == "anyrank" else "model")
+        raise ParameterError(f"unknown {what} {policy!r}; this campaign's {'codes' if self.blind else 'names'} "
+                             f"are: {shown}")
+
+    def next(self, count: int | None = None) -> list[Suggestion]:
+        """The rollouts to run next: (policy or code, trial index, environment), at most ``count``.
+
+        Only the current iteration is known in advance (what comes after depends on its outcomes), so fewer
+        than ``count`` may be returned. Suggestions are remembered: a rollout handed out here is accepted by
+        :meth:`record` even if other results have since moved the engine on. Empty when the campaign is done.
+        """
+        if count is not None and (isinstance(count, bool) or not isinstance(count, (int, np.integer))
+                                  or count < 1):
+            raise ParameterError(f"count must be a positive integer, got {count!r}")
+        if self.kind == "leaderboard":
+            with self._read() as conn:
+                eng = self._current(conn)
+                return [Suggestion(policy=None, trial=eng.replicates + 1, kind="replicate")]
+        with self._write() as conn:
+            eng = self._current(conn)
+            need = eng.needed()
+            if self.blind:  # policy order would leak which code is which
+                need = sorted(need, key=lambda e: (e[1], self._code_of[e[0]]))
+            if count is not None:
+                need = need[:int(count)]
+            at = _now()
+            conn.executemany("INSERT OR IGNORE INTO suggested (policy, trial, at) VALUES (?, ?, ?)",
+                             [(p, int(r), at) for p, r in need])
+            return [Suggestion(policy=self._shown(p), trial=int(r), environment=eng.environment(r)) for p, r in need]
+
+    def record(self, policy: str, trial: int, score: float | None, *, by: str | None = None,
+               note: str | None = None, ahead: bool = False) -> Record:
+        """Record one rollout in one transaction and return its audit row.
+
+        ``score`` in [0, 1] (or in the declared ``score_range``); ``None`` for a run that could not be
+        performed (the comparison then skips that trial). Refused (exception, file unchanged): an unknown
+        policy or code, a score outside the range, a trial already recorded for that policy, a trial that was
+        not suggested (unless ``ahead=True``), a finished campaign.
+        """
+        if self.kind != "anyrank":
+            raise StateError("a leaderboard campaign records whole runs: use add_run (campaign add-run DB FILE)")
+        name = self._resolve(policy)
+        r = _check_trial(trial)
+        raw, value = self._check_score(score)
+        who = _operator(by)
+        note = _check_note(note)
+        with self._write() as conn:
+            eng = self._current(conn)
+            if r > eng.trial_limit():
+                raise ParameterError(f"trial {r} is far beyond the budget (n_max = {eng.n_max}); trial indices are "
+                                     f"environment numbers 0, 1, 2, ... (at most {eng.trial_limit()})")
+            old = conn.execute("SELECT id, score, by, at FROM records WHERE action = 'record' AND policy = ? AND "
+                               "trial = ? AND undone_by IS NULL", (name, r)).fetchone()
+            if old is not None:
+                sc = "missing" if old[1] is None else f"{old[1]:g}"
+                raise StateError(f"{self._shown(name)} trial {r} is already recorded (record {old[0]}, score {sc}, by "
+                                 f"{old[2] or '?'} at {old[3]}); to correct it, undo record {old[0]} first")
+            if eng.done:
+                res = eng.result()
+                raise StateError(f"the campaign is finished ({res.termination}); nothing more is recorded. See "
+                                 "`campaign status`")
+            if not ahead:
+                need = eng.needed()
+                if (name, r) not in need and conn.execute("SELECT 1 FROM suggested WHERE policy = ? AND trial = ?",
+                                                          (name, r)).fetchone() is None:
+                    shown = ", ".join(f"{self._shown(p)} {t}" for p, t in need[:6]) or "nothing"
+                    raise StateError(f"{self._shown(name)} trial {r} was not suggested; the campaign needs: {shown}. "
+                                     "Record it with --ahead (ahead=True) if it was run in advance on purpose")
+            row = {"action": "record", "policy": name, "trial": r, "score": value, "raw_score": raw, "by": who,
+                   "note": note, "ahead": int(bool(ahead))}
+            eng.apply(row)
+            row = self._append(conn, row)
+            conn.execute("DELETE FROM suggested WHERE policy = ? AND trial = ?", (name, r))
+            self._save_checkpoint(conn, eng, row)
+        return self._as_record(row, env=eng.environment(r))
+
+    def add_run(self, panel: Any, *, replicate: int | None = None, by: str | None = None,
+                note: str | None = None) -> Record:
+        """Record one complete replicate of a leaderboard campaign (a file or table: model, item, score)."""
+        if self.kind != "leaderboard":
+            raise StateError("add-run is for leaderboard campaigns; an AnyRank campaign records one rollout at a "
+                             "time (campaign record DB POLICY TRIAL SCORE)")
+        who = _operator(by)
+        note = _check_note(note)
+        source = str(panel) if isinstance(panel, (str, os.PathLike)) else "replicate panel"
+        if isinstance(panel, (str, os.PathLike)) and not Path(panel).is_file():
+            raise DataError("no such file", source=source)
+        with self._write() as conn:
+            eng = self._current(conn)
+            payload = eng.canonical_panel(panel, source)
+            if replicate is None:
+                top = conn.execute("SELECT max(trial) FROM records WHERE action = 'record'").fetchone()[0]
+                rid = 1 if top is None else top + 1
+            else:
+                rid = _check_trial(replicate, "replicate")
+                old = conn.execute("SELECT id FROM records WHERE action = 'record' AND policy IS NULL AND trial = ? "
+                                   "AND undone_by IS NULL", (rid,)).fetchone()
+                if old is not None:
+                    raise StateError(f"replicate {rid} is already recorded (record {old[0]}); undo it first to "
+                                     "replace it")
+            row = {"action": "record", "trial": rid, "payload": payload, "by": who, "note": note}
+            eng.apply(row)
+            row = self._append(conn, row)
+            self._save_checkpoint(conn, eng, row)
+        return self._as_record(row)
+
+    def _check_score(self, score: Any) -> tuple[float | None, float | None]:
+        """(raw score as given, score in [0, 1] for the engine); None = the run could not be performed."""
+        if score is None:
+            return None, None
+        if isinstance(score, str):
+            text = score.strip().lower()
+            if text in ("none", "na", "nan", "missing", "-", ""):
+                return None, None
+            try:
+                score = float(text)
+            except ValueError:
+                raise ParameterError(f"score must be a number (or 'missing' for a run that could not be performed), "
+                                     f"got {score!r}") from None
+        try:
+            v = float(score)
+        except (TypeError, ValueError):
+            raise ParameterError(f"score must be a number, got {score!r}") from None
+        if math.isnan(v):
+            return None, None
+        rng = self.config.get("score_range")
+        lo, hi = (0.0, 1.0) if rng is None else rng
+        if not lo <= v <= hi:
+            raise ParameterError(f"score {score!r} is outside [{lo:g}, {hi:g}]"
+                                 + ("" if rng is not None else " (declare another range with --score-range at init)"))
+        if rng is None:
+            return None, v
+        return v, (v - lo) / (hi - lo)
+
+    # ------------------------------------------------------------------------------------------ undo
+    def undo(self, record_id: int | None = None, *, by: str | None = None, note: str | None = None) -> Record:
+        """Mark a record undone (default: the latest live one). It is kept, with who undid it and when; the
+        engine is rebuilt from the remaining records exactly as if it had never been recorded."""
+        who = _operator(by)
+        note = _check_note(note)
+        with self._write() as conn:
+            if record_id is None:
+                found = conn.execute("SELECT id FROM records WHERE action = 'record' AND undone_by IS NULL "
+                                     "ORDER BY id DESC LIMIT 1").fetchone()
+                if found is None:
+                    raise StateError("nothing to undo: no live record")
+                rid = int(found[0])
+            else:
+                rid = _check_trial(record_id, "record id")
+                found = conn.execute("SELECT action, undone_by FROM records WHERE id = ?", (rid,)).fetchone()
+                if found is None:
+                    top = conn.execute("SELECT max(id) FROM records").fetchone()[0] or 0
+                    raise StateError(f"there is no record {rid} (records are 1..{top}; see campaign log)")
+                if found[0] != "record":
+                    raise StateError(f"record {rid} is an {found[0]} entry; only recorded results can be undone")
+                if found[1] is not None:
+                    raise StateError(f"record {rid} was already undone (by entry {found[1]})")
+            row = self._append(conn, {"action": "undo", "target": rid, "by": who, "note": note})
+            conn.execute("UPDATE records SET undone_by = ? WHERE id = ?", (row["id"], rid))
+            eng = self._replay(conn)
+            self._save_checkpoint(conn, eng, row)
+            target = self._fetch(conn, rid)
+        return target
+
+    def _replay(self, conn: sqlite3.Connection) -> Any:
+        eng = self._engine_cls.fresh(self.config["engine"])
+        cur = conn.execute("SELECT policy, trial, score, payload FROM records WHERE action = 'record' AND "
+                           "undone_by IS NULL ORDER BY id")
+        for policy, trial, score, payload in cur:
+            eng.apply({"policy": policy, "trial": trial, "score": score, "payload": payload})
+        return eng
+
+    # ------------------------------------------------------------------------------------------ reading
+    def status(self, *, unblind: bool = False, by: str | None = None) -> CampaignStatus:
+        """The certified ranking now, rollouts per policy, whether every pair is decided, and the remaining budget.
+
+        In blind mode names are replaced by codes unless ``unblind=True``, which reveals them and writes an
+        ``unblind`` entry (who, when) to the audit trail.
+        """
+        show_names = unblind or not self.blind
+        if unblind and self.blind:
+            who = _operator(by)
+            with self._write() as conn:
+                eng = self._current(conn)
+                row = self._append(conn, {"action": "unblind", "by": who})
+                self._save_checkpoint(conn, eng, row)
+        with self._read() as conn:
+            eng = self._current(conn)
+            last_id, head = conn.execute("SELECT last_id, head_hash FROM checkpoint").fetchone()
+            counts = dict(conn.execute("SELECT policy, count(*) FROM records WHERE action = 'record' AND "
+                                       "undone_by IS NULL GROUP BY policy").fetchall())
+            live = sum(counts.values())
+            undone = conn.execute("SELECT count(*) FROM records WHERE undone_by IS NOT NULL").fetchone()[0]
+            res = eng.result()
+        if self.kind == "anyrank":
+            rollouts = {self._shown(p, show_names): int(counts.get(p, 0)) for p in self._names()}
+            complete = bool(res.complete)
+            termination = None if not eng.done else res.termination
+            remaining = _remaining(res, eng.n_max)
+        else:
+            rollouts = {self._shown(p, show_names): int(eng.replicates) for p in self._names()}
+            m = len(self._names())
+            complete = len({tuple(sorted(e)) for e in res.edges}) == m * (m - 1) // 2 and not res.inconsistent
+            termination, remaining = None, None
+        ranking = res if show_names else _relabel(res, self._code_of)
+        if remaining is not None and not show_names:
+            remaining["per_policy"] = {self._code_of[p]: v for p, v in remaining["per_policy"].items()}
+        return CampaignStatus(path=str(self.path), kind=self.kind, schema=STATUS_SCHEMA, blind=self.blind,
+                              unblinded=bool(self.blind and show_names), ranking=ranking, rollouts=rollouts,
+                              records=int(live), undone=int(undone), complete=complete, done=bool(eng.done),
+                              termination=termination, remaining=remaining, last_record_id=int(last_id),
+                              head_hash=head, config_sha256=self.config_sha256)
+
+    def result(self) -> Any:
+        """The engine's own result (names, never codes): what ``status`` shows, for programs."""
+        with self._read() as conn:
+            return self._current(conn).result()
+
+    def log(self) -> AuditLog:
+        """The audit trail: every record, undo and unblinding, in order, with who and when."""
+        with self._read() as conn:
+            rows = self._rows(conn)
+        return AuditLog(path=str(self.path), created_at=self._meta["created_at"],
+                        created_by=self._meta.get("created_by") or None, config_sha256=self.config_sha256,
+                        entries=rows)
+
+    def records(self, *, live_only: bool = True) -> list[Record]:
+        """Recorded results (default: those not undone), in recording order."""
+        with self._read() as conn:
+            rows = self._rows(conn)
+        return [r for r in rows if r.action == "record" and (r.live or not live_only)]
+
+    _SELECT = ("SELECT r.id, r.action, r.policy, r.trial, r.score, r.raw_score, r.payload, r.target, r.by, r.note, "
+               "r.ahead, r.at, r.undone_by, r.prev_hash, r.hash, u.at, u.by FROM records r LEFT JOIN records u ON "
+               "u.id = r.undone_by")
+
+    def _rows(self, conn: sqlite3.Connection) -> list[Record]:
+        out = []
+        for vals in conn.execute(self._SELECT + " ORDER BY r.id"):
+            out.append(self._from_sql(vals))
+        return out
+
+    def _fetch(self, conn: sqlite3.Connection, rid: int) -> Record:
+        return self._from_sql(conn.execute(self._SELECT + " WHERE r.id = ?", (rid,)).fetchone())
+
+    def _from_sql(self, vals: Sequence[Any]) -> Record:
+        keys = ("id", "action", "policy", "trial", "score", "raw_score", "payload", "target", "by", "note", "ahead",
+                "at", "undone_by", "prev_hash", "hash", "undone_at", "undone_who")
+        row = dict(zip(keys, vals))
+        return self._as_record(row)
+
+    def _as_record(self, row: Mapping[str, Any], env: str | None = None) -> Record:
+        if env is None and self.kind == "anyrank" and row.get("action") == "record" and row.get("trial") is not None \
+                and self.config["engine"].get("environment_draw"):
+            env = _environment(self.config["engine"]["environment_draw"], int(row["trial"]))
+        return Record(id=int(row["id"]), action=row["action"], policy=self._shown(row.get("policy")),
+                      trial=row.get("trial"), score=row.get("score"), by=row.get("by"), note=row.get("note"),
+                      at=row["at"], ahead=bool(row.get("ahead")), raw_score=row.get("raw_score"),
+                      target=row.get("target"), environment=env, undone_by=row.get("undone_by"),
+                      undone_at=row.get("undone_at"), undone_who=row.get("undone_who"), hash=row["hash"])
+
+    # ------------------------------------------------------------------------------------------ export
+    def export(self, out: str | os.PathLike[str], *, unblind: bool = False) -> ExportResult:
+        """Write the long table of live records (CSV or Parquet, atomically).
+
+        AnyRank: ``policy, trial, score, environment, by, note, recorded_at, record_id`` sorted by trial then
+        policy, so that ``certirank rank OUT`` replays it in trial order (``rank_command`` is the exact command
+        line with this campaign's settings). Leaderboard: ``model, item, replicate, score``. In blind mode the
+        policies are written as codes unless ``unblind=True``.
+        """
+        import pandas as pd
+        from .._io import atomic_path
+        out = Path(out)
+        suffix = out.suffix.lower()
+        if suffix not in (".csv", ".parquet"):
+            raise ParameterError(f"export writes .csv or .parquet, got {out.name!r}")
+        show = unblind or not self.blind
+        with self._read() as conn:
+            rows = conn.execute("SELECT id, policy, trial, score, raw_score, payload, by, note, at FROM records WHERE "
+                                "action = 'record' AND undone_by IS NULL ORDER BY id").fetchall()
+        if self.kind == "anyrank":
+            order = {p: i for i, p in enumerate(self._names())}
+            draw = self.config["engine"].get("environment_draw")
+            data = sorted(rows, key=lambda r: (r[2], order[r[1]]))
+            frame = pd.DataFrame({
+                "policy": [self._shown(r[1], show) for r in data],
+                "trial": [int(r[2]) for r in data],
+                "score": pd.array([r[3] for r in data], dtype="Float64"),
+            })
+            if self.config.get("score_range") is not None:
+                frame["raw_score"] = pd.array([r[4] for r in data], dtype="Float64")
+            if draw:
+                frame["environment"] = [_environment(draw, int(r[2])) for r in data]
+            frame["by"] = [r[6] for r in data]
+            frame["note"] = [r[7] for r in data]
+            frame["recorded_at"] = [r[8] for r in data]
+            frame["record_id"] = [int(r[0]) for r in data]
+            command = self._rank_command(out, show)
+        else:
+            parts = []
+            for r in rows:
+                p = json.loads(r[5])
+                arr = np.asarray(p["scores"], dtype=float)
+                for j, m in enumerate(self._names()):
+                    parts.append(pd.DataFrame({"model": m, "item": p["items"], "replicate": int(r[2]),
+                                               "score": arr[:, j]}))
+            frame = (pd.concat(parts, ignore_index=True) if parts
+                     else pd.DataFrame(columns=["model", "item", "replicate", "score"]))
+            e = self.config["engine"]
+            command = (f"certirank leaderboard {out} --alpha {e['alpha']:g} --tau {e['tau']:g} --method {e['method']}"
+                       + (f" --blocks {e['blocks']}" if e["blocks"] else "") + (f" --top-k {e['top_k']}" if e["top_k"]
+                                                                                else ""))
+        with atomic_path(out) as tmp:
+            if suffix == ".csv":
+                frame.to_csv(tmp, index=False)
+            else:
+                frame.to_parquet(tmp, index=False)
+        return ExportResult(path=str(out), rows=int(len(frame)), columns=[str(c) for c in frame.columns],
+                            rank_command=command)
+
+    def _rank_command(self, out: Path, show: bool) -> str:
+        r = self.config["engine"]["ranker"]
+        parts = [f"certirank rank {out}", f"--alpha {r['alpha']!r}", f"--method {r['method']}", f"--nmax {r['nmax']}",
+                 f"--ties {r['ties']}", f"--guarantee {r['guarantee']}", f"--metric {r['metric']}"]
+        if r["prior"] is not None:
+            pairs = ",".join(f"{self._shown(p, show)}={v!r}" for p, v in zip(r["policies"], r["prior"]))
+            parts += [f"--prior-means '{pairs}'", f"--gamma {r['gamma']!r}"]
+        return " ".join(parts)
+
+    # ------------------------------------------------------------------------------------------ verify
+    def verify(self) -> VerifyReport:
+        """Check the file end to end: SQLite integrity, the configuration lock, the hash chain, the undo marks,
+        and that replaying the live records on a fresh engine gives exactly the checkpointed state."""
+        checks: list[Check] = []
+        with self._read() as conn:
+            ic = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
+            checks.append(Check("sqlite integrity_check", ic == ["ok"], "; ".join(ic[:3])))
+            checks.append(Check("configuration checksum", _sha(self._meta["config"]) == self.config_sha256,
+                                self.config_sha256))
+            rows = conn.execute("SELECT id, action, policy, trial, score, raw_score, payload, target, by, note, "
+                                "ahead, at, undone_by, prev_hash, hash FROM records ORDER BY id").fetchall()
+            cp = conn.execute("SELECT last_id, head_hash, live_records, engine, state, state_sha256 FROM checkpoint"
+                              ).fetchone()
+            replayed = self._replay(conn)
+        keys = (*_HASHED, "undone_by", "prev_hash", "hash")
+        recs = [dict(zip(keys, r)) for r in rows]
+        prev, bad, expected_id = self.config_sha256, [], 1
+        for rec in recs:
+            if rec["id"] != expected_id:
+                bad.append(f"entry {rec['id']}: expected id {expected_id}")
+            expected_id = rec["id"] + 1
+            if rec["prev_hash"] != prev or _row_hash(prev, rec) != rec["hash"]:
+                bad.append(f"entry {rec['id']}: hash does not match its content and predecessor")
+            prev = rec["hash"]
+        checks.append(Check("hash chain", not bad, "; ".join(bad[:3]) or f"{len(recs)} entries, head {prev[:16]}"))
+        by_id = {r["id"]: r for r in recs}
+        marks = []
+        for r in recs:
+            if r["action"] == "undo":
+                t = by_id.get(r["target"])
+                if t is None or t["action"] != "record" or t["undone_by"] != r["id"] or t["id"] >= r["id"]:
+                    marks.append(f"undo {r['id']} -> {r['target']}")
+            if r["undone_by"] is not None:
+                u = by_id.get(r["undone_by"])
+                if u is None or u["action"] != "undo" or u["target"] != r["id"]:
+                    marks.append(f"record {r['id']} marked undone by {r['undone_by']}")
+        checks.append(Check("undo marks", not marks, "; ".join(marks[:3])))
+        live = [r for r in recs if r["action"] == "record" and r["undone_by"] is None]
+        last = recs[-1] if recs else None
+        cp_ok = (cp[0] == (last["id"] if last else 0) and cp[1] == (last["hash"] if last else self.config_sha256)
+                 and cp[2] == len(live))
+        checks.append(Check("checkpoint is at the head of the log", cp_ok,
+                            f"checkpoint at entry {cp[0]}, log head {last['id'] if last else 0}"))
+        state = bytes(cp[4])
+        checks.append(Check("checkpoint checksum", _sha(state) == cp[5], ""))
+        fresh = replayed.checkpoint()
+        try:
+            diff = [] if fresh == state else self._engine_cls.differences(state, fresh) or ["bytes"]
+        except CertirankError as exc:
+            diff = [str(exc)]
+        checks.append(Check("replay of the records equals the checkpoint", not diff,
+                            ("differs in " + ", ".join(diff[:6])) if diff else f"{len(live)} live records replayed"))
+        return VerifyReport(path=str(self.path), ok=all(c.ok for c in checks), records=len(live), checks=checks)
+
+
+# ============================================================================================== helpers
+
+def _check_range(score_range: Sequence[float]) -> list[float]:
+    try:
+        lo, hi = (float(v) for v in score_range)
+    except (TypeError, ValueError):
+        raise ParameterError(f"score_range must be two numbers (lo, hi), got {score_range!r}") from None
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+        raise ParameterError(f"score_range must satisfy lo < hi (finite), got ({lo:g}, {hi:g})")
+    return [lo, hi]
+
+
+def _check_trial(value: Any, what: str = "trial") -> int:
+    if isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            raise ParameterError(f"{what} must be a non-negative integer, got {value!r}") from None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ParameterError(f"{what} must be a non-negative integer, got {value!r}")
+    return int(value)
+
+
+def _check_note(note: Any) -> str | None:
+    if note is None:
+        return None
+    text = str(note)
+    if len(text) > 10_000:
+        raise ParameterError(f"note is {len(text)} characters long; keep it under 10,000")
+    return text
+
+
+def _environment(draw: Mapping[str, Any], trial: int) -> str:
+    # the Ranker's own rule (Ranker.environment), so the log and the export name the same environment
+    rng = np.random.default_rng([int(draw["seed"]), int(trial)])
+    return str(draw["choices"][int(rng.integers(len(draw["choices"])))])
+
+
+def _config_diff(a: Mapping[str, Any], b: Mapping[str, Any], prefix: str = "") -> list[str]:
+    out = []
+    for k in sorted(set(a) | set(b)):
+        x, y = a.get(k), b.get(k)
+        if isinstance(x, Mapping) and isinstance(y, Mapping):
+            out += _config_diff(x, y, f"{prefix}{k}.")
+        elif x != y and k != "codes":  # fresh blind codes are drawn on every init: not a change of settings
+            out.append(f"{prefix}{k}")
+    return out
+
+
+def _remaining(res: Any, n_max: int) -> dict[str, Any]:
+    """At most how many more paired trials each policy needs: the largest budget left on its open pairs."""
+    per: dict[str, int] = dict.fromkeys(res.policies, 0)
+    for d in res.undecided_details:
+        left = 0 if d["budget_exhausted"] else max(0, int(n_max) - int(d["trials"]))
+        for p in d["pair"]:
+            per[p] = max(per[p], left)
+    return {"per_policy": per, "total": int(sum(per.values())), "open_pairs": len(res.undecided), "n_max": int(n_max),
+            "meaning": "upper bound: rollouts per policy if every open comparison ran to its budget n_max"}
+
+
+def _relabel(res: Any, codes: Mapping[str, str]) -> Any:
+    """The same result with every policy name replaced by its blind code (structure unchanged)."""
+    import dataclasses
+
+    def c(name: Any) -> Any:
+        return codes.get(name, name) if isinstance(name, str) else name
+
+    if hasattr(res, "decisions"):  # AnyRank RankingResult
+        return dataclasses.replace(
+            res, policies=[c(p) for p in res.policies],
+            decisions=[{**d, "better": c(d["better"]), "worse": c(d["worse"])} for d in res.decisions],
+            undecided=[[c(a), c(b)] for a, b in res.undecided],
+            undecided_details=[{**d, "pair": [c(x) for x in d["pair"]]} for d in res.undecided_details],
+            letters={c(k): v for k, v in res.letters.items()}, samples={c(k): v for k, v in res.samples.items()},
+            means={c(k): v for k, v in res.means.items()})
+    return res
