@@ -59,7 +59,7 @@ class AnyRankEngine:
 
     @staticmethod
     def differences(a: bytes, b: bytes) -> list[str]:
-        from ..methods._anyrank_state import snapshot_differences
+        from ..methods.anyrank.state import snapshot_differences
         return snapshot_differences(_blob.unpack(a), _blob.unpack(b))
 
     # ---------------------------------------------------------------- the loop

@@ -232,6 +232,7 @@ class Campaign:
         codes = self.config.get("codes") or {}
         self._code_of: dict[str, str] = dict(codes)
         self._name_of: dict[str, str] = {c: n for n, c in codes.items()}
+        self._revealed = False
 
     @classmethod
     def open(cls, path: str | os.PathLike[str]) -> Campaign:
@@ -253,20 +254,32 @@ class Campaign:
     # ------------------------------------------------------------------------------------------ properties
     @property
     def blind(self) -> bool:
+        """True if created with blind codes (see :attr:`unblinded` for whether names are now shown)."""
         return bool(self.config.get("blind"))
+
+    @property
+    def unblinded(self) -> bool:
+        """True once a blind campaign has been unblinded (permanent, and logged in the audit trail)."""
+        if self.blind and not self._revealed and not self._conn.in_transaction:
+            with self._read() as conn:
+                self._current(conn)
+        return self._revealed
 
     @property
     def policies(self) -> list[str]:
         """The policies (or models) as the operator sees them: blind codes in blind mode."""
         names = self._names()
-        return [self._code_of[n] for n in names] if self.blind else names
+        if self.blind and not self.unblinded:
+            # sorted, because the configured order would tell which code is which policy
+            return sorted(self._code_of[n] for n in names)
+        return names
 
     def _names(self) -> list[str]:
         eng = self.config["engine"]
         return list(eng["ranker"]["policies"] if self.kind == "anyrank" else eng["models"])
 
     def _shown(self, name: str | None, unblind: bool = False) -> str | None:
-        if name is None or not self.blind or unblind:
+        if name is None or not self.blind or unblind or self._revealed:
             return name
         return self._code_of.get(name, name)
 
@@ -304,6 +317,9 @@ class Campaign:
                                  "`certirank campaign verify` to see what changed")
             self._engine = self._engine_cls.restore(bytes(state))
             self._engine_id = last_id
+            if self.blind and not self._revealed:
+                self._revealed = conn.execute("SELECT 1 FROM records WHERE action = 'unblind' LIMIT 1"
+                                              ).fetchone() is not None
         return self._engine
 
     def _append(self, conn: sqlite3.Connection, row: dict[str, Any]) -> dict[str, Any]:
@@ -514,15 +530,11 @@ class Campaign:
         In blind mode names are replaced by codes unless ``unblind=True``, which reveals them and writes an
         ``unblind`` entry (who, when) to the audit trail.
         """
-        show_names = unblind or not self.blind
-        if unblind and self.blind:
-            who = _operator(by)
-            with self._write() as conn:
-                eng = self._current(conn)
-                row = self._append(conn, {"action": "unblind", "by": who})
-                self._save_checkpoint(conn, eng, row)
+        if unblind:
+            self.unblind(by=by)
         with self._read() as conn:
             eng = self._current(conn)
+            show_names = self._revealed or not self.blind
             last_id, head = conn.execute("SELECT last_id, head_hash FROM checkpoint").fetchone()
             counts = dict(conn.execute("SELECT policy, count(*) FROM records WHERE action = 'record' AND "
                                        "undone_by IS NULL GROUP BY policy").fetchall())
@@ -548,6 +560,22 @@ class Campaign:
                               termination=termination, remaining=remaining, last_record_id=int(last_id),
                               head_hash=head, config_sha256=self.config_sha256)
 
+    def unblind(self, *, by: str | None = None, note: str | None = None) -> Record | None:
+        """Reveal the policy names of a blind campaign, for good: every view shows names from now on. Writes an
+        ``unblind`` entry (who, when) to the audit trail; None if the campaign is not blind or already unblinded."""
+        if not self.blind:
+            return None
+        who = _operator(by)
+        note = _check_note(note)
+        with self._write() as conn:
+            eng = self._current(conn)
+            if self._revealed:
+                return None
+            row = self._append(conn, {"action": "unblind", "by": who, "note": note})
+            self._save_checkpoint(conn, eng, row)
+            self._revealed = True
+        return self._as_record(row)
+
     def result(self) -> Any:
         """The engine's own result (names, never codes): what ``status`` shows, for programs."""
         with self._read() as conn:
@@ -556,6 +584,7 @@ class Campaign:
     def log(self) -> AuditLog:
         """The audit trail: every record, undo and unblinding, in order, with who and when."""
         with self._read() as conn:
+            self._current(conn)
             rows = self._rows(conn)
         return AuditLog(path=str(self.path), created_at=self._meta["created_at"],
                         created_by=self._meta.get("created_by") or None, config_sha256=self.config_sha256,
@@ -564,6 +593,7 @@ class Campaign:
     def records(self, *, live_only: bool = True) -> list[Record]:
         """Recorded results (default: those not undone), in recording order."""
         with self._read() as conn:
+            self._current(conn)
             rows = self._rows(conn)
         return [r for r in rows if r.action == "record" and (r.live or not live_only)]
 
@@ -603,7 +633,7 @@ class Campaign:
         AnyRank: ``policy, trial, score, environment, by, note, recorded_at, record_id`` sorted by trial then
         policy, so that ``certirank rank OUT`` replays it in trial order (``rank_command`` is the exact command
         line with this campaign's settings). Leaderboard: ``model, item, replicate, score``. In blind mode the
-        policies are written as codes unless ``unblind=True``.
+        policies are written as codes unless ``unblind=True`` (which unblinds the campaign, see :meth:`unblind`).
         """
         import pandas as pd
         from .._io import atomic_path
@@ -611,8 +641,11 @@ class Campaign:
         suffix = out.suffix.lower()
         if suffix not in (".csv", ".parquet"):
             raise ParameterError(f"export writes .csv or .parquet, got {out.name!r}")
-        show = unblind or not self.blind
+        if unblind:
+            self.unblind()
         with self._read() as conn:
+            self._current(conn)
+            show = self._revealed or not self.blind
             rows = conn.execute("SELECT id, policy, trial, score, raw_score, payload, by, note, at FROM records WHERE "
                                 "action = 'record' AND undone_by IS NULL ORDER BY id").fetchall()
         if self.kind == "anyrank":
@@ -787,12 +820,21 @@ def _relabel(res: Any, codes: Mapping[str, str]) -> Any:
     def c(name: Any) -> Any:
         return codes.get(name, name) if isinstance(name, str) else name
 
-    if hasattr(res, "decisions"):  # AnyRank RankingResult
-        return dataclasses.replace(
-            res, policies=[c(p) for p in res.policies],
-            decisions=[{**d, "better": c(d["better"]), "worse": c(d["worse"])} for d in res.decisions],
-            undecided=[[c(a), c(b)] for a, b in res.undecided],
-            undecided_details=[{**d, "pair": [c(x) for x in d["pair"]]} for d in res.undecided_details],
-            letters={c(k): v for k, v in res.letters.items()}, samples={c(k): v for k, v in res.samples.items()},
-            means={c(k): v for k, v in res.means.items()})
-    return res
+    if not hasattr(res, "decisions"):
+        return res
+    # every list and mapping is re-sorted by code (display order: mean descending, then code), since the
+    # configured policy order would otherwise tell which code is which policy
+    pols = sorted(c(p) for p in res.policies)
+    means = {c(k): v for k, v in res.means.items()}
+    from ..order.letters import letters as _letters
+    different = [(c(d["better"]), c(d["worse"])) for d in res.decisions]
+    letters = _letters(pols, different, np.array([-1.0 if means[p] is None else means[p] for p in pols]))
+    samples = {c(k): v for k, v in res.samples.items()}
+    details = sorted(({**d, "pair": sorted(c(x) for x in d["pair"])} for d in res.undecided_details),
+                     key=lambda d: d["pair"])
+    return dataclasses.replace(
+        res, policies=pols,
+        decisions=[{**d, "better": c(d["better"]), "worse": c(d["worse"])} for d in res.decisions],
+        undecided=[d["pair"] for d in details], undecided_details=details,
+        letters={p: letters[p] for p in letters}, samples={p: samples[p] for p in pols},
+        means={p: means[p] for p in pols})

@@ -308,6 +308,19 @@ class Ranker:
         obj._camp.run_live()
         return obj
 
+    def snapshot(self) -> dict[str, Any]:
+        """The derived engine state (configuration, counters, evidence, graph, trial table) as plain data and
+        numpy arrays. :meth:`from_snapshot` resumes from it without replaying the history (the campaign store
+        checkpoints it after every record); :meth:`from_json` remains the replay that checks it."""
+        from .state import snapshot
+        return snapshot(self)
+
+    @classmethod
+    def from_snapshot(cls, snap: Mapping[str, Any]) -> Ranker:
+        """A Ranker equal to the one :meth:`snapshot` was taken from (StateError if the snapshot is corrupt)."""
+        from .state import restore
+        return restore(cls, snap)
+
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_json` atomically (temporary file in the same folder, then ``os.replace``)."""
         atomic_write_text(path, self.to_json())

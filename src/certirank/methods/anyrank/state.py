@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError, StateError
+from ...errors import ParameterError, StateError
 
 SNAPSHOT_FORMAT = "certirank.anyrank.snapshot/1"
 
@@ -58,7 +58,7 @@ def restore(cls: type, snap: Mapping[str, Any]) -> Any:
     Cost: building the pre-registered design and copying the arrays; independent of how many results were
     recorded beyond the table itself. Raises :class:`StateError` if the snapshot is not consistent.
     """
-    from .anyrank import _setup_from_dict
+    from .config import _setup_from_dict
     if not isinstance(snap, Mapping) or snap.get("format") != SNAPSHOT_FORMAT:
         raise StateError(f"not an AnyRank snapshot (expected format {SNAPSHOT_FORMAT!r})")
     try:

@@ -1,0 +1,270 @@
+"""`certirank campaign ...`: a live campaign in one SQLite file (a thin shell over certirank.Campaign)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Optional
+
+import typer
+from rich.table import Table
+
+from ._common import JSON_OPT, app, console, emit, parse_score_range
+
+campaign_app = typer.Typer(help="Live evaluation campaigns: what to run next, record it, can I stop? "
+                           "(one SQLite file; safe for several operators at once)", no_args_is_help=True)
+app.add_typer(campaign_app, name="campaign")
+
+DB_ARG = typer.Argument(..., help="The campaign file (SQLite).")
+BY_OPT = typer.Option(None, "--by", help="Operator name for the audit trail (default: $CERTIRANK_OPERATOR, else "
+                      "the login name).")
+NOTE_OPT = typer.Option(None, "--note", help="Free text kept with the entry.")
+
+
+def _names(text: Optional[str], what: str) -> Optional[list[str]]:
+    if text is None:
+        return None
+    return [p.strip() for p in text.split(",") if p.strip()]
+
+
+def _read_environments(path: Path) -> list[str]:
+    from ..errors import ParameterError
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError as exc:
+        raise ParameterError(f"cannot read environments file {path}: {exc.strerror or exc}") from None
+    envs = [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+    if not envs:
+        raise ParameterError(f"environments file {path} lists no environment (one name per line)")
+    return envs
+
+
+def _open(db: Path) -> Any:
+    from ..campaign import Campaign
+    return Campaign.open(db)
+
+
+@campaign_app.command("init")
+def init_cmd(db: Path = DB_ARG,
+             policies: Optional[str] = typer.Option(None, "--policies", help="Policies to rank, comma-separated."),
+             kind: str = typer.Option("anyrank", "--kind", help="anyrank (robot rollouts, default) or leaderboard "
+                                      "(BB-EDGE: whole runs of every model)."),
+             models: Optional[str] = typer.Option(None, "--models", help="Leaderboard models, comma-separated."),
+             alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole answer."),
+             method: Optional[str] = typer.Option(None, "--method", help="AnyRank: anyrank, anyrank0, anyrank-inf, "
+                                                  "bonferroni, weighted-bonferroni. Leaderboard: bb-edge, "
+                                                  "bfh-e-holm, cr-edge, bb-edge-pi."),
+             prior: Optional[Path] = typer.Option(None, "--prior", help="Prior means: JSON {policy: mean} or CSV "
+                                                  "'policy,mean', fixed now."),
+             gamma: float = typer.Option(1.0, "--gamma", help="Prior strength (>= 0)."),
+             n_max: Optional[int] = typer.Option(None, "--n-max", help="Per-comparison budget of paired trials "
+                                                 "(default 5000)."),
+             ties: str = typer.Option("allow", "--ties", help="allow or assume_none."),
+             guarantee: str = typer.Option("paper", "--guarantee", help="paper or strict."),
+             metric: str = typer.Option("progress", "--metric", help="progress (partial credit) or binary."),
+             environments: Optional[Path] = typer.Option(None, "--environments", help="File with one environment "
+                                                         "name per line; each trial's environment is drawn from it."),
+             seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the environment draws and blind codes."),
+             blind: bool = typer.Option(False, "--blind", help="Show a stable code per policy instead of its name."),
+             score_range: Optional[str] = typer.Option(None, "--score-range", help="Declared raw score range "
+                                                       "'lo,hi' (rescaled to [0, 1])."),
+             blocks: Optional[str] = typer.Option(None, "--blocks", help="Leaderboard: items or replicate."),
+             tau: float = typer.Option(0.0, "--tau", help="Leaderboard margin."),
+             top_k: Optional[int] = typer.Option(None, "--top-k", help="Leaderboard: certify a Top-k set."),
+             by: Optional[str] = BY_OPT, as_json: bool = JSON_OPT) -> None:
+    """Create a campaign file; its configuration is locked from now on."""
+    from ..campaign import Campaign
+    from ..methods.anyrank_cli import read_prior_file
+    options = {} if metric == "progress" else {"metric": metric}
+    c = Campaign.init(db, _names(policies, "--policies"), kind=kind, models=_names(models, "--models"),
+                      alpha=alpha, method=method, prior=None if prior is None else read_prior_file(prior),
+                      gamma=gamma, n_max=n_max, ties=ties, guarantee=guarantee,
+                      environments=None if environments is None else _read_environments(environments), seed=seed,
+                      blind=blind, score_range=parse_score_range(score_range), blocks=blocks, tau=tau, top_k=top_k,
+                      by=by, **options)
+    info = {"path": str(db), "kind": c.kind, "policies": c.policies, "blind": c.blind,
+            "config_sha256": c.config_sha256, "config": c.config if not c.blind else
+            {k: v for k, v in c.config.items() if k != "codes"}}
+
+    def render(d: dict[str, Any]) -> None:
+        console.print(f"Created {d['kind']} campaign {d['path']} with {len(d['policies'])} "
+                      f"{'policies' if d['kind'] == 'anyrank' else 'models'}"
+                      + (" (blind: codes " + ", ".join(d["policies"]) + ")" if d["blind"] else "") + ".")
+        console.print(f"Configuration locked (sha256 {d['config_sha256'][:16]}...). Next: certirank campaign next "
+                      f"{d['path']}")
+    emit(info, as_json, render)
+
+
+@campaign_app.command("next")
+def next_cmd(db: Path = DB_ARG, count: Optional[int] = typer.Option(None, "--count", help="At most K rollouts."),
+             as_json: bool = JSON_OPT) -> None:
+    """The next rollouts to run: policy (or blind code), trial index, environment."""
+    c = _open(db)
+    todo = c.next(count)
+    if as_json:
+        emit({"path": str(db), "suggestions": [s.to_dict() for s in todo]}, True, lambda d: None)
+        return
+    if c.kind == "leaderboard":
+        s = todo[0]
+        console.print(f"Run every model on the whole benchmark once more (replicate {s.trial}), then: certirank "
+                      f"campaign add-run {db} RUN.csv")
+        return
+    if not todo:
+        st = c.status()
+        console.print(f"Nothing to run: the campaign has stopped ({st.termination}). See: certirank campaign status "
+                      f"{db}")
+        return
+    t = Table(title=f"Run next ({len(todo)} rollout{'s' if len(todo) != 1 else ''})")
+    has_env = any(s.environment is not None for s in todo)
+    for col in ("code" if c.blind else "policy", "trial", *(["environment"] if has_env else [])):
+        t.add_column(col)
+    for s in todo:
+        t.add_row(s.policy, str(s.trial), *([s.environment or ""] if has_env else []))
+    console.print(t)
+    console.print(f"Then: certirank campaign record {db} POLICY TRIAL SCORE (score in "
+                  f"{_range_text(c)}; 'missing' if the run could not be performed)")
+
+
+def _range_text(c: Any) -> str:
+    rng = c.config.get("score_range")
+    return "[0, 1]" if rng is None else f"[{rng[0]:g}, {rng[1]:g}]"
+
+
+@campaign_app.command("record")
+def record_cmd(db: Path = DB_ARG, policy: str = typer.Argument(..., help="Policy name or blind code."),
+               trial: int = typer.Argument(..., help="Trial index (from campaign next)."),
+               score: str = typer.Argument(..., help="Score in [0, 1] (or the declared range); 'missing' if the "
+                                           "run could not be performed."),
+               by: Optional[str] = BY_OPT, note: Optional[str] = NOTE_OPT,
+               ahead: bool = typer.Option(False, "--ahead", help="Accept a rollout that was not suggested (run in "
+                                          "advance)."),
+               as_json: bool = JSON_OPT) -> None:
+    """Record one rollout (one transaction; refused with the reason, and nothing changes, if it cannot count)."""
+    c = _open(db)
+    rec = c.record(policy, trial, score, by=by, note=note, ahead=ahead)
+    emit(rec, as_json, lambda r: console.print(
+        f"Recorded entry {r.id}: {r.policy} trial {r.trial} score "
+        f"{'missing' if r.score is None else format(r.raw_score if r.raw_score is not None else r.score, 'g')}"
+        + (f" by {r.by}" if r.by else "") + "."))
+
+
+@campaign_app.command("add-run")
+def add_run_cmd(db: Path = DB_ARG, file: Path = typer.Argument(..., help="One complete run: model, item, score."),
+                replicate: Optional[int] = typer.Option(None, "--replicate", help="Replicate number (default: next)."),
+                by: Optional[str] = BY_OPT, note: Optional[str] = NOTE_OPT, as_json: bool = JSON_OPT) -> None:
+    """Record one replicate of a leaderboard campaign (every model on every item)."""
+    c = _open(db)
+    rec = c.add_run(file, replicate=replicate, by=by, note=note)
+    emit(rec, as_json, lambda r: console.print(f"Recorded entry {r.id}: replicate {r.trial} from {file}."))
+
+
+@campaign_app.command("status")
+def status_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT,
+               plot: Optional[Path] = typer.Option(None, "--plot", help="Draw the confidence graph to FILE.png or "
+                                                   "FILE.svg."),
+               unblind: bool = typer.Option(False, "--unblind", help="Show policy names (logged in the audit "
+                                            "trail)."),
+               by: Optional[str] = BY_OPT) -> None:
+    """The certified ranking now, rollouts used, whether every pair is decided, and the budget left."""
+    if plot is not None:
+        from ..report.cli import check_plot_path
+        check_plot_path(plot)
+    c = _open(db)
+    st = c.status(unblind=unblind, by=by)
+    emit(st, as_json, _render_status)
+    if plot is not None:
+        from ..report.cli import save_plot
+        save_plot(st.ranking, plot, console=None if as_json else console)
+
+
+def _render_status(st: Any) -> None:
+    if st.kind == "anyrank":
+        from ..methods.anyrank_cli import render_ranking
+        render_ranking(st.ranking, console, title=f"{st.path}: certified ranking after {st.records} rollouts"
+                       + (" (blind codes)" if st.blind and not st.unblinded else ""))
+        rem = st.remaining
+        if st.complete:
+            console.print("Every pair is decided: you can stop.")
+        elif st.done:
+            console.print(f"The campaign has stopped ({st.termination}); the open pairs stay undecided.")
+        else:
+            console.print(f"{rem['open_pairs']} pair(s) open. To finish: at most {rem['total']} more paired trials "
+                          "(" + ", ".join(f"{p} {n}" for p, n in rem["per_policy"].items() if n) + f"; n_max = "
+                          f"{rem['n_max']} per comparison).")
+    else:
+        res = st.ranking
+        t = Table(title=f"{st.path}: {res.method}, {res.replicates} replicate(s), alpha = {res.alpha:g}")
+        for col in ("model", "mean", "rank interval", "certified above"):
+            t.add_column(col, justify="left" if col == "model" else "right")
+        for m in res.models:
+            lo, hi = m["rank_interval"]
+            t.add_row(m["model"], "-" if m["mean"] is None else f"{m['mean']:.3f}", f"[{lo}, {hi}]",
+                      str(m["certified_above"]))
+        console.print(t)
+        for line in res.sentences():
+            console.print(f"  {line}")
+        console.print("Every pair is decided." if st.complete else "Some pairs are undecided: add more runs.")
+    console.print(f"Log: {st.records} live record(s), {st.undone} undone; head {st.head_hash[:16]}...")
+
+
+@campaign_app.command("undo")
+def undo_cmd(db: Path = DB_ARG, record_id: Optional[int] = typer.Argument(None, help="Entry to undo (default: the "
+                                                                           "latest record)."),
+             by: Optional[str] = BY_OPT, note: Optional[str] = NOTE_OPT, as_json: bool = JSON_OPT) -> None:
+    """Mark a record undone (it is kept, with who and when); the ranking is recomputed without it."""
+    c = _open(db)
+    rec = c.undo(record_id, by=by, note=note)
+    emit(rec, as_json, lambda r: console.print(
+        f"Undid entry {r.id}"
+        + (f" ({r.policy} trial {r.trial}, score {'missing' if r.score is None else format(r.score, 'g')})"
+           if r.policy else f" (replicate {r.trial})") + f" as entry {r.undone_by}; the ranking is recomputed."))
+
+
+@campaign_app.command("log")
+def log_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
+    """The audit trail: every record, undo and unblinding, with who and when."""
+    c = _open(db)
+    lg = c.log()
+
+    def render(lg: Any) -> None:
+        t = Table(title=f"{lg.path}: created {lg.created_at}" + (f" by {lg.created_by}" if lg.created_by else ""))
+        for col in ("entry", "at", "by", "action", "policy", "trial", "score", "note"):
+            t.add_column(col)
+        for e in lg.entries:
+            if e.action == "record":
+                what = "record" + (" (ahead)" if e.ahead else "") + (f", undone by {e.undone_by}" if e.undone_by else "")
+                sc = "missing" if e.score is None and e.policy else ("" if e.score is None else format(
+                    e.raw_score if e.raw_score is not None else e.score, "g"))
+            else:
+                what = f"undo {e.target}" if e.action == "undo" else e.action
+                sc = ""
+            t.add_row(str(e.id), e.at, e.by or "", what, e.policy or "", "" if e.trial is None else str(e.trial), sc,
+                      e.note or "")
+        console.print(t)
+    emit(lg, as_json, render)
+
+
+@campaign_app.command("export")
+def export_cmd(db: Path = DB_ARG, out: Path = typer.Argument(..., help="OUT.csv or OUT.parquet."),
+               unblind: bool = typer.Option(False, "--unblind", help="Write policy names instead of blind codes."),
+               as_json: bool = JSON_OPT) -> None:
+    """Write the long table of live records; `certirank rank` on it gives the same certified result."""
+    c = _open(db)
+    res = c.export(out, unblind=unblind)
+    emit(res, as_json, lambda r: console.print(f"Wrote {r.rows} rows to {r.path}. Replay: {r.rank_command}"))
+
+
+@campaign_app.command("verify")
+def verify_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
+    """Recompute everything from the records and compare (integrity, config lock, hash chain, checkpoint).
+
+    Exit code 0 if every check passes, 1 if one fails."""
+    c = _open(db)
+    rep = c.verify()
+
+    def render(r: Any) -> None:
+        for ch in r.checks:
+            console.print(f"{'ok  ' if ch.ok else 'FAIL'} {ch.name}" + (f": {ch.detail}" if ch.detail else ""))
+        console.print(f"{r.path}: {'verified' if r.ok else 'VERIFICATION FAILED'} ({r.records} live records).")
+    emit(rep, as_json, render)
+    if not rep.ok:
+        raise typer.Exit(1)
