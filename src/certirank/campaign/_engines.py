@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from ..errors import DataError, ParameterError
 from . import _blob
@@ -143,6 +142,7 @@ class LeaderboardEngine:
         return int(self.board.R)
 
     def apply(self, row: Mapping[str, Any]) -> None:
+        import pandas as pd
         panel = json.loads(row["payload"])
         frame = pd.DataFrame(panel["scores"], index=panel["items"], columns=self.board.models, dtype=float)
         self.board.add_replicate(frame, replicate=int(row["trial"]))
@@ -155,6 +155,7 @@ class LeaderboardEngine:
 
         Checked by the Leaderboard itself on a copy first, so a refused panel changes nothing.
         """
+        import pandas as pd
         from ..data.readers import load
         if isinstance(panel, pd.DataFrame) and not {"score"} & {str(c).lower() for c in panel.columns}:
             wide = panel.copy()

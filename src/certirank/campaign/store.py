@@ -121,9 +121,13 @@ class Campaign:
                 raise ParameterError("models= is for --kind leaderboard; an AnyRank campaign takes policies=")
             if policies is None:
                 raise ParameterError("give the policies to rank (--policies a,b,c)")
+            if seed is not None and environments is None and not blind:
+                raise ParameterError("seed draws the environments and the blind codes; give environments or blind "
+                                     "as well")
             config["engine"] = AnyRankEngine.make_config(
                 policies, alpha=alpha, method=method or "anyrank", prior=prior, gamma=gamma, n_max=n_max, ties=ties,
-                guarantee=guarantee, environments=environments, seed=seed, options=options)
+                guarantee=guarantee, environments=environments, seed=None if environments is None else seed,
+                options=options)
             names = list(config["engine"]["ranker"]["policies"])
             config["score_range"] = None if score_range is None else _check_range(score_range)
         else:
