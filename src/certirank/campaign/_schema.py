@@ -45,6 +45,7 @@ CREATE UNIQUE INDEX records_live_rollout ON records(policy, trial)
     WHERE action = 'record' AND undone_by IS NULL AND policy IS NOT NULL;
 CREATE UNIQUE INDEX records_live_replicate ON records(trial)
     WHERE action = 'record' AND undone_by IS NULL AND policy IS NULL;
+CREATE INDEX records_action ON records(action);
 CREATE TABLE suggested (policy TEXT NOT NULL, trial INTEGER NOT NULL, at TEXT NOT NULL,
                         PRIMARY KEY (policy, trial)) WITHOUT ROWID;
 CREATE TABLE checkpoint (

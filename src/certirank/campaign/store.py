@@ -340,7 +340,9 @@ class Campaign:
 
     def _save_checkpoint(self, conn: sqlite3.Connection, engine: Any, row: Mapping[str, Any]) -> None:
         blob = engine.checkpoint()
-        live = conn.execute("SELECT count(*) FROM records WHERE action = 'record' AND undone_by IS NULL").fetchone()[0]
+        # kept as a running count (not a scan of the log), so that a write costs the same at any history length
+        live = conn.execute("SELECT live_records FROM checkpoint").fetchone()[0]
+        live += {"record": 1, "undo": -1}.get(row["action"], 0)
         conn.execute("UPDATE checkpoint SET last_id = ?, head_hash = ?, live_records = ?, engine = ?, state = ?, "
                      "state_sha256 = ?, at = ? WHERE id = 1",
                      (row["id"], row["hash"], live, engine.fmt, blob, _sha(blob), row["at"]))
@@ -540,13 +542,12 @@ class Campaign:
             eng = self._current(conn)
             show_names = self._revealed or not self.blind
             last_id, head = conn.execute("SELECT last_id, head_hash FROM checkpoint").fetchone()
-            counts = dict(conn.execute("SELECT policy, count(*) FROM records WHERE action = 'record' AND "
-                                       "undone_by IS NULL GROUP BY policy").fetchall())
-            live = sum(counts.values())
-            undone = conn.execute("SELECT count(*) FROM records WHERE undone_by IS NOT NULL").fetchone()[0]
+            live = conn.execute("SELECT live_records FROM checkpoint").fetchone()[0]
+            undone = conn.execute("SELECT count(*) FROM records WHERE action = 'undo'").fetchone()[0]
             res = eng.result()
         if self.kind == "anyrank":
-            rollouts = {self._shown(p, show_names): int(counts.get(p, 0)) for p in self._names()}
+            counts = eng.ranker.recorded()
+            rollouts = {self._shown(p, show_names): int(counts[p]) for p in self._names()}
             complete = bool(res.complete)
             termination = None if not eng.done else res.termination
             remaining = _remaining(res, eng.n_max)

@@ -308,6 +308,12 @@ class Ranker:
         obj._camp.run_live()
         return obj
 
+    def recorded(self) -> dict[str, int]:
+        """Results recorded so far per policy (failed runs included), in policy order."""
+        tb = self._camp.table
+        counts = tb.known[:tb.nrows].sum(axis=0)
+        return {p: int(n) for p, n in zip(self._setup.policies, counts)}
+
     def snapshot(self) -> dict[str, Any]:
         """The derived engine state (configuration, counters, evidence, graph, trial table) as plain data and
         numpy arrays. :meth:`from_snapshot` resumes from it without replaying the history (the campaign store

@@ -39,17 +39,36 @@ def snapshot(ranker: Any) -> dict[str, Any]:
     arrays["graph_order"] = np.array(camp.graph.rejection_order, dtype=np.int64)
     for key, arr in camp.streams.engine.state.items():
         arrays[f"streams.{key}"] = arr.copy()
-    index = ranker._index
-    res = ranker._results
-    arrays["results_policy"] = np.array([index[r["policy"]] for r in res], dtype=np.int32)
-    arrays["results_trial"] = np.array([r["trial"] for r in res], dtype=np.int64)
-    arrays["results_score"] = np.array([math.nan if r["score"] is None else r["score"] for r in res],
-                                       dtype=np.float64)
+    arrays.update(_results_arrays(ranker))
     draw = None if ranker._envs is None else {"choices": list(ranker._envs), "seed": ranker._env_seed}
     meta = {"t": int(camp.t), "termination": camp.termination, "inconsistent": bool(camp.inconsistent),
             "decisions": [dict(d) for d in camp.decisions], "nrows": int(rows)}
     return {"format": SNAPSHOT_FORMAT, "config": ranker._setup.to_dict(), "config_sha256": ranker._setup.sha256(),
             "environment_draw": draw, "meta": meta, "arrays": arrays}
+
+
+def _results_arrays(ranker: Any) -> dict[str, np.ndarray]:
+    """The results in recording order as three arrays, converted incrementally: results are only ever appended
+    to a Ranker, so each snapshot converts just the new ones (a snapshot costs the same at any history length,
+    apart from one array copy)."""
+    res = ranker._results
+    done, cached = getattr(ranker, "_snapshot_results", (0, None))
+    if cached is None or done > len(res):
+        done, cached = 0, {"results_policy": np.zeros(0, np.int32), "results_trial": np.zeros(0, np.int64),
+                           "results_score": np.zeros(0, np.float64)}
+    new = res[done:]
+    if new:
+        index = ranker._index
+        cached = {
+            "results_policy": np.concatenate([cached["results_policy"],
+                                              np.array([index[r["policy"]] for r in new], dtype=np.int32)]),
+            "results_trial": np.concatenate([cached["results_trial"],
+                                             np.array([r["trial"] for r in new], dtype=np.int64)]),
+            "results_score": np.concatenate([cached["results_score"], np.array(
+                [math.nan if r["score"] is None else r["score"] for r in new], dtype=np.float64)]),
+        }
+        ranker._snapshot_results = (len(res), cached)
+    return cached
 
 
 def restore(cls: type, snap: Mapping[str, Any]) -> Any:
@@ -102,6 +121,8 @@ def restore(cls: type, snap: Mapping[str, Any]) -> Any:
         camp.inconsistent = bool(meta["inconsistent"])
         camp.decisions = [dict(d) for d in meta["decisions"]]
         pols = setup.policies
+        obj._snapshot_results = (len(arrays["results_policy"]), {k: np.asarray(arrays[k]) for k in
+                                                                 ("results_policy", "results_trial", "results_score")})
         obj._results = [{"policy": pols[int(p)], "trial": int(r), "score": None if math.isnan(v) else float(v)}
                         for p, r, v in zip(arrays["results_policy"].tolist(), arrays["results_trial"].tolist(),
                                            arrays["results_score"].tolist())]
