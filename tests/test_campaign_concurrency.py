@@ -14,8 +14,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from campaign_worker import record_loop
+
 from certirank import Campaign
 
 POLICIES = ["a", "b", "c", "d"]

@@ -15,10 +15,10 @@ _ALPHABET = "ACDEFHJKLMNPRTUVWXY3479"
 def make_codes(names: Sequence[str], seed: int | None) -> dict[str, str]:
     """{policy: code}, codes of three characters, all distinct; random (or from ``seed``, reproducibly)."""
     if seed is None:
-        draw = lambda k: secrets.randbelow(k)  # noqa: E731
+        draw = lambda k: secrets.randbelow(k)
     else:
         rng = np.random.default_rng([int(seed), 0xB11D])
-        draw = lambda k: int(rng.integers(k))  # noqa: E731
+        draw = lambda k: int(rng.integers(k))
     used: set[str] = set(names)  # a code must never equal a policy name: record accepts either
     out: dict[str, str] = {}
     for name in names:

@@ -156,6 +156,7 @@ class LeaderboardEngine:
         Checked by the Leaderboard itself on a copy first, so a refused panel changes nothing.
         """
         import pandas as pd
+
         from ..data.readers import load
         if isinstance(panel, pd.DataFrame) and not {"score"} & {str(c).lower() for c in panel.columns}:
             wide = panel.copy()

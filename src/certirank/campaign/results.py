@@ -8,7 +8,7 @@ from typing import Any
 
 from ..results import ResultMixin, plain
 
-__all__ = ["Suggestion", "Record", "CampaignStatus", "AuditLog", "ExportResult", "VerifyReport", "Check"]
+__all__ = ["AuditLog", "CampaignStatus", "Check", "ExportResult", "Record", "Suggestion", "VerifyReport"]
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,6 @@ matches its checksum is refused.
 
 from __future__ import annotations
 
-import getpass
-import hashlib
 import json
 import math
 import os
@@ -27,7 +25,6 @@ import sqlite3
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -38,46 +35,26 @@ from ..errors import CertirankError, DataError, ParameterError, StateError
 from . import _schema
 from ._blind import make_codes
 from ._engines import KINDS, AnyRankEngine, LeaderboardEngine, engine_class
-from .results import AuditLog, CampaignStatus, Check, ExportResult, Record, Suggestion, VerifyReport
+from ._util import (
+    _HASHED,
+    _canon,
+    _check_note,
+    _check_range,
+    _check_trial,
+    _config_diff,
+    _environment,
+    _now,
+    _operator,
+    _row_hash,
+    _sha,
+)
+from ._views import relabel, remaining
+from .results import AuditLog, CampaignStatus, ExportResult, Record, Suggestion, VerifyReport
 
-__all__ = ["Campaign", "FORMAT"]
+__all__ = ["FORMAT", "Campaign"]
 
 FORMAT = "certirank.campaign/1"
 STATUS_SCHEMA = "certirank.campaign.status/1"
-
-
-def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="microseconds").replace("+00:00", "Z")
-
-
-def _canon(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), allow_nan=False)
-
-
-def _sha(data: str | bytes) -> str:
-    return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
-
-
-_HASHED = ("id", "action", "policy", "trial", "score", "raw_score", "payload", "target", "by", "note", "ahead", "at")
-
-
-def _row_hash(prev: str, row: Mapping[str, Any]) -> str:
-    return _sha(prev + "\n" + _canon([row[k] for k in _HASHED]))
-
-
-def _operator(by: str | None) -> str | None:
-    if by is not None:
-        by = str(by).strip()
-        if not by:
-            raise ParameterError("--by (the operator's name) must not be empty")
-        return by
-    env = os.environ.get("CERTIRANK_OPERATOR")
-    if env:
-        return env
-    try:
-        return getpass.getuser()
-    except Exception:  # no user database (containers): record no name rather than fail
-        return None
 
 
 class Campaign:
@@ -249,7 +226,7 @@ class Campaign:
     def __enter__(self) -> Campaign:
         return self
 
-    def __exit__(self, *exc: Any) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def __repr__(self) -> str:
@@ -550,19 +527,19 @@ class Campaign:
             rollouts = {self._shown(p, show_names): int(counts[p]) for p in self._names()}
             complete = bool(res.complete)
             termination = None if not eng.done else res.termination
-            remaining = _remaining(res, eng.n_max)
+            left = remaining(res, eng.n_max)
         else:
             rollouts = {self._shown(p, show_names): int(eng.replicates) for p in self._names()}
             m = len(self._names())
             complete = len({tuple(sorted(e)) for e in res.edges}) == m * (m - 1) // 2 and not res.inconsistent
-            termination, remaining = None, None
-        ranking = res if show_names else _relabel(res, self._code_of)
-        if remaining is not None and not show_names:
-            remaining["per_policy"] = {self._code_of[p]: v for p, v in remaining["per_policy"].items()}
+            termination, left = None, None
+        ranking = res if show_names else relabel(res, self._code_of)
+        if left is not None and not show_names:
+            left["per_policy"] = {self._code_of[p]: v for p, v in left["per_policy"].items()}
         return CampaignStatus(path=str(self.path), kind=self.kind, schema=STATUS_SCHEMA, blind=self.blind,
                               unblinded=bool(self.blind and show_names), ranking=ranking, rollouts=rollouts,
                               records=int(live), undone=int(undone), complete=complete, done=bool(eng.done),
-                              termination=termination, remaining=remaining, last_record_id=int(last_id),
+                              termination=termination, remaining=left, last_record_id=int(last_id),
                               head_hash=head, config_sha256=self.config_sha256)
 
     def unblind(self, *, by: str | None = None, note: str | None = None) -> Record | None:
@@ -633,213 +610,18 @@ class Campaign:
 
     # ------------------------------------------------------------------------------------------ export
     def export(self, out: str | os.PathLike[str], *, unblind: bool = False) -> ExportResult:
-        """Write the long table of live records (CSV or Parquet, atomically).
+        """Write the long table of live records (CSV or Parquet, atomically); see :func:`._export.export`.
 
         AnyRank: ``policy, trial, score, environment, by, note, recorded_at, record_id`` sorted by trial then
         policy, so that ``certirank rank OUT`` replays it in trial order (``rank_command`` is the exact command
         line with this campaign's settings). Leaderboard: ``model, item, replicate, score``. In blind mode the
         policies are written as codes unless ``unblind=True`` (which unblinds the campaign, see :meth:`unblind`).
         """
-        import pandas as pd
-        from .._io import atomic_path
-        out = Path(out)
-        suffix = out.suffix.lower()
-        if suffix not in (".csv", ".parquet"):
-            raise ParameterError(f"export writes .csv or .parquet, got {out.name!r}")
-        if unblind:
-            self.unblind()
-        with self._read() as conn:
-            self._current(conn)
-            show = self._revealed or not self.blind
-            rows = conn.execute("SELECT id, policy, trial, score, raw_score, payload, by, note, at FROM records WHERE "
-                                "action = 'record' AND undone_by IS NULL ORDER BY id").fetchall()
-        if self.kind == "anyrank":
-            order = {p: i for i, p in enumerate(self._names())}
-            draw = self.config["engine"].get("environment_draw")
-            data = sorted(rows, key=lambda r: (r[2], order[r[1]]))
-            frame = pd.DataFrame({
-                "policy": [self._shown(r[1], show) for r in data],
-                "trial": [int(r[2]) for r in data],
-                "score": pd.array([r[3] for r in data], dtype="Float64"),
-            })
-            if self.config.get("score_range") is not None:
-                frame["raw_score"] = pd.array([r[4] for r in data], dtype="Float64")
-            if draw:
-                frame["environment"] = [_environment(draw, int(r[2])) for r in data]
-            frame["by"] = [r[6] for r in data]
-            frame["note"] = [r[7] for r in data]
-            frame["recorded_at"] = [r[8] for r in data]
-            frame["record_id"] = [int(r[0]) for r in data]
-            command = self._rank_command(out, show)
-        else:
-            parts = []
-            for r in rows:
-                p = json.loads(r[5])
-                arr = np.asarray(p["scores"], dtype=float)
-                for j, m in enumerate(self._names()):
-                    parts.append(pd.DataFrame({"model": m, "item": p["items"], "replicate": int(r[2]),
-                                               "score": arr[:, j]}))
-            frame = (pd.concat(parts, ignore_index=True) if parts
-                     else pd.DataFrame(columns=["model", "item", "replicate", "score"]))
-            e = self.config["engine"]
-            command = (f"certirank leaderboard {out} --alpha {e['alpha']:g} --tau {e['tau']:g} --method {e['method']}"
-                       + (f" --blocks {e['blocks']}" if e["blocks"] else "") + (f" --top-k {e['top_k']}" if e["top_k"]
-                                                                                else ""))
-        with atomic_path(out) as tmp:
-            if suffix == ".csv":
-                frame.to_csv(tmp, index=False)
-            else:
-                frame.to_parquet(tmp, index=False)
-        return ExportResult(path=str(out), rows=int(len(frame)), columns=[str(c) for c in frame.columns],
-                            rank_command=command)
+        from ._export import export
+        return export(self, out, unblind=unblind)
 
-    def _rank_command(self, out: Path, show: bool) -> str:
-        r = self.config["engine"]["ranker"]
-        parts = [f"certirank rank {out}", f"--alpha {r['alpha']!r}", f"--method {r['method']}", f"--nmax {r['nmax']}",
-                 f"--ties {r['ties']}", f"--guarantee {r['guarantee']}", f"--metric {r['metric']}"]
-        if r["prior"] is not None:
-            pairs = ",".join(f"{self._shown(p, show)}={v!r}" for p, v in zip(r["policies"], r["prior"]))
-            parts += [f"--prior-means '{pairs}'", f"--gamma {r['gamma']!r}"]
-        return " ".join(parts)
-
-    # ------------------------------------------------------------------------------------------ verify
     def verify(self) -> VerifyReport:
         """Check the file end to end: SQLite integrity, the configuration lock, the hash chain, the undo marks,
         and that replaying the live records on a fresh engine gives exactly the checkpointed state."""
-        checks: list[Check] = []
-        with self._read() as conn:
-            ic = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
-            checks.append(Check("sqlite integrity_check", ic == ["ok"], "; ".join(ic[:3])))
-            checks.append(Check("configuration checksum", _sha(self._meta["config"]) == self.config_sha256,
-                                self.config_sha256))
-            rows = conn.execute("SELECT id, action, policy, trial, score, raw_score, payload, target, by, note, "
-                                "ahead, at, undone_by, prev_hash, hash FROM records ORDER BY id").fetchall()
-            cp = conn.execute("SELECT last_id, head_hash, live_records, engine, state, state_sha256 FROM checkpoint"
-                              ).fetchone()
-            replayed = self._replay(conn)
-        keys = (*_HASHED, "undone_by", "prev_hash", "hash")
-        recs = [dict(zip(keys, r)) for r in rows]
-        prev, bad, expected_id = self.config_sha256, [], 1
-        for rec in recs:
-            if rec["id"] != expected_id:
-                bad.append(f"entry {rec['id']}: expected id {expected_id}")
-            expected_id = rec["id"] + 1
-            if rec["prev_hash"] != prev or _row_hash(prev, rec) != rec["hash"]:
-                bad.append(f"entry {rec['id']}: hash does not match its content and predecessor")
-            prev = rec["hash"]
-        checks.append(Check("hash chain", not bad, "; ".join(bad[:3]) or f"{len(recs)} entries, head {prev[:16]}"))
-        by_id = {r["id"]: r for r in recs}
-        marks = []
-        for r in recs:
-            if r["action"] == "undo":
-                t = by_id.get(r["target"])
-                if t is None or t["action"] != "record" or t["undone_by"] != r["id"] or t["id"] >= r["id"]:
-                    marks.append(f"undo {r['id']} -> {r['target']}")
-            if r["undone_by"] is not None:
-                u = by_id.get(r["undone_by"])
-                if u is None or u["action"] != "undo" or u["target"] != r["id"]:
-                    marks.append(f"record {r['id']} marked undone by {r['undone_by']}")
-        checks.append(Check("undo marks", not marks, "; ".join(marks[:3])))
-        live = [r for r in recs if r["action"] == "record" and r["undone_by"] is None]
-        last = recs[-1] if recs else None
-        cp_ok = (cp[0] == (last["id"] if last else 0) and cp[1] == (last["hash"] if last else self.config_sha256)
-                 and cp[2] == len(live))
-        checks.append(Check("checkpoint is at the head of the log", cp_ok,
-                            f"checkpoint at entry {cp[0]}, log head {last['id'] if last else 0}"))
-        state = bytes(cp[4])
-        checks.append(Check("checkpoint checksum", _sha(state) == cp[5], ""))
-        fresh = replayed.checkpoint()
-        try:
-            diff = [] if fresh == state else self._engine_cls.differences(state, fresh) or ["bytes"]
-        except CertirankError as exc:
-            diff = [str(exc)]
-        checks.append(Check("replay of the records equals the checkpoint", not diff,
-                            ("differs in " + ", ".join(diff[:6])) if diff else f"{len(live)} live records replayed"))
-        return VerifyReport(path=str(self.path), ok=all(c.ok for c in checks), records=len(live), checks=checks)
-
-
-# ============================================================================================== helpers
-
-def _check_range(score_range: Sequence[float]) -> list[float]:
-    try:
-        lo, hi = (float(v) for v in score_range)
-    except (TypeError, ValueError):
-        raise ParameterError(f"score_range must be two numbers (lo, hi), got {score_range!r}") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ParameterError(f"score_range must satisfy lo < hi (finite), got ({lo:g}, {hi:g})")
-    return [lo, hi]
-
-
-def _check_trial(value: Any, what: str = "trial") -> int:
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise ParameterError(f"{what} must be a non-negative integer, got {value!r}") from None
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ParameterError(f"{what} must be a non-negative integer, got {value!r}")
-    return int(value)
-
-
-def _check_note(note: Any) -> str | None:
-    if note is None:
-        return None
-    text = str(note)
-    if len(text) > 10_000:
-        raise ParameterError(f"note is {len(text)} characters long; keep it under 10,000")
-    return text
-
-
-def _environment(draw: Mapping[str, Any], trial: int) -> str:
-    # the Ranker's own rule (Ranker.environment), so the log and the export name the same environment
-    rng = np.random.default_rng([int(draw["seed"]), int(trial)])
-    return str(draw["choices"][int(rng.integers(len(draw["choices"])))])
-
-
-def _config_diff(a: Mapping[str, Any], b: Mapping[str, Any], prefix: str = "") -> list[str]:
-    out = []
-    for k in sorted(set(a) | set(b)):
-        x, y = a.get(k), b.get(k)
-        if isinstance(x, Mapping) and isinstance(y, Mapping):
-            out += _config_diff(x, y, f"{prefix}{k}.")
-        elif x != y and k != "codes":  # fresh blind codes are drawn on every init: not a change of settings
-            out.append(f"{prefix}{k}")
-    return out
-
-
-def _remaining(res: Any, n_max: int) -> dict[str, Any]:
-    """At most how many more paired trials each policy needs: the largest budget left on its open pairs."""
-    per: dict[str, int] = dict.fromkeys(res.policies, 0)
-    for d in res.undecided_details:
-        left = 0 if d["budget_exhausted"] else max(0, int(n_max) - int(d["trials"]))
-        for p in d["pair"]:
-            per[p] = max(per[p], left)
-    return {"per_policy": per, "total": int(sum(per.values())), "open_pairs": len(res.undecided), "n_max": int(n_max),
-            "meaning": "upper bound: rollouts per policy if every open comparison ran to its budget n_max"}
-
-
-def _relabel(res: Any, codes: Mapping[str, str]) -> Any:
-    """The same result with every policy name replaced by its blind code (structure unchanged)."""
-    import dataclasses
-
-    def c(name: Any) -> Any:
-        return codes.get(name, name) if isinstance(name, str) else name
-
-    if not hasattr(res, "decisions"):
-        return res
-    # every list and mapping is re-sorted by code (display order: mean descending, then code), since the
-    # configured policy order would otherwise tell which code is which policy
-    pols = sorted(c(p) for p in res.policies)
-    means = {c(k): v for k, v in res.means.items()}
-    from ..order.letters import letters as _letters
-    different = [(c(d["better"]), c(d["worse"])) for d in res.decisions]
-    letters = _letters(pols, different, np.array([-1.0 if means[p] is None else means[p] for p in pols]))
-    samples = {c(k): v for k, v in res.samples.items()}
-    details = sorted(({**d, "pair": sorted(c(x) for x in d["pair"])} for d in res.undecided_details),
-                     key=lambda d: d["pair"])
-    return dataclasses.replace(
-        res, policies=pols,
-        decisions=[{**d, "better": c(d["better"]), "worse": c(d["worse"])} for d in res.decisions],
-        undecided=[d["pair"] for d in details], undecided_details=details,
-        letters={p: letters[p] for p in letters}, samples={p: samples[p] for p in pols},
-        means={p: means[p] for p in pols})
+        from ._verify import verify
+        return verify(self)

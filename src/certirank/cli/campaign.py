@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any
 
 import typer
 from rich.table import Table
@@ -20,7 +20,7 @@ BY_OPT = typer.Option(None, "--by", help="Operator name for the audit trail (def
 NOTE_OPT = typer.Option(None, "--note", help="Free text kept with the entry.")
 
 
-def _names(text: Optional[str], what: str) -> Optional[list[str]]:
+def _names(text: str | None, what: str) -> list[str] | None:
     if text is None:
         return None
     return [p.strip() for p in text.split(",") if p.strip()]
@@ -45,32 +45,32 @@ def _open(db: Path) -> Any:
 
 @campaign_app.command("init")
 def init_cmd(db: Path = DB_ARG,
-             policies: Optional[str] = typer.Option(None, "--policies", help="Policies to rank, comma-separated."),
+             policies: str | None = typer.Option(None, "--policies", help="Policies to rank, comma-separated."),
              kind: str = typer.Option("anyrank", "--kind", help="anyrank (robot rollouts, default) or leaderboard "
                                       "(BB-EDGE: whole runs of every model)."),
-             models: Optional[str] = typer.Option(None, "--models", help="Leaderboard models, comma-separated."),
+             models: str | None = typer.Option(None, "--models", help="Leaderboard models, comma-separated."),
              alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole answer."),
-             method: Optional[str] = typer.Option(None, "--method", help="AnyRank: anyrank, anyrank0, anyrank-inf, "
+             method: str | None = typer.Option(None, "--method", help="AnyRank: anyrank, anyrank0, anyrank-inf, "
                                                   "bonferroni, weighted-bonferroni. Leaderboard: bb-edge, "
                                                   "bfh-e-holm, cr-edge, bb-edge-pi."),
-             prior: Optional[Path] = typer.Option(None, "--prior", help="Prior means: JSON {policy: mean} or CSV "
+             prior: Path | None = typer.Option(None, "--prior", help="Prior means: JSON {policy: mean} or CSV "
                                                   "'policy,mean', fixed now."),
              gamma: float = typer.Option(1.0, "--gamma", help="Prior strength (>= 0)."),
-             n_max: Optional[int] = typer.Option(None, "--n-max", help="Per-comparison budget of paired trials "
+             n_max: int | None = typer.Option(None, "--n-max", help="Per-comparison budget of paired trials "
                                                  "(default 5000)."),
              ties: str = typer.Option("allow", "--ties", help="allow or assume_none."),
              guarantee: str = typer.Option("paper", "--guarantee", help="paper or strict."),
              metric: str = typer.Option("progress", "--metric", help="progress (partial credit) or binary."),
-             environments: Optional[Path] = typer.Option(None, "--environments", help="File with one environment "
+             environments: Path | None = typer.Option(None, "--environments", help="File with one environment "
                                                          "name per line; each trial's environment is drawn from it."),
-             seed: Optional[int] = typer.Option(None, "--seed", help="Seed of the environment draws and blind codes."),
+             seed: int | None = typer.Option(None, "--seed", help="Seed of the environment draws and blind codes."),
              blind: bool = typer.Option(False, "--blind", help="Show a stable code per policy instead of its name."),
-             score_range: Optional[str] = typer.Option(None, "--score-range", help="Declared raw score range "
+             score_range: str | None = typer.Option(None, "--score-range", help="Declared raw score range "
                                                        "'lo,hi' (rescaled to [0, 1])."),
-             blocks: Optional[str] = typer.Option(None, "--blocks", help="Leaderboard: items or replicate."),
+             blocks: str | None = typer.Option(None, "--blocks", help="Leaderboard: items or replicate."),
              tau: float = typer.Option(0.0, "--tau", help="Leaderboard margin."),
-             top_k: Optional[int] = typer.Option(None, "--top-k", help="Leaderboard: certify a Top-k set."),
-             by: Optional[str] = BY_OPT, as_json: bool = JSON_OPT) -> None:
+             top_k: int | None = typer.Option(None, "--top-k", help="Leaderboard: certify a Top-k set."),
+             by: str | None = BY_OPT, as_json: bool = JSON_OPT) -> None:
     """Create a campaign file; its configuration is locked from now on."""
     from ..campaign import Campaign
     from ..methods.anyrank_cli import read_prior_file
@@ -95,7 +95,7 @@ def init_cmd(db: Path = DB_ARG,
 
 
 @campaign_app.command("next")
-def next_cmd(db: Path = DB_ARG, count: Optional[int] = typer.Option(None, "--count", help="At most K rollouts."),
+def next_cmd(db: Path = DB_ARG, count: int | None = typer.Option(None, "--count", help="At most K rollouts."),
              as_json: bool = JSON_OPT) -> None:
     """The next rollouts to run: policy (or blind code), trial index, environment."""
     c = _open(db)
@@ -134,7 +134,7 @@ def record_cmd(db: Path = DB_ARG, policy: str = typer.Argument(..., help="Policy
                trial: int = typer.Argument(..., help="Trial index (from campaign next)."),
                score: str = typer.Argument(..., help="Score in [0, 1] (or the declared range); 'missing' if the "
                                            "run could not be performed."),
-               by: Optional[str] = BY_OPT, note: Optional[str] = NOTE_OPT,
+               by: str | None = BY_OPT, note: str | None = NOTE_OPT,
                ahead: bool = typer.Option(False, "--ahead", help="Accept a rollout that was not suggested (run in "
                                           "advance)."),
                as_json: bool = JSON_OPT) -> None:
@@ -149,8 +149,8 @@ def record_cmd(db: Path = DB_ARG, policy: str = typer.Argument(..., help="Policy
 
 @campaign_app.command("add-run")
 def add_run_cmd(db: Path = DB_ARG, file: Path = typer.Argument(..., help="One complete run: model, item, score."),
-                replicate: Optional[int] = typer.Option(None, "--replicate", help="Replicate number (default: next)."),
-                by: Optional[str] = BY_OPT, note: Optional[str] = NOTE_OPT, as_json: bool = JSON_OPT) -> None:
+                replicate: int | None = typer.Option(None, "--replicate", help="Replicate number (default: next)."),
+                by: str | None = BY_OPT, note: str | None = NOTE_OPT, as_json: bool = JSON_OPT) -> None:
     """Record one replicate of a leaderboard campaign (every model on every item)."""
     c = _open(db)
     rec = c.add_run(file, replicate=replicate, by=by, note=note)
@@ -159,11 +159,11 @@ def add_run_cmd(db: Path = DB_ARG, file: Path = typer.Argument(..., help="One co
 
 @campaign_app.command("status")
 def status_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT,
-               plot: Optional[Path] = typer.Option(None, "--plot", help="Draw the confidence graph to FILE.png or "
+               plot: Path | None = typer.Option(None, "--plot", help="Draw the confidence graph to FILE.png or "
                                                    "FILE.svg."),
                unblind: bool = typer.Option(False, "--unblind", help="Show policy names (logged in the audit "
                                             "trail)."),
-               by: Optional[str] = BY_OPT) -> None:
+               by: str | None = BY_OPT) -> None:
     """The certified ranking now, rollouts used, whether every pair is decided, and the budget left."""
     if plot is not None:
         from ..report.cli import check_plot_path
@@ -207,9 +207,9 @@ def _render_status(st: Any) -> None:
 
 
 @campaign_app.command("undo")
-def undo_cmd(db: Path = DB_ARG, record_id: Optional[int] = typer.Argument(None, help="Entry to undo (default: the "
+def undo_cmd(db: Path = DB_ARG, record_id: int | None = typer.Argument(None, help="Entry to undo (default: the "
                                                                            "latest record)."),
-             by: Optional[str] = BY_OPT, note: Optional[str] = NOTE_OPT, as_json: bool = JSON_OPT) -> None:
+             by: str | None = BY_OPT, note: str | None = NOTE_OPT, as_json: bool = JSON_OPT) -> None:
     """Mark a record undone (it is kept, with who and when); the ranking is recomputed without it."""
     c = _open(db)
     rec = c.undo(record_id, by=by, note=note)

@@ -1,0 +1,46 @@
+"""What `status` shows: the budget left to finish, and a result relabelled with blind codes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+
+def remaining(res: Any, n_max: int) -> dict[str, Any]:
+    """At most how many more paired trials each policy needs: the largest budget left on its open pairs."""
+    per: dict[str, int] = dict.fromkeys(res.policies, 0)
+    for d in res.undecided_details:
+        left = 0 if d["budget_exhausted"] else max(0, int(n_max) - int(d["trials"]))
+        for p in d["pair"]:
+            per[p] = max(per[p], left)
+    return {"per_policy": per, "total": int(sum(per.values())), "open_pairs": len(res.undecided), "n_max": int(n_max),
+            "meaning": "upper bound: rollouts per policy if every open comparison ran to its budget n_max"}
+
+
+def relabel(res: Any, codes: Mapping[str, str]) -> Any:
+    """The same result with every policy name replaced by its blind code (structure unchanged)."""
+    import dataclasses
+
+    def c(name: Any) -> Any:
+        return codes.get(name, name) if isinstance(name, str) else name
+
+    if not hasattr(res, "decisions"):
+        return res
+    # every list and mapping is re-sorted by code (display order: mean descending, then code), since the
+    # configured policy order would otherwise tell which code is which policy
+    pols = sorted(c(p) for p in res.policies)
+    means = {c(k): v for k, v in res.means.items()}
+    from ..order.letters import letters as _letters
+    different = [(c(d["better"]), c(d["worse"])) for d in res.decisions]
+    letters = _letters(pols, different, np.array([-1.0 if means[p] is None else means[p] for p in pols]))
+    samples = {c(k): v for k, v in res.samples.items()}
+    details = sorted(({**d, "pair": sorted(c(x) for x in d["pair"])} for d in res.undecided_details),
+                     key=lambda d: d["pair"])
+    return dataclasses.replace(
+        res, policies=pols,
+        decisions=[{**d, "better": c(d["better"]), "worse": c(d["worse"])} for d in res.decisions],
+        undecided=[d["pair"] for d in details], undecided_details=details,
+        letters={p: letters[p] for p in letters}, samples={p: samples[p] for p in pols},
+        means={p: means[p] for p in pols})
