@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -80,17 +81,31 @@ def _ranker_from(c: Campaign) -> Ranker:
     return r
 
 
-def _cli_record_time(db: Path, names: list[str]) -> float:
-    """Wall time of one `certirank campaign record` process (interpreter start and imports included)."""
-    c = Campaign.open(db)
-    s = c.next()[0]
-    c.close()
+def _cli(args: list[str]) -> tuple[float, float]:
+    """(wall time, CPU time) of one `certirank ...` process; CPU time is what a busy shared machine inflates least."""
     env = dict(os.environ)
     env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "certirank", "campaign", "record", str(db), s.policy, str(s.trial),
-                    str(_score(names.index(s.policy), s.trial))], check=True, env=env, capture_output=True)
-    return time.perf_counter() - t0
+    subprocess.run([sys.executable, "-m", "certirank", *args], check=True, env=env, capture_output=True)
+    wall = time.perf_counter() - t0
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
+
+
+def _cli_record_time(db: Path, names: list[str], repeats: int) -> tuple[float, ...]:
+    """Median (wall, CPU) of one `certirank campaign record` process and of one `certirank campaign status`
+    process (each a new interpreter: start-up and imports included)."""
+    rec, stat = [], []
+    for _ in range(repeats):
+        c = Campaign.open(db)
+        s = c.next()[0]
+        c.close()
+        rec.append(_cli(["campaign", "record", str(db), s.policy, str(s.trial),
+                         str(_score(names.index(s.policy), s.trial))]))
+        stat.append(_cli(["campaign", "status", str(db), "--json"]))
+    return (_median([w for w, _ in rec]), _median([c for _, c in rec]), _median([w for w, _ in stat]),
+            _median([c for _, c in stat]))
 
 
 def main() -> None:
@@ -99,10 +114,11 @@ def main() -> None:
     ap.add_argument("--sizes", default="100,300,1000,3000", help="History sizes (recorded rollouts) to time at.")
     ap.add_argument("--ops", type=int, default=40, help="Timed record+status operations per size.")
     ap.add_argument("--open-repeats", type=int, default=5)
+    ap.add_argument("--cli-repeats", type=int, default=3, help="CLI processes timed per size.")
     args = ap.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     names = [f"policy{i:02d}" for i in range(args.policies)]
-    rows, open_rows, loop_rows = [], [], []
+    rows, open_rows, loop_rows, cli_rows = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         db = Path(tmp) / "bench.campaign"
         c = Campaign.init(db, names, alpha=0.05, n_max=100_000)
@@ -138,8 +154,11 @@ def main() -> None:
                 rr.save(js)
                 t_loop.append(time.perf_counter() - t0)
             loop_rows.append((count, _median(t_loop), rows[-1][1]))
+            cli_rows.append((count, *_cli_record_time(db, names, args.cli_repeats)))
+            count += args.cli_repeats
         build = time.perf_counter() - t_build
-        cli = _cli_record_time(db, names)
+        vs = [_cli(["--version"]) for _ in range(args.cli_repeats)]
+        version = (_median([w for w, _ in vs]), _median([c for _, c in vs]))
     print(f"{args.policies} policies, tied Bernoulli(0.5), n_max = 100,000; {args.ops} timed operations per size; "
           f"history built through the API in {build:.0f} s.\n")
     print("| recorded rollouts | record median | status median | record + status median | record + status p90 |")
@@ -155,8 +174,13 @@ def main() -> None:
     print("|---:|---:|---:|---:|")
     for n, lo, rc in loop_rows:
         print(f"| {n:,} | {lo * 1e3:.0f} ms | {rc * 1e3:.1f} ms | {lo / rc:.0f}x |")
-    print(f"\nOne `certirank campaign record` process at {count:,} rollouts (interpreter start and imports "
-          f"included): {cli * 1e3:.0f} ms.")
+    print("\n| recorded rollouts | `campaign record` process: wall | CPU | `campaign status --json` process: wall "
+          "| CPU |")
+    print("|---:|---:|---:|---:|---:|")
+    for n, rw, rc, sw, sc in cli_rows:
+        print(f"| {n:,} | {rw * 1e3:.0f} ms | {rc * 1e3:.0f} ms | {sw * 1e3:.0f} ms | {sc * 1e3:.0f} ms |")
+    print(f"\n`certirank --version` (interpreter start and the CLI's own imports): {version[0] * 1e3:.0f} ms wall, "
+          f"{version[1] * 1e3:.0f} ms CPU.")
 
 
 if __name__ == "__main__":

@@ -123,7 +123,7 @@ def restore(cls: type, snap: Mapping[str, Any]) -> Any:
         pols = setup.policies
         obj._snapshot_results = (len(arrays["results_policy"]), {k: np.asarray(arrays[k]) for k in
                                                                  ("results_policy", "results_trial", "results_score")})
-        obj._results = [{"policy": pols[int(p)], "trial": int(r), "score": None if math.isnan(v) else float(v)}
+        obj._results = [{"policy": pols[p], "trial": r, "score": None if v != v else v}  # v != v: NaN
                         for p, r, v in zip(arrays["results_policy"].tolist(), arrays["results_trial"].tolist(),
                                            arrays["results_score"].tolist())]
     except (KeyError, TypeError, IndexError, ValueError, ParameterError) as exc:
