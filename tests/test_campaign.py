@@ -442,3 +442,29 @@ def test_errors_are_certirank_errors(tmp_path):
         c.export(tmp_path / "out.xlsx")
     with pytest.raises(CertirankError):
         c.undo()
+
+
+def test_cli_status_plot_count_and_leaderboard(tmp_path):
+    run = CliRunner().invoke
+    db = str(tmp_path / "p.campaign")
+    assert run(app, ["campaign", "init", db, "--policies", "a,b,c,d", "--n-max", "10", "--blind", "--seed", "4"]
+               ).exit_code == 0
+    r = run(app, ["campaign", "next", db, "--count", "2", "--json"])
+    assert len(json.loads(r.output)["suggestions"]) == 2
+    r = run(app, ["campaign", "status", db, "--plot", str(tmp_path / "g.svg")])
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "g.svg").read_text().lstrip().startswith(("<?xml", "<svg"))
+    lb = str(tmp_path / "lb.campaign")
+    r = run(app, ["campaign", "init", lb, "--kind", "leaderboard", "--models", "x,y", "--alpha", "0.1"])
+    assert r.exit_code == 0, r.output
+    rows = [{"model": m, "item": f"i{k}", "score": (0.9 if m == "x" else 0.1)} for m in "xy" for k in range(30)]
+    pd.DataFrame(rows).to_csv(tmp_path / "run.csv", index=False)
+    r = run(app, ["campaign", "add-run", lb, str(tmp_path / "run.csv"), "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["trial"] == 1
+    r = run(app, ["campaign", "status", lb, "--json"])
+    assert json.loads(r.output)["ranking"]["replicates"] == 1
+    pd.DataFrame(rows[:30]).to_csv(tmp_path / "half.csv", index=False)
+    r = run(app, ["campaign", "add-run", lb, str(tmp_path / "half.csv")])
+    assert r.exit_code == 2 and "'y'" in r.output
+    r = run(app, ["campaign", "record", lb, "x", "0", "1"])
+    assert r.exit_code == 2 and "add-run" in r.output

@@ -282,10 +282,13 @@ class Campaign:
         try:
             yield self._conn
             self._conn.execute("COMMIT")
-        except BaseException:
-            self._conn.execute("ROLLBACK")
+        except BaseException as exc:
+            if self._conn.in_transaction:
+                self._conn.execute("ROLLBACK")
             # the in-memory engine may hold the change that was just rolled back: reload it next time
             self._engine, self._engine_id = None, -1
+            if isinstance(exc, sqlite3.OperationalError):  # disk full, read-only file, lock timeout, ...
+                raise StateError(f"{self.path}: the write was not saved ({exc}); nothing changed") from None
             raise
 
     def _current(self, conn: sqlite3.Connection) -> Any:
