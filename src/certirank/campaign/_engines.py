@@ -33,20 +33,23 @@ class AnyRankEngine:
                     n_max: int | None, ties: str, guarantee: str, environments: Sequence[str] | None,
                     seed: int | None, options: Mapping[str, Any]) -> dict[str, Any]:
         """Validate through the Ranker itself and return the canonical engine configuration."""
+        import inspect
+
         from ..methods.anyrank import Ranker
-        r = Ranker(policies, alpha=alpha, prior=prior, gamma=gamma, nmax=n_max, method=method, ties=ties,
-                   guarantee=guarantee, environments=environments, seed=seed, **dict(options))
+        # the budget's keyword is being renamed nmax -> n_max (issue 14); pass whichever this Ranker takes
+        budget = "n_max" if "n_max" in inspect.signature(Ranker.__init__).parameters else "nmax"
+        r = Ranker(policies, alpha=alpha, prior=prior, gamma=gamma, method=method, ties=ties, guarantee=guarantee,
+                   environments=environments, seed=seed, **{budget: n_max}, **dict(options))
         snap = r.snapshot()
         return {"ranker": snap["config"], "environment_draw": snap["environment_draw"]}
 
     @classmethod
     def fresh(cls, config: Mapping[str, Any]) -> AnyRankEngine:
+        """A Ranker with nothing recorded, built from the locked configuration (through the snapshot format,
+        which reads the configuration exactly as it was stored)."""
         from ..methods.anyrank import Ranker
-        cfg = dict(config["ranker"])
-        draw = config.get("environment_draw")
-        env = dict(environments=draw["choices"], seed=draw["seed"]) if draw else {}
-        nmax = cfg.pop("nmax")
-        return cls(Ranker(cfg.pop("policies"), nmax=nmax, **cfg, **env))
+        from ..methods.anyrank.state import empty
+        return cls(empty(Ranker, config["ranker"], config.get("environment_draw")))
 
     @classmethod
     def restore(cls, blob: bytes) -> AnyRankEngine:
@@ -68,7 +71,7 @@ class AnyRankEngine:
 
     @property
     def n_max(self) -> int:
-        return self.ranker.nmax
+        return int(self.ranker._setup.nmax)
 
     @property
     def done(self) -> bool:
@@ -81,7 +84,7 @@ class AnyRankEngine:
         return self.ranker.environment(trial) if self.ranker._envs is not None else None
 
     def trial_limit(self) -> int:
-        return 100 * self.ranker.nmax + 10_000  # the Ranker's own guard against typos such as 10**9
+        return 100 * self.n_max + 10_000  # the Ranker's own guard against typos such as 10**9
 
     def apply(self, row: Mapping[str, Any]) -> None:
         score = row["score"]

@@ -38,8 +38,12 @@ def relabel(res: Any, codes: Mapping[str, str]) -> Any:
     samples = {c(k): v for k, v in res.samples.items()}
     details = sorted(({**d, "pair": sorted(c(x) for x in d["pair"])} for d in res.undecided_details),
                      key=lambda d: d["pair"])
+    extra = {}
+    if any(f.name == "ranking" for f in dataclasses.fields(res)):
+        # a result carrying the common Ranking (issue 14) would repeat the names there: never leak them
+        extra["ranking"] = None
     return dataclasses.replace(
-        res, policies=pols,
+        res, **extra, policies=pols,
         decisions=[{**d, "better": c(d["better"]), "worse": c(d["worse"])} for d in res.decisions],
         undecided=[d["pair"] for d in details], undecided_details=details,
         letters={p: letters[p] for p in letters}, samples={p: samples[p] for p in pols},

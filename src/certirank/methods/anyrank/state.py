@@ -71,6 +71,17 @@ def _results_arrays(ranker: Any) -> dict[str, np.ndarray]:
     return cached
 
 
+def empty(cls: type, config: Mapping[str, Any], environment_draw: Mapping[str, Any] | None = None) -> Any:
+    """A Ranker with nothing recorded, from a stored configuration (``Ranker.snapshot()["config"]``) read
+    exactly as stored: no public-argument renaming can change what a saved campaign means."""
+    from .config import _setup_from_dict
+    obj = cls.__new__(cls)
+    obj._init(_setup_from_dict(config))
+    if environment_draw is not None:
+        obj._set_environments(environment_draw["choices"], environment_draw["seed"])
+    return obj
+
+
 def restore(cls: type, snap: Mapping[str, Any]) -> Any:
     """A Ranker (of class ``cls``) equal to the one :func:`snapshot` was taken from.
 
