@@ -125,7 +125,7 @@ class LeaderboardEngine:
         return cls(Leaderboard.from_json(blob.decode()))
 
     def checkpoint(self) -> bytes:
-        return json.dumps(self.board.to_state(), sort_keys=True).encode()
+        return self.board.to_json().encode()  # with its checksum, which Leaderboard.from_json requires
 
     @staticmethod
     def differences(a: bytes, b: bytes) -> list[str]:
