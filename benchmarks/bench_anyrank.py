@@ -1,11 +1,14 @@
 """AnyRank efficiency, strict-mode cost, simulation speed and adversarial FWER (spec 03 §10, §12).
 
-Run:  .venv/bin/python benchmarks/bench_anyrank.py [--part hef|speed|adversarial|hoi|all] [--runs 200]
+Run:  .venv/bin/python benchmarks/bench_anyrank.py [--part hef|speed|adversarial|hoi|all] [--runs 200] [--budget]
 
 * ``hef``: HE-F (Bernoulli 0.20, 0.35, 0.45, 0.65, 0.90), alpha 0.05, gamma 0, no prior, binary metric,
   N_max = 1000 (the authors' 1000 test trials) and 2000 (the paper's N_max): mean total sample complexity of
   AnyRank_0 and Bonferroni on the same pre-drawn tables, for ties = assume_none (the authors' setting;
   goal <= 1244 and AnyRank/Bonferroni <= 0.7) and ties = allow, and for the strict guarantee.
+* ``--budget``: also run every method with the exact budget test of spec 08 per comparison (``budget="final"``,
+  N_max trials per comparison, Beta(4, 4) statistic), with ``arms="paired"`` (default, valid for any
+  correlation) and, in ``hef``, ``arms="independent"`` (valid here: HE-F draws the policies independently).
 * ``speed``: 500 campaigns of HO-I with N_max = 1000 through ``run_campaigns`` (the simulation fast path).
 * ``hoi``: FWER on HO-I for every variant and tie mode.
 * ``adversarial``: near-tie configurations of spec 03 §10 item 5 (alpha 0.1), FWER of every mode.
@@ -60,32 +63,43 @@ def summary(results, mu, method: str) -> dict:
             "authors_se": auth.sum(axis=1).std(ddof=1) / math.sqrt(len(tot)), "authors_per_policy": auth.mean(0)}
 
 
-def part_hef(runs: int, seed: int) -> None:
+def variants(budget: bool, methods=("bonferroni", "anyrank0"), arms=("paired", "independent")):
+    """(label, method, extra kwargs): the e-process rows, then (with --budget) the exact budget test rows."""
+    out = [(m, m, {}) for m in methods]
+    if budget:
+        for a in arms:
+            out += [(f"{m}+B{a[0]}", m, {"budget": "final", "arms": a}) for m in methods]
+    return out
+
+
+def part_hef(runs: int, seed: int, budget: bool = False, nmaxes=(1000, 2000)) -> None:
     print(f"HE-F, alpha 0.05, gamma 0, no prior, binary metric, {runs} runs (seed {seed})")
     print("mean = honest sample complexity (spec 03 §11: every trial used, undecided pairs up to N_max);")
     print("authors = the authors' scripts' counting (graphical: only decided comparisons; Bonferroni: N_max),")
     print("          the convention behind the published 1244 / 1803")
-    print(f"{'nmax':>5} {'ties':>11} {'guarantee':>9} {'method':>10} {'mean':>8} {'se':>6} {'median':>7} "
+    if budget:
+        print("+Bp / +Bi = exact budget test per comparison (spec 08), paired / independent arms calibration")
+    print(f"{'nmax':>5} {'ties':>11} {'guarantee':>9} {'method':>14} {'mean':>8} {'se':>6} {'median':>7} "
           f"{'complete':>8} {'fwer':>5} {'vs bonf':>7} {'authors':>8} {'se':>5} {'vs bonf':>7}   per policy "
           "(honest | authors)")
-    for nmax in (1000, 2000):
+    for nmax in nmaxes:
         arr = tables(HEF, runs, nmax, seed)
         for ties, guarantee in (("assume_none", "paper"), ("allow", "paper"), ("allow", "strict")):
             base = base_a = None
-            for method in ("bonferroni", "anyrank0"):
+            for label, method, extra in variants(budget):
                 t0 = time.time()
                 res = run_campaigns(arr, alpha=0.05, method=method, gamma=0.0, ties=ties, guarantee=guarantee,
-                                    metric="binary", graph="fully_connected")
+                                    metric="binary", graph="fully_connected", nmax=nmax, **extra)
                 s = summary(res, HEF, method)
-                base = s["mean"] if method == "bonferroni" else base
-                base_a = s["authors"] if method == "bonferroni" else base_a
-                print(f"{nmax:5d} {ties:>11} {guarantee:>9} {method:>10} {s['mean']:8.1f} {s['se']:6.1f} "
+                base = s["mean"] if label == "bonferroni" else base
+                base_a = s["authors"] if label == "bonferroni" else base_a
+                print(f"{nmax:5d} {ties:>11} {guarantee:>9} {label:>14} {s['mean']:8.1f} {s['se']:6.1f} "
                       f"{s['median']:7.0f} {s['complete']:8.3f} {s['fwer']:5.3f} {s['mean'] / base:7.3f} "
                       f"{s['authors']:8.1f} {s['authors_se']:5.1f} {s['authors'] / base_a:7.3f}   "
                       f"{np.round(s['per_policy'], 1).tolist()} | {np.round(s['authors_per_policy'], 1).tolist()}"
                       f"  ({time.time() - t0:.1f} s)")
                 if nmax == 1000 and method == "anyrank0" and guarantee == "paper":
-                    full_ranking_fraction(res, ties)
+                    full_ranking_fraction(res, f"{ties}, {label}")
 
 
 def full_ranking_fraction(results, ties: str) -> None:
@@ -107,20 +121,21 @@ def part_speed(runs: int, seed: int) -> None:
               f"({1000 * dt / runs:.1f} ms per campaign), FWER {np.mean([wrong(r, HOI) for r in res]):.3f}")
 
 
-def part_fwer(name: str, mu: np.ndarray, alpha: float, runs: int, nmax: int, seed: int) -> None:
+def part_fwer(name: str, mu: np.ndarray, alpha: float, runs: int, nmax: int, seed: int,
+              budget: bool = False) -> None:
     arr = tables(mu, runs, nmax, seed)
     tol = alpha + 3 * math.sqrt(alpha * (1 - alpha) / runs)
     print(f"\n{name}: mu = {mu.tolist()}, alpha {alpha}, N_max {nmax}, {runs} runs "
           f"(binomial tolerance alpha + 3 se = {tol:.3f})")
-    print(f"{'method':>20} {'ties':>11} {'guarantee':>9} {'FWER':>6} {'pairs decided':>13}")
+    print(f"{'method':>24} {'ties':>11} {'guarantee':>9} {'FWER':>6} {'pairs decided':>13}")
     for guarantee in ("paper", "strict"):
         for ties in (("allow", "assume_none") if guarantee == "paper" else ("allow",)):
-            for method in METHODS:
+            for label, method, extra in variants(budget, METHODS, ("paired",)):
                 res = run_campaigns(arr, alpha=alpha, method=method, prior=list(mu), gamma=1.0, ties=ties,
-                                    guarantee=guarantee, metric="binary")
+                                    guarantee=guarantee, metric="binary", nmax=nmax, **extra)
                 f = np.mean([wrong(r, mu) for r in res])
                 dec = np.mean([len(r.decisions) for r in res])
-                print(f"{method:>20} {ties:>11} {guarantee:>9} {f:6.3f} {dec:13.2f}" + ("  <-- above" if f > tol
+                print(f"{label:>24} {ties:>11} {guarantee:>9} {f:6.3f} {dec:13.2f}" + ("  <-- above" if f > tol
                                                                                            else ""))
 
 
@@ -129,17 +144,19 @@ def main() -> None:
     ap.add_argument("--part", default="all", choices=["hef", "speed", "hoi", "adversarial", "all"])
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--budget", action="store_true", help="also run the exact budget test (spec 08) per comparison")
+    ap.add_argument("--nmax", type=int, nargs="+", default=[1000, 2000], help="hef: per-comparison budgets")
     a = ap.parse_args()
     t0 = time.time()
     if a.part in ("hef", "all"):
-        part_hef(a.runs, a.seed)
+        part_hef(a.runs, a.seed, a.budget, tuple(a.nmax))
     if a.part in ("speed", "all"):
         part_speed(500, a.seed)
     if a.part in ("hoi", "all"):
-        part_fwer("HO-I", HOI, 0.05, a.runs, 1000, a.seed)
+        part_fwer("HO-I", HOI, 0.05, a.runs, 1000, a.seed, a.budget)
     if a.part in ("adversarial", "all"):
-        part_fwer("near tie", NEAR_TIE, 0.1, a.runs, 1000, a.seed + 1)
-        part_fwer("ladder", LADDER, 0.1, a.runs, 1000, a.seed + 2)
+        part_fwer("near tie", NEAR_TIE, 0.1, a.runs, 1000, a.seed + 1, a.budget)
+        part_fwer("ladder", LADDER, 0.1, a.runs, 1000, a.seed + 2, a.budget)
     print(f"\ntotal {time.time() - t0:.0f} s")
 
 

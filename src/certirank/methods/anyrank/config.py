@@ -35,6 +35,13 @@ GRAPHS = ("soft_masked", "fully_connected")
 METRICS = ("progress", "binary")
 PAIRINGS = ("by_row", "by_order")
 BETTORS = ("nscore", "bernoulli_kelly", "agrapa", "ons", "prpl_eb", "hoeffding")
+#: per-comparison test: the anytime e-process ("none", default) or the exact budget test of spec 08
+BUDGETS = ("none", "final", "extendable")
+ARMS = ("paired", "independent")
+#: Beta(a, a) concentration of AnyRank's exact budget test unless given (see docs/anyrank.md: a campaign
+#: must separate gaps from the hardest up to large ones, and spends most rollouts on the easy ones early;
+#: Beta(4, 4) on q >= 1/2 spreads the statistic's power over q - 1/2 in about 0.05 .. 0.3)
+BUDGET_CONCENTRATION = 4.0
 
 COMPLETE = "complete ranking"
 EXHAUSTED = "budget or data exhausted"
@@ -91,6 +98,10 @@ class _Setup:
     nmax: int = LIVE_NMAX
     transitive_closure: bool = True
     advantage_tol: float = ADVANTAGE_TOL
+    budget: str = "none"
+    arms: str = "paired"
+    budget_horizon: int | None = None  # trials per comparison the exact test is calibrated for (fixed)
+    concentration: float | None = None
 
     @property
     def m(self) -> int:
@@ -100,6 +111,9 @@ class _Setup:
         """The fields that define the graph and the tests (nmax may grow: stopping is free)."""
         d = self.to_dict()
         d.pop("nmax")
+        if self.budget == "none":  # campaigns saved before the budget test keep their checksum
+            for key in ("budget", "arms", "budget_horizon", "concentration"):
+                d.pop(key)
         return d
 
     def to_dict(self) -> dict[str, Any]:
@@ -188,7 +202,8 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
                 guarantee: str, *, graph: str = "soft_masked", forward_fraction: float = 0.9,
                 direction_split: float = DIRECTION_SPLIT, bettor: str = "nscore", metric: str = "progress",
                 transitive_closure: bool = True, advantage_tol: float = ADVANTAGE_TOL,
-                default_nmax: int = LIVE_NMAX) -> _Setup:
+                default_nmax: int = LIVE_NMAX, budget: str = "none", arms: str = "paired",
+                budget_horizon: int | None = None, concentration: float | None = None) -> _Setup:
     pols = _check_policies(policies)
     alpha = check_alpha(alpha)
     method = _canon_method(method)
@@ -206,14 +221,35 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
         raise ParameterError(f"direction_split must be in [0.5, 1) (share of a pair's level given to the "
                              f"direction the prior predicts), got {direction_split!r}")
     tol = check_nonnegative("advantage_tol", advantage_tol)
+    budget = check_choice("budget", budget, BUDGETS)
+    arms = check_choice("arms", arms, ARMS)
+    if budget == "none":
+        budget_horizon = concentration = None
+    else:
+        concentration = BUDGET_CONCENTRATION if concentration is None else check_nonnegative("concentration",
+                                                                                             concentration)
+        if not concentration > 0:
+            raise ParameterError(f"concentration must be positive, got {concentration!r}")
+        # spec 08 §5: the exact test needs scores declared binary and a budget declared before any data
+        if metric != "binary":
+            raise ParameterError(f"budget={budget!r} (the exact budget test) needs binary scores: pass "
+                                 "metric='binary' (success/failure data only; it is never inferred)")
+        if nmax is None and budget_horizon is None:
+            raise ParameterError(f"budget={budget!r} needs the per-comparison budget: pass nmax (n_max) explicitly")
+        budget_horizon = check_positive_int("budget horizon", nmax if budget_horizon is None else budget_horizon)
     nmax = default_nmax if nmax is None else check_positive_int("nmax", nmax, maximum=MAX_NMAX)
+    if budget == "final" and nmax != budget_horizon:
+        raise ParameterError(f"a final budget cannot change: nmax {nmax} != the exact test's budget "
+                             f"{budget_horizon}")
     return _Setup(policies=pols, alpha=alpha, method=method, prior=_check_prior(prior, pols), gamma=gamma,
                   graph=graph, forward_fraction=ff, ties=ties, guarantee=guarantee, direction_split=q,
                   bettor=bettor, metric=metric, nmax=nmax, transitive_closure=bool(transitive_closure),
-                  advantage_tol=tol)
+                  advantage_tol=tol, budget=budget, arms=arms, budget_horizon=budget_horizon,
+                  concentration=concentration)
 
 
-_OPTIONS = ("graph", "forward_fraction", "direction_split", "bettor", "metric", "transitive_closure", "advantage_tol")
+_OPTIONS = ("graph", "forward_fraction", "direction_split", "bettor", "metric", "transitive_closure", "advantage_tol",
+            "budget", "arms", "concentration")
 
 
 def _check_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -228,7 +264,9 @@ def _setup_from_dict(d: Mapping[str, Any]) -> _Setup:
         return _make_setup(d["policies"], d["alpha"], d["method"], d["prior"], d["gamma"], d["nmax"], d["ties"],
                            d["guarantee"], graph=d["graph"], forward_fraction=d["forward_fraction"],
                            direction_split=d["direction_split"], bettor=d["bettor"], metric=d["metric"],
-                           transitive_closure=d["transitive_closure"], advantage_tol=d["advantage_tol"])
+                           transitive_closure=d["transitive_closure"], advantage_tol=d["advantage_tol"],
+                           budget=d.get("budget", "none"), arms=d.get("arms", "paired"),
+                           budget_horizon=d.get("budget_horizon"), concentration=d.get("concentration"))
     except KeyError as exc:
         raise ParameterError(f"saved AnyRank config is missing the field {exc.args[0]!r}") from None
 

@@ -7,11 +7,32 @@ from typing import Any
 
 import numpy as np
 
+from ...evidence.budget_streams import BudgetStreams
 from ...evidence.streams import PairedStreams, combine
 from ...multitest.graphical import passes
 from ...order.closure import minimax_times
 from .config import COMPLETE, EXHAUSTED, NO_LEVEL, RECYCLING, STOPPED, _BLOCK, _I_BETTER, _J_BETTER, _Setup, _design
 from .result import RankingResult, _Table, _statement
+
+
+def _make_streams(setup: _Setup, n: int) -> PairedStreams | BudgetStreams:
+    """The per-comparison test bank: the spec 01 e-process, or spec 08's exact budget test when asked for
+    (``budget="final"`` / ``"extendable"``, scores declared binary, budget declared: checked by the setup)."""
+    if setup.budget == "none":
+        return PairedStreams(n, bettor=setup.bettor, ties=setup.ties, bins=setup.metric)
+    return BudgetStreams(n, int(setup.budget_horizon), alpha=setup.alpha, ties=setup.ties, arms=setup.arms,
+                         extendable=setup.budget == "extendable", bettor=setup.bettor,
+                         concentration=setup.concentration)
+
+
+def _budget_note(s: _Setup) -> str:
+    if s.budget == "none":
+        return ""
+    if s.budget == "final":
+        return (f" Per-comparison test: exact budget test (spec 08, {s.arms} arms); its guarantee holds up to the "
+                f"final budget of {s.budget_horizon} trials per comparison.")
+    return (f" Per-comparison test: exact budget test (spec 08, {s.arms} arms, calibrated for {s.budget_horizon} "
+            f"trials) combined with the {s.bettor} e-process (extendable): valid at any stopping time.")
 
 
 class _Campaign:
@@ -45,7 +66,7 @@ class _Campaign:
         m = setup.m
         self.edge_time = np.full((m, m), np.inf)  # decided relation a > b -> its decision time
         self.inconsistent = False
-        self.streams = PairedStreams(k, bettor=setup.bettor, ties=setup.ties, bins=setup.metric)
+        self.streams = _make_streams(setup, k)
         self.recycles = setup.method in RECYCLING
         self.want_traj = trajectory
         self._traj: list[np.ndarray] = []
@@ -413,7 +434,8 @@ class _Campaign:
             ts = np.concatenate(self._traj) if self._traj else np.zeros(0, dtype=np.int64)
             traj = {"total_samples": ts.astype(np.int64)}
         return RankingResult(
-            method=s.method, alpha=s.alpha, guarantee=s.guarantee, ties=s.ties, statement=_statement(s),
+            method=s.method, alpha=s.alpha, guarantee=s.guarantee, ties=s.ties,
+            statement=_statement(s) + _budget_note(s),
             policies=list(s.policies), decisions=[dict(d) for d in self.decisions], undecided=undecided,
             undecided_details=details, letters=lets,
             samples={p: int(v) for p, v in zip(s.policies, samples)}, total_samples=int(samples.sum()),

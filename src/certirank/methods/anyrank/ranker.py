@@ -46,7 +46,9 @@ class Ranker:
     seed : int, optional
         Seed of those draws (default: fresh entropy, saved with the campaign).
     **options
-        ``graph``, ``forward_fraction``, ``direction_split``, ``bettor``, ``metric``, ``transitive_closure``.
+        ``graph``, ``forward_fraction``, ``direction_split``, ``bettor``, ``metric``, ``transitive_closure``;
+        ``budget`` (``"final"`` / ``"extendable"``: the exact budget test of spec 08, with ``metric="binary"``
+        and an explicit ``nmax``; a final budget refuses :meth:`extend`), ``arms``, ``concentration``.
 
     Notes
     -----
@@ -217,6 +219,12 @@ class Ranker:
     def extend(self, nmax: int) -> None:
         """Raise the per-comparison budget (allowed at any time: stopping is free for anytime-valid tests)."""
         nmax = check_positive_int("nmax", nmax)
+        if self._setup.budget == "final" and nmax != self._setup.nmax:
+            # spec 08 §4: the exact test's guarantee ends at its budget; a larger budget chosen now, after
+            # seeing data, would void it
+            raise StateError(f"this campaign uses the exact budget test with a final budget of {self._setup.nmax} "
+                             "trials per comparison, which cannot be extended; create it with "
+                             "budget='extendable' to be able to continue past the budget")
         if nmax < self._setup.nmax:
             raise ParameterError(f"nmax can only grow (now {self._setup.nmax}, got {nmax})")
         data = self.to_dict()

@@ -11,10 +11,9 @@ import pandas as pd
 
 from ..._validate import check_choice, check_positive_int
 from ...errors import DataError, ParameterError
-from ...evidence.streams import PairedStreams
 from .config import DIRECTION_SPLIT, PAIRINGS, _BLOCK, _Setup, _check_options, _make_setup
 from .result import RankingResult, _Table
-from .engine import _Campaign
+from .engine import _Campaign, _make_streams
 
 
 def _wide_from_data(data: Any, *, format: str | None = None,
@@ -50,7 +49,8 @@ def anyrank(data: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any 
             graph: str = "soft_masked", forward_fraction: float = 0.9, direction_split: float = DIRECTION_SPLIT,
             bettor: str = "nscore", metric: str = "progress", transitive_closure: bool = True,
             trajectory: bool = False, format: str | None = None,
-            score_range: tuple[float, float] | None = None) -> RankingResult:
+            score_range: tuple[float, float] | None = None, budget: str = "none",
+            arms: str = "paired", concentration: float | None = None) -> RankingResult:
     """Run AnyRank over recorded trials, in recorded order (spec 03 §9.1).
 
     Parameters
@@ -88,6 +88,16 @@ def anyrank(data: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any 
         Also return the total samples after each iteration.
     format, score_range
         Passed to :func:`certirank.load` (input layout; rescaling of scores to [0, 1]).
+    budget : {"none", "final", "extendable"}, default "none"
+        ``none``: each comparison is the anytime e-process of spec 01. ``final`` / ``extendable``: the exact
+        budget test of spec 08 calibrated for ``nmax`` trials per comparison (needs ``metric="binary"`` and an
+        explicit ``nmax``); ``final`` holds up to the budget, ``extendable`` adds the e-process (w = 0.9) and
+        holds for ever.
+    arms : {"paired", "independent"}, default "paired"
+        Calibration of the exact test (spec 08 §3b): ``paired`` is valid for any correlation between the two
+        policies' outcomes on a trial; ``independent`` only when their rollouts are independent.
+    concentration : float, optional
+        Beta(a, a) concentration of the exact test's statistic (default 4; fixed before data).
 
     Returns
     -------
@@ -128,7 +138,8 @@ def anyrank(data: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any 
         arr = packed
     setup = _make_setup(pols, alpha, method, prior, gamma, nmax, ties, guarantee, graph=graph,
                         forward_fraction=forward_fraction, direction_split=direction_split, bettor=bettor,
-                        metric=metric, transitive_closure=transitive_closure, default_nmax=max(arr.shape[0], 1))
+                        metric=metric, transitive_closure=transitive_closure, default_nmax=max(arr.shape[0], 1),
+                        budget=budget, arms=arms, concentration=concentration)
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     return camp.result()
@@ -226,7 +237,7 @@ def _run_chunk(setup: _Setup, arr: np.ndarray, trajectory: bool) -> list[Ranking
     pms = np.ones((r, k, lmax + 1))
     for idx, c in enumerate(camps):
         c._prepare_paths(lmax, xs[idx], ys[idx], pls[idx], pms[idx])
-    bank = PairedStreams(r * k, bettor=setup.bettor, ties=setup.ties, bins=setup.metric)
+    bank = _make_streams(setup, r * k)
     gens = {}
     waiting: dict[int, int] = {}
     for idx, c in enumerate(camps):

@@ -1,0 +1,211 @@
+"""A vectorised bank of exact budget tests (spec 08) with the `PairedStreams` interface.
+
+AnyRank and the simulators feed one pair per stream at a time and read two one-sided p-processes per
+stream. `BudgetStreams` does the same for the exact max-statistic p-process of spec 08 §3, so a campaign
+can switch tests without changing its loop.
+
+Reading p = G(R) exactly costs an O(n_max^2) dynamic programme per distinct running maximum R, far too
+slow per update. Instead G is computed once per design on a grid m_0 = 0 < m_1 < ... of log-statistic
+thresholds (step `GRID_STEP` nats) and the p-value is read conservatively:
+
+    p_k = G(m_j),  j = largest grid index with m_j <= R_k   (p_k = 1 while R_k < m_1).
+
+G is non-increasing, so p_k >= G(R_k): {p_k <= a} is contained in {G(R_k) <= a}, the event spec 08's Claim
+bounds by a, so this rounded p-process is still valid at every stopping time up to the budget, and it is
+non-increasing in k because R_k is. The rounding costs at most a factor exp(GRID_STEP) on p (about 2 %).
+Past the last grid point (p below `GRID_FLOOR`) the p-value stays at that floor.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_alpha, check_positive_int
+from ..errors import DataError, ParameterError
+from .budget import _TOL, MAX_BUDGET, BudgetDesign, check_arms, design, level_of
+from .streams import _index, _values, combine
+
+__all__ = ["BudgetStreams", "pvalue_grid", "GRID_STEP", "GRID_FLOOR"]
+
+#: spacing of the threshold grid in nats of log T (p overstated by at most a factor exp(GRID_STEP))
+GRID_STEP = 0.02
+#: smallest p-value the grid resolves (well below any level a K <= 4950-pair AnyRank graph assigns)
+GRID_FLOOR = 1e-10
+
+
+@functools.lru_cache(maxsize=16)
+def _fixed_design(n_max: int, alpha: float, arms: str, ties: str, a: float) -> BudgetDesign:
+    return BudgetDesign(n_max, alpha=alpha, arms=arms, ties=ties, concentration=a)
+
+
+@functools.lru_cache(maxsize=16)
+def pvalue_grid(n_max: int, a: float, arms: str, step: float = GRID_STEP,
+                floor: float = GRID_FLOOR) -> tuple[np.ndarray, np.ndarray]:
+    """(m, G(m)) on the grid m = 0, step, 2 step, ... up to the first m with G(m) <= floor."""
+    hi = max(1.0, math.log(1.0 / floor))
+    while level_of(hi, n_max, a, arms) > floor:
+        hi *= 1.5
+    m = np.arange(0.0, hi + step, step)
+    g = np.ones(m.size)
+    g[1:] = level_of(m[1:], n_max, a, arms)
+    # the DP is exact up to rounding; enforce the monotonicity the proof uses against last-bit noise
+    g = np.minimum.accumulate(np.minimum(g, 1.0))
+    last = int(np.argmax(g <= floor)) if (g <= floor).any() else g.size - 1
+    return m[:last + 1], g[:last + 1]
+
+
+class BudgetStreams:
+    """``n`` independent mirrored exact budget tests on binary paired trials (spec 08), vectorised.
+
+    Same reading interface as :class:`certirank.evidence.streams.PairedStreams` (``update``,
+    ``pvalue_less``, ``pvalue_more``, ``pvalue``, ``count``), so AnyRank's engine uses either.
+
+    Parameters
+    ----------
+    n : int
+        Number of streams.
+    n_max : int
+        Trial budget of every stream, fixed before data.
+    alpha : float
+        Family level; with `ties` it fixes the level the Beta-mixture concentration is tuned for (spec 08:
+        the concentration depends on (n_max, level, arms) only, never on data).
+    ties : str
+        ``allow`` or ``assume_none`` (spec 01 §4), for ``pvalue``.
+    arms : str
+        ``paired`` (default; valid for any within-pair correlation) or ``independent`` (spec 08 §3b).
+    concentration : float, optional
+        Beta(a, a) concentration of the statistic; default: `budget.tune_concentration` (power at n_max).
+    extendable : bool
+        False (``final`` budget): a stream refuses trial n_max + 1 with a `DataError`. True: per direction
+        p = min(1, p_exact / w, p_ville / (1 - w)), p_ville the `bettor` e-process's p-process over the
+        whole stream (spec 08 §4); valid for ever.
+    """
+
+    _mode = "budget"
+
+    def __init__(self, n: int, n_max: int, *, alpha: float = 0.05, ties: str = "allow", arms: str = "paired",
+                 extendable: bool = False, weight: float = 0.9, bettor: str = "adaptive",
+                 concentration: float | None = None) -> None:
+        from ._core import check_ties
+
+        self._n = check_positive_int("n", n)
+        n_max = check_positive_int("n_max", n_max)
+        if n_max > MAX_BUDGET:
+            raise ParameterError(f"n_max = {n_max} is above the exact test's limit {MAX_BUDGET}")
+        self.ties = check_ties(ties)
+        if concentration is None:
+            self.design = design(n_max, check_alpha(alpha), check_arms(arms), self.ties)
+        else:
+            self.design = _fixed_design(n_max, check_alpha(alpha), check_arms(arms), self.ties, float(concentration))
+        self.extendable = bool(extendable)
+        self.weight = float(weight)
+        if not 0.0 < self.weight < 1.0:
+            raise ParameterError(f"weight must be in (0, 1), got {weight!r}")
+        self._grid_m, self._grid_p = pvalue_grid(self.design.n_max, self.design.a, self.design.arms)
+        self._t = np.zeros(self._n, dtype=np.int64)
+        self._k = np.zeros(self._n, dtype=np.int64)
+        self._s = np.zeros(self._n, dtype=np.int64)
+        self._log_r = np.zeros((self._n, 2))  # running maxima of log T, (less, more); T(0, 0) = 1
+        self._p = np.ones((self._n, 2))
+        self._ville = None
+        if self.extendable:
+            from .streams import PairedStreams
+
+            self._ville = PairedStreams(self._n, bettor=bettor, ties=self.ties, bins="binary")
+
+    # ---- description -----------------------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        return self._n
+
+    @property
+    def n_max(self) -> int:
+        return self.design.n_max
+
+    @property
+    def bettor(self) -> str:
+        return "exact budget test"
+
+    @property
+    def name(self) -> str:
+        base = self.design.name
+        if self._ville is not None:
+            return base + f" + {self._ville.bettor} e-process (extendable, w = {self.weight:g})"
+        return base + " (final budget)"
+
+    @property
+    def horizon(self) -> int | None:
+        """Trials per stream up to which the guarantee holds (None = for ever)."""
+        return None if self.extendable else self.design.n_max
+
+    @property
+    def count(self) -> np.ndarray:
+        return self._t.copy()
+
+    # ---- updating --------------------------------------------------------------------------------
+    def update(self, index: Any, x: Any, y: Any) -> None:
+        """Feed one binary pair to each stream in `index` (int, int array, bool mask; ``None`` = all)."""
+        sel, k = _index(self._n, index)
+        xa = _values(x, k, "x")
+        ya = _values(y, k, "y")
+        if k == 0:
+            return
+        bad = ((xa != 0) & (xa != 1)) | ((ya != 0) & (ya != 1))
+        if bad.any():
+            v = xa[bad][0] if ((xa[bad] != 0) & (xa[bad] != 1)).any() else ya[bad][0]
+            raise DataError(f"the exact budget test needs binary scores (0 or 1), got {v!r}; declare "
+                            "binary only for success/failure data (partial progress: use the e-process)")
+        t = self._t[sel] + 1
+        if not self.extendable and (t > self.design.n_max).any():
+            raise DataError(f"trial {int(t.max())} exceeds the final budget n_max = {self.design.n_max} of the "
+                            "exact test; a final budget cannot be extended (use the extendable form)")
+        self._t[sel] = t
+        live = (xa != ya) & (t <= self.design.n_max)
+        if live.any():
+            idx = np.arange(self._n)[sel][live]
+            self._k[idx] += 1
+            self._s[idx] += (ya[live] > xa[live]).astype(np.int64)
+            kk, ss = self._k[idx], self._s[idx]
+            lt = np.stack([self.design.log_t(kk, ss), self.design.log_t(kk, kk - ss)], axis=1)
+            r = np.maximum(self._log_r[idx], lt)
+            self._log_r[idx] = r
+            self._p[idx] = self._read(r)
+        if self._ville is not None:
+            self._ville.update(None if isinstance(sel, slice) else sel, xa, ya)
+
+    def _read(self, log_r: np.ndarray) -> np.ndarray:
+        """Conservative p = G(largest grid point <= R) (the tolerance is the one thresholds use)."""
+        gm = self._grid_m
+        j = np.searchsorted(gm, log_r + _TOL * (1.0 + np.abs(log_r)), side="right") - 1
+        return self._grid_p[np.clip(j, 0, gm.size - 1)]
+
+    # ---- reading ---------------------------------------------------------------------------------
+    def _side(self, col: int) -> np.ndarray:
+        p = self._p[:, col]
+        if self._ville is None:
+            return p.copy()
+        pv = self._ville.pvalue_less if col == 0 else self._ville.pvalue_more
+        return np.minimum(1.0, np.minimum(p / self.weight, pv / (1.0 - self.weight)))
+
+    @property
+    def pvalue_less(self) -> np.ndarray:
+        """p-process of the `less` direction (small => mu_x < mu_y), shape (n,)."""
+        return self._side(0)
+
+    @property
+    def pvalue_more(self) -> np.ndarray:
+        """p-process of the `more` direction (small => mu_x > mu_y), shape (n,)."""
+        return self._side(1)
+
+    @property
+    def pvalue(self) -> np.ndarray:
+        return combine(self.pvalue_less, self.pvalue_more, self.ties)
+
+    @property
+    def log_running_max(self) -> np.ndarray:
+        """log R_k per stream and direction, shape (n, 2)."""
+        return self._log_r.copy()

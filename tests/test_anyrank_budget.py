@@ -1,0 +1,212 @@
+"""AnyRank with the exact budget test of spec 08 per comparison (issue 15: BudgetStreams, budget= option)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+
+import numpy as np
+import pytest
+
+from certirank.errors import DataError, ParameterError, StateError
+from certirank.evidence.budget import design, level_of
+from certirank.evidence.budget_streams import GRID_STEP, BudgetStreams, pvalue_grid
+from certirank.methods.anyrank import Ranker, run_campaign, run_campaigns
+from certirank.methods.anyrank.config import _make_setup, _setup_from_dict
+
+
+def _tables(mu, runs, n, seed):
+    ss = np.random.SeedSequence(seed).spawn(runs)
+    return np.stack([(np.random.default_rng(s).random((n, len(mu))) < mu).astype(float) for s in ss])
+
+
+def _wrong(res, mu):
+    idx = {p: i for i, p in enumerate(res.policies)}
+    return any(mu[idx[d["better"]]] <= mu[idx[d["worse"]]] for d in res.decisions)
+
+
+def _feed(r, arr):
+    while not r.done:
+        for p, t in r.suggest():
+            v = arr[t, r.policies.index(p)]
+            r.record(p, t, float(v))
+    return r
+
+
+# ---------------------------------------------------------------------------- the stream bank
+
+def test_grid_pvalue_is_conservative_and_nonincreasing():
+    n = 80
+    rng = np.random.default_rng(3)
+    x = (rng.random((400, n)) < 0.5).astype(float)
+    y = (rng.random((400, n)) < 0.6).astype(float)
+    bank = BudgetStreams(400, n, alpha=0.05, ties="allow", concentration=4.0)
+    des = bank.design
+    gm, gp = pvalue_grid(n, des.a, des.arms)
+    prev = np.ones((400, 2))
+    for t in range(n):
+        bank.update(None, x[:, t], y[:, t])
+        p = np.stack([bank.pvalue_less, bank.pvalue_more], axis=1)
+        assert (p <= prev + 1e-15).all()
+        prev = p
+    lr = bank.log_running_max
+    exact = level_of(lr.ravel(), n, des.a, des.arms).reshape(lr.shape)
+    # never below the exact G(R) (validity), never above G at the grid point one step below R (precision)
+    assert (prev >= exact - 1e-12).all()
+    lower = level_of(np.maximum(lr.ravel() - GRID_STEP - 1e-9, 0.0), n, des.a, des.arms).reshape(lr.shape)
+    assert (prev <= lower + 1e-12).all()
+    assert gp[0] == 1.0 and (np.diff(gp) <= 0).all() and (np.diff(gm) > 0).all()
+
+
+def test_enumeration_of_every_path_keeps_every_level():
+    # all 2^12 sequences of discordant pairs at a tie (the paired worst case): for every level a,
+    # P(exists k <= N: p_k <= a) <= a, exactly
+    n = 12
+    paths = np.array(list(itertools.product([0.0, 1.0], repeat=n)))
+    bank = BudgetStreams(paths.shape[0], n, alpha=0.1, ties="assume_none", concentration=2.0)
+    pmin = np.ones(paths.shape[0])
+    for t in range(n):
+        bank.update(None, 1.0 - paths[:, t], paths[:, t])
+        pmin = np.minimum(pmin, bank.pvalue_less)
+    for a in np.unique(pmin):
+        assert np.mean(pmin <= a) <= a + 1e-12
+    assert np.mean(pmin <= 0.1) > 0.02  # the test is not empty
+
+
+def test_final_budget_refuses_one_more_trial_and_binary_is_enforced():
+    bank = BudgetStreams(2, 3, alpha=0.05)
+    for _ in range(3):
+        bank.update(None, [0.0, 1.0], [1.0, 1.0])
+    with pytest.raises(DataError, match="final budget"):
+        bank.update(0, 0.0, 1.0)
+    with pytest.raises(DataError, match="binary"):
+        BudgetStreams(1, 5).update(0, 0.5, 1.0)
+
+
+def test_extendable_is_min_of_weighted_exact_and_ville():
+    rng = np.random.default_rng(5)
+    x = (rng.random((50, 60)) < 0.3).astype(float)
+    y = (rng.random((50, 60)) < 0.7).astype(float)
+    ext = BudgetStreams(50, 30, extendable=True, bettor="nscore", concentration=4.0)
+    fin = BudgetStreams(50, 30, concentration=4.0)
+    from certirank.evidence.streams import PairedStreams
+
+    ville = PairedStreams(50, bettor="nscore", bins="binary")
+    for t in range(60):
+        ext.update(None, x[:, t], y[:, t])
+        ville.update(None, x[:, t], y[:, t])
+        if t < 30:
+            fin.update(None, x[:, t], y[:, t])
+        want = np.minimum(1.0, np.minimum(fin.pvalue_less / 0.9, ville.pvalue_less / 0.1))
+        np.testing.assert_allclose(ext.pvalue_less, want)
+    assert ext.horizon is None and fin.horizon == 30
+
+
+# ---------------------------------------------------------------------------- AnyRank wiring
+
+MU = np.array([0.2, 0.5, 0.8])
+
+
+def test_budget_changes_the_test_and_replay_equals_live_and_batch():
+    arr = _tables(MU, 6, 120, seed=21)
+    kw = dict(alpha=0.1, nmax=120, metric="binary", budget="final", policies=["A", "B", "C"])
+    single = [run_campaign(a, **kw) for a in arr]
+    batch = run_campaigns(arr, chunk=4, **kw)
+    assert [r.to_dict() for r in batch] == [r.to_dict() for r in single]
+    live = _feed(Ranker(["A", "B", "C"], alpha=0.1, nmax=120, metric="binary", budget="final"), arr[0])
+    assert live.result().to_dict() == single[0].to_dict()
+    # a different test: some p-value or decision time differs from the e-process campaign
+    e = [run_campaign(a, alpha=0.1, nmax=120, metric="binary", policies=["A", "B", "C"]) for a in arr]
+    assert [r.to_dict() for r in e] != [r.to_dict() for r in single]
+    assert "exact budget test" in single[0].statement and "120 trials" in single[0].statement
+
+
+def test_budget_is_declared_never_inferred():
+    arr = _tables(MU, 1, 50, seed=1)[0]
+    with pytest.raises(ParameterError, match="binary"):
+        run_campaign(arr, nmax=50, budget="final")  # progress metric
+    with pytest.raises(ParameterError, match="nmax"):
+        run_campaign(arr, metric="binary", budget="final")  # no declared budget
+    with pytest.raises(ParameterError, match="budget"):
+        run_campaign(arr, nmax=50, metric="binary", budget="sometimes")
+    half = arr.copy()
+    half[3, 1] = 0.5
+    with pytest.raises(DataError, match="binary"):
+        run_campaign(half, nmax=50, metric="binary", budget="final")
+
+
+def test_ranker_final_budget_refuses_extend_extendable_keeps_its_horizon():
+    arr = np.tile([[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]], (20, 1))  # no evidence either way
+    r = _feed(Ranker(["A", "B"], alpha=0.05, nmax=6, metric="binary", budget="final"), arr)
+    assert r.done
+    with pytest.raises(StateError, match="final budget"):
+        r.extend(12)
+    r = _feed(Ranker(["A", "B"], alpha=0.05, nmax=6, metric="binary", budget="extendable"), arr)
+    r.extend(12)
+    assert not r.done
+    r = _feed(r, arr)
+    assert r.result().samples == {"A": 12, "B": 12}
+    cfg = json.loads(r.to_json())["config"]
+    assert cfg["nmax"] == 12 and cfg["budget_horizon"] == 6 and cfg["budget"] == "extendable"
+    again = Ranker.from_json(r.to_json())
+    assert again.result().to_dict() == r.result().to_dict()
+
+
+def test_campaigns_saved_before_the_budget_option_keep_their_checksum():
+    s = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 10, "allow", "paper", metric="binary")
+    old = s.to_dict()
+    for key in ("budget", "arms", "budget_horizon", "concentration"):
+        old.pop(key)
+    # a config written before the option existed loads as the e-process campaign it was
+    loaded = _setup_from_dict(old)
+    assert loaded.budget == "none" and loaded.sha256() == s.sha256()
+    assert set(s.locked()) == set(old) - {"nmax"}
+    b = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 10, "allow", "paper", metric="binary", budget="final")
+    assert b.sha256() != s.sha256()
+
+
+# ---------------------------------------------------------------------------- validity (seeded Monte Carlo)
+
+def _fwer(mu, runs, nmax, seed, **kw):
+    arr = _tables(mu, runs, nmax, seed)
+    res = run_campaigns(arr, metric="binary", nmax=nmax, budget="final", **kw)
+    return np.mean([_wrong(r, mu) for r in res]), res
+
+
+def test_ho_i_fwer_with_the_budget_test():
+    mu = np.array([0.2, 0.4, 0.4, 0.6, 0.8])
+    runs, alpha = 300, 0.05
+    f, res = _fwer(mu, runs, 150, seed=31, alpha=alpha, prior=list(mu), ties="allow")
+    assert f <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / runs)
+    assert np.mean([len(r.decisions) for r in res]) > 3  # power sanity: the decidable pairs get decided
+
+
+def test_tie_pair_claim_rate_at_most_alpha():
+    # the worst case of one comparison: an exact tie with every trial discordant (y = 1 - x)
+    runs, n, alpha = 4000, 100, 0.1
+    rng = np.random.default_rng(8)
+    x = (rng.random((runs, n)) < 0.5).astype(float)
+    bank = BudgetStreams(runs, n, alpha=alpha, ties="allow")
+    claim = np.zeros(runs, dtype=bool)
+    for t in range(n):
+        bank.update(None, x[:, t], 1.0 - x[:, t])
+        claim |= bank.pvalue <= alpha
+    assert claim.mean() <= alpha + 4 * math.sqrt(alpha * (1 - alpha) / runs)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("ties, arms", [("allow", "paired"), ("assume_none", "paired"), ("allow", "independent")])
+def test_ho_i_fwer_budget_test_1000_runs_nmax_1000(ties, arms):
+    mu = np.array([0.2, 0.4, 0.4, 0.6, 0.8])
+    runs, alpha = 1000, 0.05
+    f, _ = _fwer(mu, runs, 1000, seed=77, alpha=alpha, gamma=0.0, ties=ties, arms=arms, graph="fully_connected")
+    # assume_none (the papers' setting) may order a tied pair with probability up to 2 alpha per pair test
+    bound = alpha if ties == "allow" else 2 * alpha
+    assert f <= bound + 3 * math.sqrt(bound * (1 - bound) / runs)
+
+
+def test_design_is_cached_and_named():
+    b = BudgetStreams(3, 40, concentration=4.0)
+    assert "n_max = 40" in b.name and "final budget" in b.name
+    assert design(40, 0.05, "paired", "allow") is design(40, 0.05, "paired", "allow")
