@@ -237,6 +237,11 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
         if nmax is None and budget_horizon is None:
             raise ParameterError(f"budget={budget!r} needs the per-comparison budget: pass nmax (n_max) explicitly")
         budget_horizon = check_positive_int("budget horizon", nmax if budget_horizon is None else budget_horizon)
+        from ...evidence.budget import MAX_BUDGET
+
+        if budget_horizon > MAX_BUDGET:
+            raise ParameterError(f"nmax = {budget_horizon} is above the exact budget test's limit {MAX_BUDGET}; "
+                                 "use budget='none' (the anytime e-process) for longer campaigns")
     nmax = default_nmax if nmax is None else check_positive_int("nmax", nmax, maximum=MAX_NMAX)
     if budget == "final" and nmax != budget_horizon:
         raise ParameterError(f"a final budget cannot change: nmax {nmax} != the exact test's budget "
