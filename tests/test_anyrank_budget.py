@@ -210,3 +210,17 @@ def test_design_is_cached_and_named():
     b = BudgetStreams(3, 40, concentration=4.0)
     assert "n_max = 40" in b.name and "final budget" in b.name
     assert design(40, 0.05, "paired", "allow") is design(40, 0.05, "paired", "allow")
+
+
+def test_simulate_passes_the_budget_option_to_the_fast_path():
+    from certirank.sim import get_scenario, simulate
+    from certirank.sim.runner import _data_seed, run_seeds
+
+    sc = get_scenario("HE-F", n_max=150, n_games=10)
+    res = simulate(sc, {"b": ("anyrank0", {"budget": "final"})}, reps=2, seed=5)
+    for run in range(2):
+        data = sc.draw(np.random.default_rng(_data_seed(run_seeds(5, 2)[run])))
+        ref = run_campaign(data.scores, alpha=0.05, method="anyrank0", nmax=150, metric="binary", budget="final",
+                           policies=list(sc.policies), graph="fully_connected", prior=list(sc.prior))
+        row = res.runs[res.runs["run"] == run].iloc[0]
+        assert row["end_evals"] == ref.total_samples and row["end_time"] == ref.iterations

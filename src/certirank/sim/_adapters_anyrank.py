@@ -18,7 +18,8 @@ import numpy as np
 from .adapters import MethodAdapter, register_method
 from .trajectory import Trajectory, claims_from_pairs
 
-_PASS = ("ties", "gamma", "graph", "bettor", "guarantee", "forward_fraction", "transitive_closure", "metric")
+_PASS = ("ties", "gamma", "graph", "bettor", "guarantee", "forward_fraction", "transitive_closure", "metric",
+         "budget", "arms", "concentration")
 
 
 def _kwargs(scenario: Any, name: str, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -59,7 +60,8 @@ def _make(name: str) -> Any:
 # graph: spec 03 §12.1's simulation protocol uses the fully connected graph (the library default for real
 # data is soft_masked)
 _OPTS = {"ties": None, "gamma": None, "graph": "fully_connected", "bettor": None,
-         "guarantee": None, "forward_fraction": None, "transitive_closure": None, "metric": None, "prior": True}
+         "guarantee": None, "forward_fraction": None, "transitive_closure": None, "metric": None, "prior": True,
+         "budget": None, "arms": None, "concentration": None}
 
 for _name, _desc in (
         ("anyrank", "AnyRank: prior-informed graph (softmax, gamma), advantaged sampling, level recycling"),
