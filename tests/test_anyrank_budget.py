@@ -110,7 +110,7 @@ MU = np.array([0.2, 0.5, 0.8])
 
 def test_budget_changes_the_test_and_replay_equals_live_and_batch():
     arr = _tables(MU, 6, 120, seed=21)
-    kw = dict(alpha=0.1, nmax=120, metric="binary", budget="final", policies=["A", "B", "C"])
+    kw = {"alpha": 0.1, "nmax": 120, "metric": "binary", "budget": "final", "policies": ["A", "B", "C"]}
     single = [run_campaign(a, **kw) for a in arr]
     batch = run_campaigns(arr, chunk=4, **kw)
     assert [r.to_dict() for r in batch] == [r.to_dict() for r in single]

@@ -29,7 +29,7 @@ from ..errors import DataError, ParameterError
 from .budget import _TOL, MAX_BUDGET, BudgetDesign, check_arms, design, level_of
 from .streams import _index, _values, combine
 
-__all__ = ["BudgetStreams", "pvalue_grid", "GRID_STEP", "GRID_FLOOR"]
+__all__ = ["GRID_FLOOR", "GRID_STEP", "BudgetStreams", "pvalue_grid"]
 
 #: spacing of the threshold grid in nats of log T (p overstated by at most a factor exp(GRID_STEP))
 GRID_STEP = 0.02
