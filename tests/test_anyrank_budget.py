@@ -224,3 +224,20 @@ def test_simulate_passes_the_budget_option_to_the_fast_path():
                            policies=list(sc.policies), graph="fully_connected", prior=list(sc.prior))
         row = res.runs[res.runs["run"] == run].iloc[0]
         assert row["end_evals"] == ref.total_samples and row["end_time"] == ref.iterations
+
+
+@pytest.mark.parametrize("budget", ["final", "extendable"])
+def test_snapshot_round_trip_with_the_budget_test(budget):
+    from certirank.methods.anyrank.state import snapshot_differences
+
+    arr = _tables(MU, 1, 80, seed=4)[0]
+    r = Ranker(["A", "B", "C"], alpha=0.1, nmax=80, metric="binary", budget=budget)
+    ref = _feed(Ranker(["A", "B", "C"], alpha=0.1, nmax=80, metric="binary", budget=budget), arr)
+    for _ in range(5):
+        for p, t in r.suggest():
+            r.record(p, t, float(arr[t, r.policies.index(p)]))
+    snap = r.snapshot()
+    back = Ranker.from_snapshot(snap)
+    assert not snapshot_differences(snap, back.snapshot())
+    assert any(k.startswith("streams.log_r") for k in snap["arrays"])
+    assert _feed(back, arr).result().to_dict() == ref.result().to_dict()

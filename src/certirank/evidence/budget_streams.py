@@ -58,6 +58,44 @@ def pvalue_grid(n_max: int, a: float, arms: str, step: float = GRID_STEP,
     return m[:last + 1], g[:last + 1]
 
 
+class _BankState:
+    """The bank's arrays in the ``engine.state`` / ``engine.load_arrays`` form that engine snapshots use
+    (``certirank.methods.anyrank.state``), so a live campaign on the budget test checkpoints like any other."""
+
+    _KEYS = (("t", np.int64), ("k", np.int64), ("s", np.int64), ("log_r", np.float64), ("p", np.float64))
+
+    def __init__(self, owner: BudgetStreams) -> None:
+        self._o = owner
+
+    @property
+    def state(self) -> dict[str, np.ndarray]:
+        o = self._o
+        out = {key: getattr(o, "_" + key) for key, _ in self._KEYS}
+        if o._ville is not None:
+            out.update({f"ville.{k}": v for k, v in o._ville.engine.state.items()})
+        return out
+
+    def load_arrays(self, arrays: dict[str, Any]) -> None:
+        o = self._o
+        want = {key for key, _ in self._KEYS}
+        if o._ville is not None:
+            want |= {f"ville.{k}" for k in o._ville.engine.state}
+        if set(arrays) != want:
+            raise ParameterError(f"state arrays {sorted(arrays)} do not match this budget test (expected "
+                                 f"{sorted(want)})")
+        new = {}
+        for key, dt in self._KEYS:
+            ref = getattr(o, "_" + key)
+            arr = np.array(arrays[key], dtype=dt)
+            if arr.shape != ref.shape:
+                raise ParameterError(f"state array {key!r} has shape {arr.shape}, expected {ref.shape}")
+            new[key] = arr
+        if o._ville is not None:
+            o._ville.engine.load_arrays({k[6:]: v for k, v in arrays.items() if k.startswith("ville.")})
+        for key, arr in new.items():
+            setattr(o, "_" + key, arr)
+
+
 class BudgetStreams:
     """``n`` independent mirrored exact budget tests on binary paired trials (spec 08), vectorised.
 
@@ -116,6 +154,7 @@ class BudgetStreams:
             from .streams import PairedStreams
 
             self._ville = PairedStreams(self._n, bettor=bettor, ties=self.ties, bins="binary")
+        self.engine = _BankState(self)
 
     # ---- description -----------------------------------------------------------------------------
     @property
