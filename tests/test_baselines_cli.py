@@ -37,7 +37,7 @@ def test_cli_json_is_exactly_to_dict(tmp_path):
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data == json.loads(json.dumps(baseline("bt-davidson", path, alpha=0.05).to_dict()))
-    assert data["ranking"] == ["a", "b", "c"]
+    assert data["order"] == ["a", "b", "c"]
 
 
 def test_cli_bootstrap_options_and_human_output(tmp_path):

@@ -21,6 +21,7 @@ _LAZY = {
     "graph_test": "certirank.multitest.graphical",
     "e_holm": "certirank.multitest.eholm",
     "letters": "certirank.order.letters",
+    "Ranking": "certirank.order.result",
     "Ranker": "certirank.methods.anyrank",
     "anyrank": "certirank.methods.anyrank",
     "Leaderboard": "certirank.methods.bbedge",

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from ..order.result import Ranking, make_ranking
 from ..results import ResultMixin
 
 __all__ = ["BaselineResult", "build_result", "closure"]
@@ -41,8 +42,8 @@ class BaselineResult(ResultMixin):
     scores:
         Per-policy fitted score (centred log-strength for the Bradley–Terry family, the weighted mean
         for leaderboard baselines).
-    ranking:
-        Policies ordered by ``scores``, best first (ties by input order).
+    order:
+        Policies ordered by ``scores``, best first (ties by input order). (Called ``ranking`` before 0.2.)
     n:
         Number of comparisons (preference methods) or observations (score methods) used.
     guarantee:
@@ -54,6 +55,8 @@ class BaselineResult(ResultMixin):
     history:
         Leaderboard baselines with ``history=True``: one entry per completed replicate ``r`` with the
         certified direct edges at ``r``. ``None`` otherwise.
+    ranking:
+        The common :class:`certirank.order.Ranking` of the decisions (``kind`` = the method).
     """
 
     method: str
@@ -63,12 +66,13 @@ class BaselineResult(ResultMixin):
     undecided: list[list[str]]
     means: dict[str, float]
     scores: dict[str, float]
-    ranking: list[str]
+    order: list[str]
     n: int
     guarantee: str
     inconsistent: bool = False
     details: dict[str, Any] = field(default_factory=dict)
     history: list[dict[str, Any]] | None = None
+    ranking: Ranking | None = field(default=None, repr=False)
 
     @property
     def decided_pairs(self) -> set[tuple[str, str]]:
@@ -121,12 +125,40 @@ def build_result(*, method: str, alpha: float | None, policies: Sequence[str],
                  if not (decided[i, j] or decided[j, i])]
     scores = np.asarray(scores, dtype=float)
     order = sorted(range(p), key=lambda k: (-scores[k] if np.isfinite(scores[k]) else np.inf, k))
+    details = dict(details or {})
+    ranking = make_ranking(policies, [_relation(d) for d in decisions if d["kind"] == "direct"], kind=method,
+                           alpha=alpha, guarantee=guarantee, means=[float(v) for v in means],
+                           notes=dropped_notes(details), closure=implied)
     return BaselineResult(
         method=method, alpha=alpha, policies=policies, decisions=decisions, undecided=undecided,
         means={policies[k]: float(means[k]) for k in range(p)},
         scores={policies[k]: float(scores[k]) for k in range(p)},
-        ranking=[policies[k] for k in order], n=int(n), guarantee=guarantee, inconsistent=inconsistent,
-        details=dict(details or {}), history=history)
+        order=[policies[k] for k in order], n=int(n), guarantee=guarantee, inconsistent=inconsistent,
+        details=details, history=history, ranking=ranking)
+
+
+_EVIDENCE = ("p_value", "log_e", "difference", "z")
+
+
+def _relation(d: Mapping[str, Any]) -> dict[str, Any]:
+    for key in _EVIDENCE:
+        if d.get(key) is not None:
+            return {"better": d["better"], "worse": d["worse"], "via": "test", "evidence": d[key],
+                    "evidence_kind": "pvalue" if key == "p_value" else key}
+    return {"better": d["better"], "worse": d["worse"], "via": "test"}
+
+
+def dropped_notes(details: Mapping[str, Any]) -> list[str]:
+    """Sentences about data a baseline ignored (read from its ``details``)."""
+    notes = []
+    k = details.get("n_ties_ignored")
+    if k:
+        notes.append(f"{k} tied comparison{'s' if k != 1 else ''} ignored: classical Bradley-Terry uses only "
+                     "wins and losses (use bt-davidson to model ties).")
+    k = details.get("n_draws_dropped")
+    if k:
+        notes.append(f"{k} draw{'s' if k != 1 else ''} dropped (draws='drop').")
+    return notes
 
 
 def point_edges(scores: np.ndarray, key: str = "difference") -> list[tuple[int, int, dict[str, Any]]]:

@@ -48,14 +48,14 @@ def baseline_cmd(
         cols = ["policy", "score", "mean"] + (["interval"] if intervals else [])
         for col in cols:
             t.add_column(col, justify="left" if col == "policy" else "right")
-        for p in res.ranking:
+        for p in res.order:
             row = [p, f"{res.scores[p]:.4f}", "-" if res.means[p] is None else f"{res.means[p]:.3f}"]
             if intervals:
                 row.append(f"[{intervals[p][0]:.3f}, {intervals[p][1]:.3f}]")
             t.add_row(*row)
         console.print(t)
         point = res.method in ("bt", "bt-davidson", "bt-em", "emr")
-        pos = {p: k for k, p in enumerate(res.ranking)}
+        pos = {p: k for k, p in enumerate(res.order)}
         for d in sorted(res.decisions, key=lambda d: (pos[d["better"]], pos[d["worse"]])):
             how = "point estimate, not certified" if point else f"{res.method} at alpha = {res.alpha:g}"
             extra = ", implied" if d["kind"] == "implied" else ""

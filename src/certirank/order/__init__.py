@@ -20,6 +20,16 @@ Relation matrices (``closure.py``): items 0..L-1, boolean (L, L) with ``R[a, b]`
 Letters (``letters.py``)
     ``letters(policies, different_pairs, means=None, *, sweep=True) -> dict name -> str``
     ``letter_columns(n, index_pairs, *, sweep=True)``, ``letter_name(k)``, ``display_order(names, means)``
+The one ranking result (``result.py``, schema ``certirank.ranking/1``; every method exposes ``.ranking``)
+    ``make_ranking(policies, relations, *, kind, alpha=None, guarantee="", means=None, n=None, when_unit=None,
+        stopped=None, notes=(), closure=True) -> Ranking``; ``Ranking.from_dict(d)``
+    ``Ranking``: ``kind``, ``alpha``, ``guarantee``, ``policies`` (``RankedPolicy``: name, mean, n, rank_lo,
+        rank_hi, letters, tier, better_than, worse_than; display order = certified topological order, ties by
+        mean), ``relations`` (``Relation``: better, worse, via "test"|"closure", when, evidence,
+        evidence_kind), ``undecided``, ``when_unit``, ``stopped``, ``notes``, ``inconsistent``, ``cycles``;
+        ``names``, ``letters``, ``means``, ``n_pairs``, ``n_certified``, ``n_direct``, ``policy(name)``,
+        ``better(a, b)``, ``rank_interval(name)``, ``top_k(k)``, ``closure``, ``reduction``, ``sentences()``,
+        ``to_dict()``, ``to_dot(edges=)``, ``to_mermaid(edges=)``
 Partial ranking and text outputs (``ranking.py``)
     ``partial_ranking(items, relations, means=None) -> PartialRanking`` (frozen result: ``items`` in
         display order, ``letters``, ``rank_lo``/``rank_hi``, ``tiers``, ``wins``, ``losses``, ``order``,
@@ -50,10 +60,17 @@ from .closure import (
 )
 from .letters import display_order, letter_columns, letter_name, letters
 from .ranking import PartialRanking, partial_ranking
+from .result import SCHEMA, RankedPolicy, Ranking, Relation, certified_order, make_ranking
 
 __all__ = [
     "CycleError",
     "PartialRanking",
+    "RankedPolicy",
+    "Ranking",
+    "Relation",
+    "SCHEMA",
+    "certified_order",
+    "make_ranking",
     "add_relation",
     "check_acyclic",
     "cycles",

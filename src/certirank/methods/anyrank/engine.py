@@ -11,6 +11,7 @@ from ...evidence.budget_streams import BudgetStreams
 from ...evidence.streams import PairedStreams, combine
 from ...multitest.graphical import passes
 from ...order.closure import minimax_times
+from ...order.result import make_ranking
 from .config import COMPLETE, EXHAUSTED, NO_LEVEL, RECYCLING, STOPPED, _BLOCK, _I_BETTER, _J_BETTER, _Setup, _design
 from .result import RankingResult, _Table, _statement
 
@@ -414,10 +415,6 @@ class _Campaign:
             col = cum_rows[:rows, p][self.table.known[:rows, p]]
             col = col[~np.isnan(col)]
             means[name] = float(col.mean()) if col.size else None
-        different = [(d["better"], d["worse"]) for d in self.decisions]
-        mu = np.array([-np.inf if means[p] is None else means[p] for p in s.policies])
-        from ...order.letters import letters as _letters
-        lets = _letters(list(s.policies), different, np.where(np.isfinite(mu), mu, -1.0))
         lv = self.pair_levels()
         pc = self._combined(self.pl, self.pm)
         undecided, details = [], []
@@ -433,11 +430,17 @@ class _Campaign:
         if self.want_traj:
             ts = np.concatenate(self._traj) if self._traj else np.zeros(0, dtype=np.int64)
             traj = {"total_samples": ts.astype(np.int64)}
+        statement = _statement(s) + _budget_note(s)
+        counts = {p: int(v) for p, v in zip(s.policies, samples)}
+        rels = [{"better": d["better"], "worse": d["worse"], "via": "closure" if d["via"] == "transitivity" else "test",
+                 "when": d.get("decided_at"), "evidence": d.get("p_value"), "evidence_kind": "pvalue"}
+                for d in self.decisions]
+        ranking = make_ranking(list(s.policies), rels, kind=s.method, alpha=s.alpha, guarantee=statement,
+                               means=means, n=counts, when_unit="paired trials", stopped=self.termination or STOPPED)
         return RankingResult(
-            method=s.method, alpha=s.alpha, guarantee=s.guarantee, ties=s.ties,
-            statement=_statement(s) + _budget_note(s),
+            method=s.method, alpha=s.alpha, guarantee=s.guarantee, ties=s.ties, statement=statement,
             policies=list(s.policies), decisions=[dict(d) for d in self.decisions], undecided=undecided,
-            undecided_details=details, letters=lets,
+            undecided_details=details, letters=ranking.letters,
             samples={p: int(v) for p, v in zip(s.policies, samples)}, total_samples=int(samples.sum()),
             means=means, termination=self.termination or STOPPED, iterations=int(self.t),
-            inconsistent=bool(self.inconsistent), trajectory=traj)
+            inconsistent=bool(self.inconsistent), trajectory=traj, ranking=ranking)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ...order.result import Ranking
 from ...results import ResultMixin
 from .config import _Setup
 
@@ -85,6 +86,8 @@ class RankingResult(ResultMixin):
     trajectory : optional (simulation fast path): ``total_samples`` after each iteration 1..t.
     trust_edited : None, or a warning: the saved campaign this came from failed its checksum and was loaded
         with ``trust_edited=True`` (the statement ends with the same warning).
+    ranking : the common :class:`certirank.order.Ranking` (``kind`` = the method; letters and display order
+        follow the certified order, ties by mean).
     """
 
     method: str
@@ -105,6 +108,7 @@ class RankingResult(ResultMixin):
     inconsistent: bool
     trajectory: dict[str, Any] | None = field(default=None, repr=False)
     trust_edited: str | None = None
+    ranking: Ranking | None = field(default=None, repr=False)
 
     @property
     def complete(self) -> bool:

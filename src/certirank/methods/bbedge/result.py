@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from ...order.result import Ranking, make_ranking
 from ...results import ResultMixin
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -51,6 +52,8 @@ class LeaderboardResult(ResultMixin):
     trust_edited : str or None
         None, or a warning: the saved state this came from failed its checksum and was loaded with
         ``trust_edited=True``, so alpha and the edges may not belong together.
+    ranking : Ranking
+        The common :class:`certirank.order.Ranking` (``kind`` = the method, ``when`` in replicates).
     """
 
     alpha: float
@@ -70,6 +73,7 @@ class LeaderboardResult(ResultMixin):
     earlier_epochs: list[dict[str, Any]]
     path_margins: list[dict[str, Any]] | None = None
     trust_edited: str | None = None
+    ranking: Ranking | None = field(default=None, repr=False)
     _names: tuple[str, ...] = field(repr=False, default=())
     _means: np.ndarray | None = field(repr=False, default=None)
     _relation: np.ndarray | None = field(repr=False, default=None)
@@ -93,18 +97,12 @@ class LeaderboardResult(ResultMixin):
         assert self._log_e is not None
         return self._log_e.copy()
 
-    def partial_ranking(self) -> Any:
-        """The spec 07 partial ranking (letters, tiers, reduction) of the certified edges."""
-        from ...order.ranking import partial_ranking
-        means = np.nan_to_num(self._means, nan=0.0) if self._means is not None else None
-        return partial_ranking(list(self._names), self._relation, means)
-
     def graph(self, kind: str = "dot", edges: str = "reduction") -> str:
         """The confidence graph as Graphviz DOT or Mermaid text (edges point from better to worse)."""
         from ..._validate import check_choice
         kind = check_choice("graph", kind, ("dot", "mermaid"))
-        pr = self.partial_ranking()
-        return pr.to_dot(edges) if kind == "dot" else pr.to_mermaid(edges)
+        assert self.ranking is not None
+        return self.ranking.to_dot(edges) if kind == "dot" else self.ranking.to_mermaid(edges)
 
     def sentences(self) -> list[str]:
         """Plain-words statements, one per certified edge."""
@@ -150,10 +148,17 @@ def build_result(lb: "Leaderboard") -> LeaderboardResult:
         margins = [{"better": names[a], "worse": names[b], "path_length": int(dist[a, b]),
                     "margin": float(dist[a, b] * lb.tau)}
                    for a, b in sorted(zip(ma.tolist(), mb.tolist()), key=lambda p: (pos[p[0]], pos[p[1]]))]
+    tail = f" by more than tau = {lb.tau:g}" if lb.tau > 0 else ""
+    guarantee = (f"With probability at least {100 * (1 - lb.alpha):g}%, every certified edge is correct{tail}, at "
+                 "whatever replicate you stop (given the block assumption: " + lb.blocks_info()["statement"] + ").")
+    rels = [{"better": d["better"], "worse": d["worse"], "via": "test", "when": d["first_certified_at"],
+             "evidence": d["log_e"], "evidence_kind": "log_e"} for d in details]
+    ranking = make_ranking(names, rels, kind=lb.method, alpha=lb.alpha, guarantee=guarantee, means=list(means),
+                           n=[lb.R] * L, when_unit="replicates")
     return LeaderboardResult(
         alpha=lb.alpha, tau=lb.tau, replicates=lb.R, method=lb.method, output=lb.output, blocks=lb.blocks_info(),
         models=models, edges=[[names[a], names[b]] for a, b in pairs], top_k=lb._top_k_dict(),
         inconsistent=not consistent, epoch=lb.epoch, n_items=len(lb.items or []), stages=stages,
-        edge_details=details, earlier_epochs=list(lb._history), path_margins=margins,
+        edge_details=details, earlier_epochs=list(lb._history), path_margins=margins, ranking=ranking,
         trust_edited=_edited_warning(lb), _names=tuple(names), _means=means,
         _relation=rel, _log_e=log_e)
