@@ -230,7 +230,7 @@ def test_ranking_of_results_and_dicts_agree_with_letters():
     for source in (res, res.to_dict(), json.loads(res.to_json())):
         pr = ranking_of(source)
         assert pr.letters == res.letters
-        assert {(a, b) for a, b in res.better_pairs()} == {(r["winner"], r["loser"]) for r in pr.relations}
+        assert {(a, b) for a, b in res.better_pairs()} == {(r.better, r.worse) for r in pr.relations}
     svg = figure_svg(graph_plot(res))
     assert all(n in joined(svg) for n in df.columns)
     with pytest.raises(ParameterError):
@@ -403,9 +403,14 @@ def test_html_compose_and_designs_pages():
 
 
 def test_detect_kind_rejects_other_json():
-    with pytest.raises(ParameterError, match="cannot tell"):
+    with pytest.raises(ParameterError, match="no 'kind'"):
         detect_kind({"hello": 1})
-    assert detect_kind({"decision": None, "pvalue": 1.0, "decided_at": None, "n": 0}) == "compare"
+    # the kind alone decides, never the other keys
+    with pytest.raises(ParameterError, match="no 'kind'"):
+        detect_kind({"decision": None, "pvalue": 1.0, "decided_at": None, "n": 0})
+    assert detect_kind({"kind": "compare"}) == "compare"
+    with pytest.raises(ParameterError, match="no report page"):
+        detect_kind({"kind": "nonsense"})
 
 
 # ----------------------------------------------------------------------------------------------- CLI

@@ -9,7 +9,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -17,7 +17,7 @@ import numpy as np
 def plain(obj: Any) -> Any:
     """Recursively convert `obj` into JSON-able Python data."""
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
-        if hasattr(obj, "to_dict") and type(obj).to_dict is not ResultMixin.to_dict:
+        if hasattr(obj, "to_dict") and callable(obj.to_dict):
             return obj.to_dict()
         return {f.name: plain(getattr(obj, f.name)) for f in dataclasses.fields(obj) if not f.name.startswith("_")}
     if isinstance(obj, dict):
@@ -43,11 +43,19 @@ def plain(obj: Any) -> Any:
 
 
 class ResultMixin:
-    """Mix into a frozen dataclass to give it `to_dict()` and `to_json()`."""
+    """Mix into a frozen dataclass to give it `to_dict()` and `to_json()`.
+
+    A class that sets ``RESULT_KIND`` (the command that returns it: "rank", "leaderboard", ...) gets a leading
+    ``"kind"`` key in its JSON, which is all ``certirank report`` reads to choose the page.
+    """
+
+    RESULT_KIND: ClassVar[str | None] = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)  # type: ignore[arg-type]
-                if not f.name.startswith("_")}
+        out: dict[str, Any] = {"kind": self.RESULT_KIND} if self.RESULT_KIND else {}
+        out.update({f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)  # type: ignore[arg-type]
+                    if not f.name.startswith("_")})
+        return out
 
     def to_json(self, **kwargs: Any) -> str:
         kwargs.setdefault("indent", 2)

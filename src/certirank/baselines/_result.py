@@ -59,6 +59,8 @@ class BaselineResult(ResultMixin):
         The common :class:`certirank.order.Ranking` of the decisions (``kind`` = the method).
     """
 
+    RESULT_KIND = "baseline"
+
     method: str
     alpha: float | None
     policies: list[str]

@@ -45,6 +45,8 @@ class InspectResult(ResultMixin):
         are absent by design and are not counted as errors; they do count as ``missing`` environments.
     """
 
+    RESULT_KIND = "inspect"
+
     source: str | None
     format: str
     n_observations: int

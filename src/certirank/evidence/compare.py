@@ -32,6 +32,8 @@ class CompareResult(ResultMixin):
         Number of pairs consumed.
     """
 
+    RESULT_KIND = "compare"
+
     decision: str | None
     pvalue: float
     decided_at: int | None

@@ -210,6 +210,8 @@ def demo_scores(seed: int = 0, n: int = 1000) -> tuple[np.ndarray, np.ndarray]:
 class DemoResult(ResultMixin):
     """Outcome of ``certirank demo``: the live AnyRank campaign and Bonferroni on the same rollouts."""
 
+    RESULT_KIND = "demo"
+
     seed: int
     true_means: dict[str, float]
     anyrank: RankingResult

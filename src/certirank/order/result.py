@@ -7,7 +7,8 @@ test or the closure, when, evidence), the undecided pairs, alpha, the guarantee 
 Reports, graph writers, CLI tables and the HTML page read this object (or its ``to_dict()``) and nothing else.
 
 Display order is a topological order of the certified relation, ties broken by mean on the data used
-(then by name), so a policy is never listed, or lettered, above one certified to beat it.
+(then by name), so a policy is never listed, or lettered, above one certified to beat it (see
+:func:`certified_order`).
 """
 
 from __future__ import annotations
@@ -293,25 +294,29 @@ def _dot_escape(text: str) -> str:
 
 
 def certified_order(names: Sequence[str], closure: np.ndarray, means: Sequence[float | None] | None = None) -> list[int]:
-    """Indices of ``names`` in display order: topological in ``closure``, ties by mean (desc), then name.
+    """Indices of ``names`` in display order: a topological order of ``closure``, otherwise as close to mean
+    descending as it allows.
 
-    Among the policies whose certified superiors are all placed, the one with the highest mean comes next.
-    With a cycle (inconsistent relations) the order is by mean only.
+    Among the policies whose certified superiors are all placed, the next is the one with the highest "reach"
+    (the highest mean among itself and the policies it is certified to beat), then its own mean, then name:
+    a policy certified to beat a high-mean one is pulled up to just above it, rather than that one being
+    pushed down below everything. With a cycle (inconsistent relations) the order is by mean only.
     """
     n = len(names)
-    mu = [(-np.inf if means is None or means[i] is None or not np.isfinite(means[i]) else float(means[i]))
-          for i in range(n)]
-    key = [(-mu[i], str(names[i]), i) for i in range(n)]
+    mu = np.array([(-np.inf if means is None or means[i] is None or not np.isfinite(means[i]) else float(means[i]))
+                   for i in range(n)])
     off = np.array(closure, dtype=bool, copy=True)
     np.fill_diagonal(off, False)
     if not is_consistent(closure):
-        return [k[2] for k in sorted(key)]
+        return sorted(range(n), key=lambda i: (-mu[i], str(names[i])))
+    reach = np.array([max(mu[i], mu[off[i]].max()) if off[i].any() else mu[i] for i in range(n)])
+    key = [(-reach[i], -mu[i], str(names[i]), i) for i in range(n)]
     indeg = off.sum(axis=0).astype(int)
     heap = [key[i] for i in range(n) if indeg[i] == 0]
     heapq.heapify(heap)
     out = []
     while heap:
-        i = heapq.heappop(heap)[2]
+        i = heapq.heappop(heap)[3]
         out.append(i)
         for j in np.flatnonzero(off[i]):
             indeg[j] -= 1

@@ -1,9 +1,9 @@
 """Drawings of the confidence graph: a layered DAG of the certified order, and rank intervals.
 
 The graph algorithms (closure, transitive reduction, tiers, rank intervals, letters, DOT / Mermaid text)
-live in :mod:`certirank.order`; this module only turns a :class:`~certirank.order.PartialRanking` into
-pictures. :func:`ranking_of` builds that partial ranking from any ranking result (AnyRank, BB-EDGE,
-baselines), either the object or its ``to_dict()`` / ``--json`` form.
+live in :mod:`certirank.order`; this module only turns a :class:`~certirank.order.Ranking` into pictures.
+:func:`ranking_of` reads that ranking from any result: the ``.ranking`` of a result object, or the
+``"ranking"`` entry (schema ``certirank.ranking/1``) of its ``to_dict()`` / ``--json`` form.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from ..errors import ParameterError
-from ..order import PartialRanking, partial_ranking
+from ..order import PartialRanking, Ranking, make_ranking
 from ._mpl import PALETTE, new_figure, rc, text_size, wrap_label
 
 __all__ = ["ranking_of", "graph_plot", "rank_interval_plot", "unresolved_groups"]
@@ -32,54 +32,36 @@ _MARGIN = 0.25
 _MAX_GROUPS = 8       # letter groups spelled out under the graph; more only repeat what the boxes say
 
 
-def _as_dict(result: Any) -> Mapping[str, Any]:
-    if isinstance(result, Mapping):
-        return result
-    if hasattr(result, "to_dict"):
-        return result.to_dict()
-    raise ParameterError(f"cannot read a ranking from {type(result).__name__}")
+def ranking_of(result: Any) -> Ranking:
+    """The :class:`~certirank.order.Ranking` of a result.
 
-
-def ranking_of(result: Any) -> PartialRanking:
-    """The spec 07 partial ranking of a ranking result.
-
-    Accepts a :class:`PartialRanking`; an AnyRank ``RankingResult``, BB-EDGE ``LeaderboardResult`` or
-    baseline result; or the ``to_dict()`` / ``--json`` form of any of them. Means with no value (a policy
-    never run) are drawn as 0.
+    Accepts a ``Ranking``; any result object with a ``.ranking`` (AnyRank, BB-EDGE, baselines); a spec 07
+    :class:`~certirank.order.PartialRanking`; or a ``to_dict()`` / ``--json`` dict that is, or holds under
+    ``"ranking"``, a ``certirank.ranking/1`` object.
     """
-    if isinstance(result, PartialRanking):
+    if isinstance(result, Ranking):
         return result
-    if hasattr(result, "partial_ranking") and callable(result.partial_ranking):
-        return result.partial_ranking()
-    d = _as_dict(result)
-    if "models" in d and "edges" in d:  # BB-EDGE leaderboard
-        names = [m["model"] for m in d["models"]]
-        means = [m.get("mean") for m in d["models"]]
-        rels = [(a, b, "direct") for a, b in d["edges"]]
-    elif "decisions" in d and "policies" in d:  # AnyRank or a baseline
-        names = list(d["policies"])
-        mean_map = d.get("means") or {}
-        means = [mean_map.get(n) for n in names]
-        rels = []
-        for dec in d["decisions"]:
-            kind = dec.get("kind") or ("implied" if dec.get("via") == "transitivity" else "direct")
-            rels.append((dec["better"], dec["worse"], kind))
-    elif "items" in d and "relations" in d:  # a PartialRanking's own JSON
-        names = [it["name"] for it in d["items"]]
-        means = [it.get("mean") for it in d["items"]]
-        rels = [(r["winner"], r["loser"], r.get("kind", "direct")) for r in d["relations"]]
-    else:
-        raise ParameterError("this result holds no ranking (expected AnyRank, leaderboard or baseline output)")
-    mu = np.array([np.nan if m is None else float(m) for m in means], dtype=float)
-    return partial_ranking(names, rels, None if np.isnan(mu).all() else np.nan_to_num(mu, nan=0.0))
+    if isinstance(result, PartialRanking):
+        rels = [(r["winner"], r["loser"], "test" if r["kind"] == "direct" else "closure") for r in result.relations]
+        return make_ranking(result.items, rels, kind="partial",
+                            means=None if result.means is None else list(result.means))
+    if isinstance(getattr(result, "ranking", None), Ranking):
+        return result.ranking
+    if isinstance(result, Mapping):
+        if result.get("schema") is not None or isinstance(result.get("ranking"), Mapping):
+            return Ranking.from_dict(result)
+        if result.get("kind") == "demo" and isinstance(result.get("anyrank"), Mapping):
+            return Ranking.from_dict(result["anyrank"])
+    raise ParameterError("this result holds no ranking (expected a certirank.ranking/1 object, or the result or "
+                         "--json of rank, leaderboard or baseline)")
 
 
-def unresolved_groups(pr: PartialRanking) -> list[tuple[str, list[str]]]:
+def unresolved_groups(pr: Ranking) -> list[tuple[str, list[str]]]:
     """Letter groups with two or more members: sets of items no certified relation separates."""
     groups: dict[str, list[str]] = {}
-    for name in pr.items:
-        for letter in _split_letters(pr.letters[name]):
-            groups.setdefault(letter, []).append(name)
+    for p in pr.policies:
+        for letter in _split_letters(p.letters):
+            groups.setdefault(letter, []).append(p.name)
     return [(k, v) for k, v in groups.items() if len(v) >= 2]
 
 
@@ -94,23 +76,13 @@ def _split_letters(s: str) -> list[str]:
     return out
 
 
-def _node_label(pr: PartialRanking, i: int) -> str:
-    name = pr.items[i]
-    parts = []
-    if pr.means is not None:
-        parts.append(f"{pr.means[i]:.3f}")
-    parts.append(pr.letters[name])
-    parts.append(f"[{int(pr.rank_lo[i])},{int(pr.rank_hi[i])}]")
-    return wrap_label(name, 26) + "\n" + " | ".join(parts)
+def _node_label(pr: Ranking, i: int) -> str:
+    name, tail = pr.label(i)
+    return wrap_label(name, 26) + "\n" + tail
 
 
-def _edges(pr: PartialRanking) -> list[tuple[int, int]]:
-    pos = {n: i for i, n in enumerate(pr.items)}
-    if pr.inconsistent:
-        pairs = {(pos[r["winner"]], pos[r["loser"]]) for r in pr.relations if r["kind"] == "direct"}
-    else:
-        pairs = {(pos[a], pos[b]) for a, b in pr.reduction}
-    return sorted(pairs)
+def _edges(pr: Ranking) -> list[tuple[int, int]]:
+    return [(a, b) for a, b, _ in pr._edges("reduction")]
 
 
 def graph_plot(ranking: Any, *, title: str | None = None, caption: str | None = None) -> Figure:
@@ -124,7 +96,7 @@ def graph_plot(ranking: Any, *, title: str | None = None, caption: str | None = 
 
     Parameters
     ----------
-    ranking : PartialRanking or ranking result (object or dict)
+    ranking : Ranking, or anything :func:`ranking_of` reads
     title, caption : str, optional
 
     Returns
@@ -132,11 +104,11 @@ def graph_plot(ranking: Any, *, title: str | None = None, caption: str | None = 
     matplotlib.figure.Figure
     """
     pr = ranking_of(ranking)
-    n = len(pr.items)
+    n = len(pr.policies)
     labels = [_node_label(pr, i) for i in range(n)]
     sizes = [text_size(lab, _FONT) for lab in labels]
     boxes = [(w + 0.22, h + 0.12) for w, h in sizes]
-    tiers = np.asarray(pr.tiers, dtype=int)
+    tiers = np.asarray([p.tier for p in pr.policies], dtype=int)
     edges = _edges(pr)
     parents: dict[int, list[int]] = {i: [] for i in range(n)}
     for a, b in edges:
@@ -240,9 +212,9 @@ def graph_plot(ranking: Any, *, title: str | None = None, caption: str | None = 
     return fig
 
 
-def _legend_text(groups: list[tuple[str, list[str]]], pr: PartialRanking, fig_w: float) -> str:
+def _legend_text(groups: list[tuple[str, list[str]]], pr: Ranking, fig_w: float) -> str:
     head = ("A → B: A is certified better than B (implied arrows omitted). Box: name, "
-            + ("mean | " if pr.means is not None else "") + "letters | rank interval. Dashed box: no certified "
+            + ("mean | " if any(p.mean is not None for p in pr.policies) else "") + "letters | rank interval. Dashed box: no certified "
             "relation. Same tier: not ordered.")
     if pr.inconsistent:
         head = ("The certified relations contain a cycle (only possible after an error): every direct relation "
@@ -261,12 +233,12 @@ def _legend_text(groups: list[tuple[str, list[str]]], pr: PartialRanking, fig_w:
 def rank_interval_plot(ranking: Any, *, title: str | None = None) -> Figure:
     """Simultaneous rank intervals [1 + #certified superiors, L − #certified inferiors], one row per model.
 
-    Rows follow the partial ranking's order (best first); colour = tier.
+    Rows follow the ranking's display order (certified order, best first); colour = tier.
     """
     pr = ranking_of(ranking)
-    n = len(pr.items)
-    order = [pr.items.index(name) for name in pr.order]
-    labels = [wrap_label(pr.items[i], 44) for i in order]
+    n = len(pr.policies)
+    order = list(range(n))
+    labels = [wrap_label(pr.names[i], 44) for i in order]
     label_w = max(text_size(lab, 8.5)[0] for lab in labels)
     row = max(0.26, max(text_size(lab, 8.5)[1] for lab in labels) + 0.06)
     with rc():
@@ -274,8 +246,8 @@ def rank_interval_plot(ranking: Any, *, title: str | None = None) -> Figure:
                          layout="constrained")
         ax = fig.add_subplot()
         for r, i in enumerate(order):
-            lo, hi = int(pr.rank_lo[i]), int(pr.rank_hi[i])
-            colour = PALETTE[(int(pr.tiers[i]) - 1) % (len(PALETTE) - 1)]
+            lo, hi = pr.policies[i].rank_lo, pr.policies[i].rank_hi
+            colour = PALETTE[(pr.policies[i].tier - 1) % (len(PALETTE) - 1)]
             ax.plot([lo, hi], [r, r], color=colour, lw=4, solid_capstyle="round", alpha=0.75)
             if lo == hi:
                 ax.scatter([lo], [r], color=colour, s=30, zorder=3)

@@ -4,9 +4,10 @@ The page holds tables, letters, the confidence graph (inline SVG plus DOT and Me
 simulation curves and a plain statement of the guarantee with its assumptions. Figures are inline SVG and the
 styles are inline, so the file opens offline and can be mailed or attached as it is.
 
-The kind of result is detected from its keys (:func:`detect_kind`), so the page can be built from the
-``--json`` output of ``rank``, ``demo``, ``leaderboard``, ``baseline``, ``compare``, ``simulate`` and
-``compose-test`` (also with ``--evaluate``), or from the result objects themselves.
+The page is chosen by the result's ``"kind"`` (:func:`detect_kind`), so it can be built from the ``--json``
+output of every command (``rank``, ``demo``, ``leaderboard``, ``baseline``, ``compare``, ``simulate``,
+``compose-test`` also with ``--evaluate``, ``inspect``), from a bare ``certirank.ranking/1`` object, or from
+the result objects themselves. Every ranking page is drawn from the result's :class:`~certirank.order.Ranking`.
 """
 
 from __future__ import annotations
@@ -23,17 +24,21 @@ import pandas as pd
 
 from .. import __version__
 from ..errors import DataError, ParameterError
+from ..order.result import SCHEMA, Ranking
 from ..results import ResultMixin
 from ._mpl import figure_svg
 
 __all__ = ["detect_kind", "html_report", "write_report", "ReportResult", "KINDS", "read_result"]
 
-KINDS = ("rank", "demo", "leaderboard", "baseline", "compare", "simulate", "compose-test", "test-designs")
+KINDS = ("rank", "demo", "leaderboard", "baseline", "compare", "simulate", "compose-test", "test-designs", "inspect",
+         "ranking")
 
 
 @dataclass(frozen=True)
 class ReportResult(ResultMixin):
     """What ``certirank report`` wrote: the page, the result kind and the sections it holds."""
+
+    RESULT_KIND = "report"
 
     path: str
     kind: str
@@ -44,29 +49,23 @@ class ReportResult(ResultMixin):
 
 
 def detect_kind(d: Mapping[str, Any]) -> str:
-    """Which command produced a result dict, from its keys.
+    """Which command produced a result dict: its ``"kind"`` entry (every command's ``--json`` carries one).
 
-    Returns one of :data:`KINDS`; raises ``ParameterError`` for anything else.
+    A bare ``certirank.ranking/1`` object is kind ``"ranking"``; a result of a kind this version has no page
+    for, but which holds a ``"ranking"``, is drawn as a ranking. Raises ``ParameterError`` otherwise.
     """
-    keys = set(d)
-    if {"anyrank", "bonferroni", "rollouts_saved"} <= keys:
-        return "demo"
-    if {"decisions", "letters", "samples", "statement"} <= keys:
-        return "rank"
-    if {"models", "edges", "tau", "replicates"} <= keys:
-        return "leaderboard"
-    if {"decisions", "scores", "ranking", "guarantee"} <= keys:
-        return "baseline"
-    if {"scenario", "summary", "reps"} <= keys:
-        return "simulate"
-    if {"test_cases", "weights", "loss"} <= keys:
-        return "compose-test"
-    if {"table", "per_set", "holdout"} <= keys:
-        return "test-designs"
-    if {"decision", "pvalue", "decided_at", "n"} <= keys:
-        return "compare"
-    raise ParameterError("cannot tell which command wrote this JSON: expected the --json output of rank, demo, "
-                         f"leaderboard, baseline, compare, simulate or compose-test; its keys are {sorted(keys)}")
+    kind = d.get("kind")
+    if d.get("schema") == SCHEMA:
+        return "ranking"
+    if isinstance(kind, str) and kind in KINDS:
+        return kind
+    if isinstance(d.get("ranking"), Mapping) and d["ranking"].get("schema") == SCHEMA:
+        return "ranking"
+    if kind is None:
+        raise ParameterError("this JSON has no 'kind' entry: pass the --json output of a certirank command "
+                             "(rank, demo, leaderboard, baseline, compare, simulate, compose-test, inspect); a file "
+                             "written before certirank 0.2 must be produced again")
+    raise ParameterError(f"no report page for results of kind {kind!r}; known kinds: {', '.join(KINDS)}")
 
 
 def read_result(path: str | Path) -> dict[str, Any]:
@@ -197,108 +196,97 @@ def _letters_para() -> str:
     return "<p>Items that share a letter are <em>not</em> certified to differ; items with no letter in common are.</p>"
 
 
-def _rank(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
-    from .graph import ranking_of
+def _ranking_sections(page: _Page, r: Ranking, what: str, *, guarantee: str = "", summary_extra: str = "",
+                      columns: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+    """Guarantee, table, pairs and graph of any :class:`Ranking` (the one renderer of every ranking page)."""
+    cls = "guarantee" if r.alpha is not None else "warn"
+    page.section("guarantee", "Guarantee", f'<p class="{cls}">{_e(r.guarantee)}{guarantee}</p>')
+    columns = dict(columns or {})
+    head = ["policy", "mean", "n", "letters", "rank interval", "tier", *columns]
+    rows = [[p.name, _Raw(_num(p.mean)), "–" if p.n is None else p.n, p.letters, f"[{p.rank_lo}, {p.rank_hi}]",
+             p.tier, *[_Raw(_num(c.get(p.name), ".4g")) for c in columns.values()]] for p in r.policies]
+    counts = (f"<p>{r.n_certified} of {r.n_pairs} pairs certified ({r.n_direct} by a direct test, the rest by "
+              f"transitivity); {len(r.undecided)} undecided."
+              + (f" Stopped because: {_e(r.stopped)}." if r.stopped else "") + "</p>")
+    notes = "".join(f'<p class="warn">{_e(n)}</p>' for n in r.notes)
+    page.section("summary", f"{what.capitalize()} and letters",
+                 counts + notes + _letters_para() + _table(head, rows) + summary_extra)
+    conf = "certified" + ("" if r.alpha is None else f", alpha = {r.alpha:g}")
+    items = []
+    for rel in r.relations:
+        if rel.via == "closure":
+            how = "by transitivity"
+        elif rel.when is not None:
+            how = f"after {rel.when:g} {r.when_unit or ''}".rstrip()
+        else:
+            how = "direct"
+        items.append(f"<li>{_e(rel.better)} is better than {_e(rel.worse)} ({_e(conf)}, {_e(how)})</li>")
+    items += [f"<li>{_e(a)} vs {_e(b)}: undecided</li>" for a, b in r.undecided]
+    tail = "" if r.undecided else "<p>Every pair is decided: the ranking is complete.</p>"
+    page.section("decisions", "Pairs", f'<ul class="pairs">{"".join(items) or "<li>none</li>"}</ul>{tail}')
+    _graph_sections(page, r, what)
 
-    alpha = float(d["alpha"])
-    pr = ranking_of(d)
+
+def _rank(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+    r = Ranking.from_dict(d)
     assumptions = ("each policy's trials are independent draws from the same distribution of environments "
                    "(i.i.d.), in the recorded order; trials of different policies on the same row are paired")
     ties = ("exact ties allowed (each direction tested at alpha/2)" if d.get("ties") == "allow"
             else "assumes no two policies are exactly tied")
-    page.section("guarantee", "Guarantee",
-                 f'<p class="guarantee">{_e(d["statement"])}<br>Method: <b>{_e(d["method"])}</b> '
-                 f'({_e(d.get("guarantee", ""))} guarantee), alpha = <b>{alpha:g}</b>: the family-wise error rate '
-                 f"of the whole ranking, over all pairs and all stopping times. Assumptions: {_e(assumptions)}; "
-                 f"{_e(ties)}.</p>")
-    pos = {n: i for i, n in enumerate(pr.items)}
-    rows = []
-    for name in d["letters"]:
-        i = pos[name]
-        rows.append([name, _Raw(_num(d["means"].get(name))), d["samples"].get(name, 0), d["letters"][name],
-                     f"[{int(pr.rank_lo[i])}, {int(pr.rank_hi[i])}]", int(pr.tiers[i])])
-    page.section("summary", "Ranking and letters",
-                 _letters_para() + _table(["policy", "mean", "trials used", "letters", "rank interval", "tier"], rows)
-                 + f"<p>{d['total_samples']} trials used in total; {len(d['decisions'])} of "
-                 f"{len(d['decisions']) + len(d['undecided'])} pairs certified; stopped because: "
-                 f"{_e(d['termination'])}.</p>")
-    items = []
-    for dec in d["decisions"]:
-        how = "by transitivity" if dec.get("via") == "transitivity" else f"after {dec.get('decided_at')} paired trials"
-        items.append(f"<li>{_e(dec['better'])} is better than {_e(dec['worse'])} (certified, alpha = {alpha:g}, "
-                     f"{_e(how)})</li>")
-    items += [f"<li>{_e(a)} vs {_e(b)}: undecided (not enough evidence yet)</li>" for a, b in d["undecided"]]
-    tail = "" if d["undecided"] else "<p>Every pair is decided: the ranking is complete.</p>"
-    page.section("decisions", "Pairs", f'<ul class="pairs">{"".join(items)}</ul>{tail}')
-    _graph_sections(page, pr, "ranking")
+    _ranking_sections(page, r, "ranking",
+                      guarantee=f"<br>Method: <b>{_e(r.kind)}</b> ({_e(d.get('guarantee', ''))} guarantee), alpha = "
+                      f"<b>{r.alpha:g}</b>: the family-wise error rate of the whole ranking, over all pairs and all "
+                      f"stopping times. Assumptions: {_e(assumptions)}; {_e(ties)}.",
+                      summary_extra=f"<p>{d.get('total_samples')} trials used in total.</p>")
     if data is not None:
-        _scores_section(page, data, d["letters"], f"Scores per trial of each policy (all recorded trials), ordered "
-                        f"by mean, with the certified letters at alpha = {alpha:g} ({d['method']}). Diamond = mean.",
+        _scores_section(page, data, r.letters, f"Scores per trial of each policy (all recorded trials), ordered "
+                        f"by mean, with the certified letters at alpha = {r.alpha:g} ({r.kind}). Diamond = mean.",
                         **opts)
 
 
 def _demo(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
     _rank(page, d["anyrank"], data, opts)
-    b = d["bonferroni"]
+    b = Ranking.from_dict(d["bonferroni"])
     page.section("comparison", "Against Bonferroni",
-                 f"<p>Bonferroni on the same simulated rollouts used {b['total_samples']} rollouts and certified "
-                 f"{len(b['decisions'])} of {len(b['decisions']) + len(b['undecided'])} pairs; AnyRank saved "
+                 f"<p>Bonferroni on the same simulated rollouts used {d['bonferroni']['total_samples']} rollouts and "
+                 f"certified {b.n_certified} of {b.n_pairs} pairs; AnyRank saved "
                  f"{d['rollouts_saved']} rollouts. True means (unknown to the ranking): "
                  + ", ".join(f"{_e(k)} {v:.2f}" for k, v in d["true_means"].items()) + ".</p>")
 
 
 def _leaderboard(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
-    from .graph import ranking_of
-
-    alpha, tau = float(d["alpha"]), float(d["tau"])
-    pr = ranking_of(d)
-    margin = f"mean(A) − mean(B) > {tau:g}" if tau > 0 else "mean(A) > mean(B)"
-    page.section("guarantee", "Guarantee",
-                 f'<p class="guarantee">With probability at least {_pct(alpha)}, every certified edge A → B is '
-                 f"correct ({_e(margin)}, the mean over the benchmark's items of the expected score), simultaneously "
-                 f"for all edges and at every replicate ({_e(d['method'])}, direct e-Holm, alpha = <b>{alpha:g}</b>, "
-                 f"{d['replicates']} replicate(s)). Assumptions: {_e(d['blocks'].get('statement', ''))}.</p>")
-    pos = {n: i for i, n in enumerate(pr.items)}
-    rows = []
-    for m in d["models"]:
-        i = pos[m["model"]]
-        lo, hi = m["rank_interval"]
-        rows.append([m["model"], _Raw(_num(m["mean"])), f"[{lo}, {hi}]", m["certified_above"], pr.letters[m["model"]],
-                     int(pr.tiers[i])])
+    r = Ranking.from_dict(d)
     extra = ""
     tk = d.get("top_k")
     if tk:
         extra = (f"<p>Top-{tk['k']}: not certified yet.</p>" if tk.get("set") is None else
                  f"<p>Top-{tk['k']} certified at replicate {tk.get('certified_at')}: {_e(', '.join(tk['set']))}.</p>")
-    n = len(d["models"])
-    page.section("summary", "Leaderboard and letters",
-                 _letters_para() + _table(["model", "mean", "rank interval", "certified above", "letters", "tier"],
-                                          rows)
-                 + f"<p>{len(d['edges'])} certified edge(s) of {n * (n - 1)} directions.</p>" + extra)
-    items = [f"<li>{_e(a)} is better than {_e(b)} (certified, alpha = {alpha:g})</li>" for a, b in d["edges"]]
-    page.section("decisions", "Certified edges", f'<ul class="pairs">{"".join(items) or "<li>none yet</li>"}</ul>')
-    _graph_sections(page, pr, "leaderboard")
+    _ranking_sections(page, r, "leaderboard", summary_extra=extra,
+                      guarantee=f" ({_e(r.kind)}, direct e-Holm, alpha = <b>{r.alpha:g}</b>, {d.get('replicates')} "
+                      "replicate(s); the mean is over the benchmark's items of the expected score.)")
     if data is not None:
-        _scores_section(page, data, pr.letters, f"Per-item scores (mean over replicates), ordered by mean, with the "
-                        f"certified letters at alpha = {alpha:g}.", **opts)
+        _scores_section(page, data, r.letters, f"Per-item scores (mean over replicates), ordered by mean, with the "
+                        f"certified letters at alpha = {r.alpha:g}.", **opts)
 
 
 def _baseline(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
-    from .graph import ranking_of
-
-    pr = ranking_of(d)
-    page.section("guarantee", "Guarantee", f'<p class="warn">{_e(d["method"])}: {_e(d["guarantee"])}.</p>')
-    rows = [[p, _Raw(_num(d["scores"].get(p), ".4f")), _Raw(_num(d["means"].get(p))), pr.letters[p]]
-            for p in d["ranking"]]
-    page.section("summary", "Ranking", _letters_para() + _table(["policy", "score", "mean", "letters"], rows))
-    items = [f"<li>{_e(x['better'])} ranks above {_e(x['worse'])} ({_e(x.get('kind', 'direct'))})</li>"
-             for x in d["decisions"]]
-    items += [f"<li>{_e(a)} vs {_e(b)}: undecided</li>" for a, b in d["undecided"]]
-    page.section("decisions", "Pairs", f'<ul class="pairs">{"".join(items)}</ul>')
-    _graph_sections(page, pr, "baseline's decisions")
+    r = Ranking.from_dict(d)
+    _ranking_sections(page, r, "baseline ranking", columns={"score": d.get("scores") or {}})
     if data is not None:
-        _scores_section(page, data, pr.letters, "Scores per trial, ordered by mean, with the baseline's letters "
+        _scores_section(page, data, r.letters, "Scores per trial, ordered by mean, with the baseline's letters "
                         "(not a certified guarantee).", **opts)
+
+
+def _plain_ranking(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+    r = Ranking.from_dict(d)
+    _ranking_sections(page, r, f"{r.kind} ranking")
+    if data is not None:
+        _scores_section(page, data, r.letters, "Scores per trial, with the ranking's letters.", **opts)
+
+
+def _inspect(page: _Page, d: Mapping[str, Any]) -> None:
+    rows = [[k, _Raw(_e(json.dumps(v) if isinstance(v, (list, dict)) else v))] for k, v in d.items() if k != "kind"]
+    page.section("summary", "Data summary", _table(["field", "value"], rows, left=2))
 
 
 def _compare(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
@@ -471,11 +459,12 @@ def html_report(result: Any, *, data: Any = None, title: str | None = None, form
     else:
         raise ParameterError(f"cannot report on {type(result).__name__}")
     kind = detect_kind(d)
-    if data is not None and kind in ("compose-test", "test-designs"):
+    if data is not None and kind in ("compose-test", "test-designs", "inspect"):
         raise ParameterError(f"--data adds nothing to a {kind} report (the test matrix is summarised already)")
     name = {"rank": "Certified ranking", "demo": "Certified ranking (simulated demo)",
             "leaderboard": "Certified leaderboard", "baseline": "Baseline ranking", "compare": "Paired comparison",
-            "simulate": "Simulation study", "compose-test": "Composed test", "test-designs": "Test-design evaluation"}
+            "simulate": "Simulation study", "compose-test": "Composed test", "test-designs": "Test-design evaluation",
+            "inspect": "Data summary", "ranking": "Ranking"}
     page = _Page(title or name[kind], f"certirank {kind}" + (f" — {source}" if source else ""))
     opts = {"format": format, "score_range": score_range}
     if kind == "rank":
@@ -492,8 +481,12 @@ def html_report(result: Any, *, data: Any = None, title: str | None = None, form
         _simulate(page, d, data, opts, sim_obj)
     elif kind == "compose-test":
         _compose(page, d)
-    else:
+    elif kind == "test-designs":
         _designs(page, d)
+    elif kind == "inspect":
+        _inspect(page, d)
+    else:
+        _plain_ranking(page, d, data, opts)
     page.kind = kind  # type: ignore[attr-defined]
     return page.render(), page
 

@@ -27,19 +27,17 @@ def result_figure(result: Any, *, data: Any = None, format: str | None = None,
     kind = detect_kind(d)
     if kind == "demo":
         d, kind = d["anyrank"], "rank"
-    if kind == "rank" and data is not None:
-        from .scores import score_plot
-        alpha = float(d["alpha"])
-        return score_plot(data, d["letters"], title=title or "Scores by policy, ordered by mean",
-                          caption=f"letters: {d['method']} at alpha = {alpha:g} (policies sharing a letter are not "
-                          "certified different); distributions: all recorded trials", format=format,
-                          score_range=score_range)
-    if kind in ("rank", "leaderboard", "baseline"):
-        from .graph import graph_plot
-        alpha = d.get("alpha")
-        cap = f"{d.get('method', kind)}" + (f", alpha = {float(alpha):g}" if alpha is not None else "")
-        return graph_plot(result if not isinstance(result, dict) else d, title=title or "Confidence graph",
-                          caption=cap)
+    if kind in ("rank", "leaderboard", "baseline", "ranking"):
+        from .graph import graph_plot, ranking_of
+        r = ranking_of(result)
+        if kind == "rank" and data is not None:
+            from .scores import score_plot
+            return score_plot(data, r.letters, title=title or "Scores by policy, ordered by mean",
+                              caption=f"letters: {r.kind} at alpha = {r.alpha:g} (policies sharing a letter are not "
+                              "certified different); distributions: all recorded trials", format=format,
+                              score_range=score_range)
+        cap = r.kind + (f", alpha = {r.alpha:g}" if r.alpha is not None else "")
+        return graph_plot(r, title=title or "Confidence graph", caption=cap)
     if kind == "simulate":
         alpha = float(d["scenario"].get("alpha", 0.05))
         name = d["scenario"].get("name", "")

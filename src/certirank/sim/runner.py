@@ -60,6 +60,8 @@ class SimulationResult(ResultMixin):
         Tidy per-(method, run, snapshot) DataFrame: the decision trajectory (not part of ``to_dict()``).
     """
 
+    RESULT_KIND = "simulate"
+
     scenario: dict[str, Any]
     methods: list[dict[str, Any]]
     reps: int

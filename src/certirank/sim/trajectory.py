@@ -68,6 +68,29 @@ class Trajectory:
         object.__setattr__(self, "evals", e)
         object.__setattr__(self, "claims", c)
 
+    def ranking(self, policies: Sequence[str], *, step: int = -1, kind: str = "simulated",
+                alpha: float | None = None) -> Any:
+        """The claims at snapshot ``step`` (default: the last) as a :class:`certirank.order.Ranking`.
+
+        ``when`` of each relation is the native time (``time_unit``) at which the claim was first made and
+        kept up to ``step``. Before the first snapshot (no snapshots at all) nothing is claimed.
+        """
+        from ..order.result import make_ranking
+        n = self.claims.shape[1]
+        if len(policies) != n:
+            raise ValueError(f"this trajectory has {n} policies, got {len(policies)} names")
+        if self.claims.shape[0] == 0:
+            return make_ranking(policies, [], kind=kind, alpha=alpha, when_unit=self.time_unit)
+        s = range(self.claims.shape[0])[step]
+        now = self.claims[s]
+        rels = []
+        for a, b in zip(*np.nonzero(now)):
+            first = s
+            while first > 0 and self.claims[first - 1, a, b]:
+                first -= 1
+            rels.append({"better": policies[a], "worse": policies[b], "when": float(self.time[first])})
+        return make_ranking(policies, rels, kind=kind, alpha=alpha, when_unit=self.time_unit)
+
 
 def claims_from_pairs(n: int, events: Sequence[tuple[float, float, int, int]], *, end_time: float,
                       end_evals: float, **kw: Any) -> Trajectory:

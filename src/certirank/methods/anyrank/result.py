@@ -90,6 +90,8 @@ class RankingResult(ResultMixin):
         follow the certified order, ties by mean).
     """
 
+    RESULT_KIND = "rank"
+
     method: str
     alpha: float
     guarantee: str

@@ -56,6 +56,8 @@ class LeaderboardResult(ResultMixin):
         The common :class:`certirank.order.Ranking` (``kind`` = the method, ``when`` in replicates).
     """
 
+    RESULT_KIND = "leaderboard"
+
     alpha: float
     tau: float
     replicates: int

@@ -63,6 +63,8 @@ class CompositionResult(ResultMixin):
         than that). The estimate is optimistic by the selection itself.
     """
 
+    RESULT_KIND = "compose-test"
+
     test_cases: list[str]
     test_indices: list[int]
     weights: list[float]

@@ -60,6 +60,8 @@ class DesignEvaluation(ResultMixin):
         One row per (m, method, holdout set): max and mean holdout error, training loss, chosen test.
     """
 
+    RESULT_KIND = "test-designs"
+
     table: pd.DataFrame
     per_set: pd.DataFrame
     m: list[int]

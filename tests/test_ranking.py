@@ -1,0 +1,191 @@
+"""The one ranking result (certirank.Ranking, schema certirank.ranking/1): same class from every method,
+letters that never contradict the certified order, and `certirank report` on the JSON of every command."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+import certirank
+from certirank.cli import app
+from certirank.order import Ranking, make_ranking
+
+runner = CliRunner()
+
+
+def _wide(seed: int = 0, n: int = 200) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame({"good": rng.beta(5, 1.5, n).round(1), "mid": rng.beta(2, 2, n).round(1),
+                         "bad": rng.beta(1.2, 5, n).round(1)})
+
+
+def _scores_long(seed: int = 5) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    return pd.DataFrame([{"model": f"m{l}", "item": f"i{i}", "replicate": r, "score": float(rng.random() < 0.2 + 0.3 * l)}
+                         for r in range(2) for i in range(60) for l in range(3)])
+
+
+def _prefs(tmp_path):
+    rows = [("a", "b", 0.0)] * 8 + [("b", "a", 0.0)] * 2 + [("b", "c", 0.0)] * 7 + [("c", "b", 0.5)] * 3 + \
+        [("a", "c", 0.0)] * 9 + [("c", "a", 1.0)]
+    path = tmp_path / "prefs.csv"
+    pd.DataFrame(rows, columns=["A", "B", "preference"]).to_csv(path, index=False)
+    return path
+
+
+# ----------------------------------------------------------------------------------------- one class
+
+def test_every_method_exposes_the_same_ranking_class(tmp_path):
+    df = _wide()
+    lb_path = tmp_path / "lb.csv"
+    _scores_long().to_csv(lb_path, index=False)
+    ranker = certirank.Ranker(list(df.columns), alpha=0.05)
+    for _ in range(60):
+        if ranker.done:
+            break
+        for policy, trial in ranker.suggest():
+            ranker.record(policy, trial, float(df[policy].iloc[trial]))
+    results = {"anyrank": certirank.anyrank(df, alpha=0.05), "leaderboard": certirank.leaderboard(lb_path),
+               "baseline": certirank.baseline("bt", _prefs(tmp_path)), "ranker": ranker.result()}
+    fields = None
+    for name, res in results.items():
+        r = res.ranking
+        assert type(r) is Ranking, name
+        names = [f.name for f in dataclasses.fields(r)]
+        assert fields is None or names == fields
+        fields = names
+        d = r.to_dict()
+        assert d["schema"] == "certirank.ranking/1" and d["kind"]
+        assert res.to_dict()["ranking"] == d  # the command's --json carries it
+        assert Ranking.from_dict(json.loads(json.dumps(d))) == r
+    # the ranking agrees with the method's own decisions
+    ar = results["anyrank"]
+    assert {(d["better"], d["worse"]) for d in ar.decisions} <= {(x.better, x.worse) for x in ar.ranking.relations}
+    assert ar.ranking.letters == ar.letters and ar.ranking.stopped == ar.termination
+    lb = results["leaderboard"]
+    assert {(a, b) for a, b in lb.edges} == {(x.better, x.worse) for x in lb.ranking.relations if x.via == "test"}
+    assert all(x.evidence_kind == "log_e" for x in lb.ranking.relations if x.via == "test")
+
+
+def test_simulate_trajectory_exposes_ranking():
+    from certirank.sim.trajectory import claims_from_pairs
+    tr = claims_from_pairs(3, [(2.0, 10.0, 0, 1), (5.0, 20.0, 1, 2)], end_time=9.0, end_evals=30.0)
+    r = tr.ranking(["x", "y", "z"], alpha=0.1)
+    assert type(r) is Ranking and r.names == ("x", "y", "z")
+    assert {(x.better, x.worse, x.via) for x in r.relations} == {("x", "y", "test"), ("y", "z", "test"),
+                                                                  ("x", "z", "closure")}
+    assert [x.when for x in r.relations if x.via == "test"] == [2.0, 5.0]
+    early = tr.ranking(["x", "y", "z"], step=0)
+    assert early.n_certified == 1 and len(early.undecided) == 2
+
+
+# ----------------------------------------------------------------------------------------- letters
+
+def test_letter_regression_wide_table_unequal_trials():
+    """The reported case: a policy with 46 trials and a high mean that another (133 trials, lower mean over
+    all its trials) is certified to beat must not get letter "a" nor be listed first."""
+    rng = np.random.default_rng(1)
+    n = 133
+    lbm = np.r_[rng.choice([0.9, 1.0], 46), rng.choice([0.2, 0.3, 0.4], n - 46)]
+    other = np.clip(lbm + rng.choice([-0.1, 0.0, 0.1], n), 0, 1)
+    single = np.r_[rng.choice([0.5, 0.6, 0.7], 46), np.full(n - 46, np.nan)]
+    df = pd.DataFrame({"Single_Task": single, "LBM_finetuned": lbm, "Other": other})
+    res = certirank.anyrank(df)
+    assert ("LBM_finetuned", "Single_Task") in res.better_pairs()
+    # the situation of the report: the beaten policy has the higher mean (over all trials and over trials used)
+    assert np.nanmean(single) > np.nanmean(lbm) and res.means["Single_Task"] > res.means["LBM_finetuned"]
+    assert "a" not in res.letters["Single_Task"] and "a" in res.letters["LBM_finetuned"]
+    assert res.ranking.names[-1] == "Single_Task" and list(res.letters)[-1] == "Single_Task"
+
+
+def test_letters_property_random_certified_relations():
+    """On random certified relations: a valid compact letter display (share a letter iff not certified
+    different), a topological display order, and letter "a" never on a policy certified worse than another."""
+    rng = np.random.default_rng(2026)
+    for _ in range(400):
+        m = int(rng.integers(2, 11))
+        names = [f"p{i}" for i in range(m)]
+        perm = rng.permutation(m)  # a hidden true order, so the relations are acyclic
+        density = rng.uniform(0.05, 0.8)
+        rels = [(names[perm[a]], names[perm[b]]) for a in range(m) for b in range(a + 1, m) if rng.random() < density]
+        r = make_ranking(names, rels, kind="test", means=rng.random(m))
+        pos = {n: i for i, n in enumerate(r.names)}
+        for x in r.relations:
+            assert pos[x.better] < pos[x.worse]
+        for p in r.policies:
+            if "a" in p.letters:
+                assert not any(r.better(o, p.name) for o in names if o != p.name), (rels, r.letters)
+                assert p.worse_than == 0
+        for a in names:
+            for b in names:
+                if a < b:
+                    share = bool(set(r.letters[a]) & set(r.letters[b]))
+                    assert share == (not (r.better(a, b) or r.better(b, a)))
+
+
+def test_ties_in_display_order_broken_by_mean_then_name():
+    r = make_ranking(["c", "b", "a", "d"], [("d", "a")], kind="x", means=[0.2, 0.5, 0.9, 0.1])
+    # d must precede a (certified): d is pulled up to just above a, the rest keeps mean order
+    assert r.names == ("d", "a", "b", "c")
+    r = make_ranking(["c", "b", "a", "d"], [], kind="x", means=[0.2, 0.5, 0.5, 0.1])
+    assert r.names == ("a", "b", "c", "d")  # equal means: by name
+
+
+def test_dot_and_mermaid_render_from_ranking():
+    r = make_ranking(["A", "B", "C"], [("A", "B"), ("B", "C")], kind="x", means=[0.9, 0.5, 0.1])
+    dot = r.to_dot()
+    assert '"A" -> "B";' in dot and '"B" -> "C";' in dot and '"A" -> "C"' not in dot
+    assert '"A" -> "C" [style=dashed];' in r.to_dot("closure")
+    mer = r.to_mermaid()
+    assert "n0 --> n1" in mer and "n1 --> n2" in mer
+
+
+# ----------------------------------------------------------------------------------------- report by kind
+
+def _json(args, tmp_path, name):
+    res = runner.invoke(app, [*args, "--json"])
+    assert res.exit_code == 0, res.output
+    path = tmp_path / f"{name}.json"
+    path.write_text(res.stdout)
+    return path, json.loads(res.stdout)
+
+
+def test_report_html_on_the_json_of_every_command(tmp_path):
+    wide = tmp_path / "wide.csv"
+    _wide().to_csv(wide, index=False)
+    lb = tmp_path / "lb.csv"
+    _scores_long().to_csv(lb, index=False)
+    matrix = tmp_path / "matrix.csv"
+    rng = np.random.default_rng(3)
+    pd.DataFrame(rng.random((6, 8)), index=[f"t{i}" for i in range(6)],
+                 columns=[f"p{j}" for j in range(8)]).rename_axis("test_case").reset_index().to_csv(matrix, index=False)
+    commands = {
+        "rank": ["rank", str(wide)],
+        "demo": ["demo"],
+        "leaderboard": ["leaderboard", str(lb)],
+        "baseline": ["baseline", "bt", str(_prefs(tmp_path))],
+        "compare": ["compare", str(wide), "--a", "good", "--b", "mid"],
+        "simulate": ["simulate", "HO-I", "-n", "2", "-p", "n_max=100"],
+        "compose-test": ["compose-test", str(matrix), "-m", "2", "--rounds", "20"],
+        "inspect": ["inspect", str(wide)],
+    }
+    for kind, args in commands.items():
+        path, d = _json(args, tmp_path, kind)
+        assert d["kind"] == kind
+        page = tmp_path / f"{kind}.html"
+        res = runner.invoke(app, ["report", str(path), "--html", str(page), "--json"])
+        assert res.exit_code == 0, (kind, res.output)
+        info = json.loads(res.stdout)
+        assert info["kind"] == kind and page.read_text().startswith("<!DOCTYPE html>")
+        if "ranking" in d or kind == "demo":
+            assert {"graph", "summary", "decisions"} <= set(info["sections"]), kind
+    # a bare certirank.ranking/1 object is a page of its own
+    bare = tmp_path / "bare.json"
+    bare.write_text(json.dumps(json.loads((tmp_path / "rank.json").read_text())["ranking"]))
+    res = runner.invoke(app, ["report", str(bare), "--html", str(tmp_path / "bare.html"), "--json"])
+    assert res.exit_code == 0, res.output and json.loads(res.stdout)["kind"] == "ranking"
