@@ -28,7 +28,7 @@ P1 = "0100000000000000100000000000000000001101"
 P2 = "1000101010100011001111000010010001010000"
 P3 = "1011111101110111111111101011111011101101"
 V = pd.DataFrame({n: [float(c) for c in s] for n, s in (("P1", P1), ("P2", P2), ("P3", P3))})
-COMMON = dict(alpha=0.1, metric="binary", nmax=40)
+COMMON = dict(alpha=0.1, bins="binary", n_max=40)
 
 
 def _table(res):
@@ -67,7 +67,7 @@ def test_v3_prior_gamma5(graph):
 
 def test_v3_advantaged_set_and_levels_after_first_rejection():
     setup = _make_setup(["P1", "P2", "P3"], 0.1, "anyrank", [0.1, 0.5, 0.9], 5, 40, "allow", "paper",
-                        metric="binary")
+                        bins="binary")
     camp = _Campaign(setup, _Table(3, V.to_numpy()))
     pairs = list(zip(camp.pi.tolist(), camp.pj.tolist()))
     assert [pairs[k] for k in camp.select()] == [(0, 2)]  # only (P1,P3) is advantaged at first
@@ -120,7 +120,7 @@ def test_live_engine_equals_replay_and_batch(kw):
     mu = np.array([0.2, 0.35, 0.45, 0.65, 0.9])
     pols = [f"p{i}" for i in range(5)]
     arr = (rng.random((150, 5)) < mu).astype(float)
-    opts = dict(alpha=0.05, nmax=120, prior=list(mu), metric="binary", **kw)
+    opts = dict(alpha=0.05, n_max=120, prior=list(mu), bins="binary", **kw)
     a = run_campaign(arr, policies=pols, trajectory=True, **opts)
     b = _live(arr, pols, reload_at=(9, 40), **opts).result()
     c = run_campaigns(arr[None], policies=pols, trajectory=True, **opts)[0]
@@ -141,8 +141,8 @@ def test_live_with_missing_trials_makes_the_same_decisions():
     arr = (rng.random((200, 3)) < mu).astype(float)
     arr[rng.random(arr.shape) < 0.15] = np.nan
     pols = ["a", "b", "c"]
-    a = run_campaign(arr, policies=pols, alpha=0.1, nmax=150, metric="binary")
-    b = _live(arr, pols, alpha=0.1, nmax=150, metric="binary").result()
+    a = run_campaign(arr, policies=pols, alpha=0.1, n_max=150, bins="binary")
+    b = _live(arr, pols, alpha=0.1, n_max=150, bins="binary").result()
     strip = [{k: v for k, v in d.items() if k != "total_samples"} for d in a.decisions]
     assert strip == [{k: v for k, v in d.items() if k != "total_samples"} for d in b.decisions]
     # the live engine never asks for a trial whose partner is already known to be missing, so it can
@@ -154,8 +154,8 @@ def test_batch_equals_single_runs_with_missing_data():
     rng = np.random.default_rng(8)
     arr = (rng.random((6, 120, 4)) < np.array([0.2, 0.5, 0.55, 0.9])).astype(float)
     arr[rng.random(arr.shape) < 0.1] = np.nan
-    single = [run_campaign(x, alpha=0.1, metric="binary").to_dict() for x in arr]
-    assert [r.to_dict() for r in run_campaigns(arr, alpha=0.1, metric="binary", chunk=4)] == single
+    single = [run_campaign(x, alpha=0.1, bins="binary").to_dict() for x in arr]
+    assert [r.to_dict() for r in run_campaigns(arr, alpha=0.1, bins="binary", chunk=4)] == single
 
 
 # ------------------------------------------------------------------------------------------ persistence
@@ -164,7 +164,7 @@ def test_json_round_trip_resumes_identically(tmp_path):
     rng = np.random.default_rng(3)
     pols = ["A", "B", "C", "D"]
     arr = rng.beta([1, 2, 3, 4], 2, size=(400, 4)).round(2)
-    r1 = Ranker(pols, alpha=0.1, prior={"A": 0.3, "B": 0.4, "C": 0.6, "D": 0.7}, nmax=300)
+    r1 = Ranker(pols, alpha=0.1, prior={"A": 0.3, "B": 0.4, "C": 0.6, "D": 0.7}, n_max=300)
     for _ in range(25):
         for p, t in r1.suggest():
             r1.record(p, t, float(arr[t, pols.index(p)]))
@@ -199,7 +199,7 @@ def test_tampered_config_is_refused():
 
 def test_extend_budget_resumes():
     arr = np.tile([[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]], (20, 1))  # no evidence either way
-    r = Ranker(["A", "B"], alpha=0.05, nmax=5, metric="binary")
+    r = Ranker(["A", "B"], alpha=0.05, n_max=5, bins="binary")
     r = _feed(r, arr)
     assert r.done and r.result().termination == "budget or data exhausted"
     r.extend(10)
@@ -224,7 +224,7 @@ def test_online_rejections_equal_batch_graph_test(method):
     for rep in range(3):
         arr = (rng.random((400, 5)) < mu).astype(float)
         setup = _make_setup([f"p{i}" for i in range(5)], 0.05, method, list(mu), 1.0, 400, "allow", "paper",
-                            metric="binary", transitive_closure=False)
+                            bins="binary", transitive_closure=False)
         camp = _Campaign(setup, _Table(5, arr))
         camp.run_replay()
         p = camp._combined(camp.pl, camp.pm)
@@ -232,7 +232,7 @@ def test_online_rejections_equal_batch_graph_test(method):
         batch = graph_test(g.initial_weights, g.initial_transitions, p, 0.05)
         assert np.array_equal(batch.rejected, ~camp.pair_open)
         # with closure on, the online procedure rejects at least the batch set
-        res = run_campaign(arr, alpha=0.05, method=method, prior=list(mu), nmax=400, metric="binary")
+        res = run_campaign(arr, alpha=0.05, method=method, prior=list(mu), n_max=400, bins="binary")
         assert len(res.decisions) >= int(batch.rejected.sum())
 
 
@@ -252,7 +252,7 @@ def test_fwer_ho_i_every_variant(method):
     arr = np.stack([(np.random.default_rng(s).random((600, 5)) < mu).astype(float) for s in ss])
     pols = [f"p{i}" for i in range(5)]
     res = run_campaigns(arr, alpha=alpha, method=method, prior=list(mu), gamma=0.0 if method == "anyrank0" else 1.0,
-                        ties="allow", metric="binary", policies=pols, graph="fully_connected")
+                        ties="allow", bins="binary", policies=pols, graph="fully_connected")
     fwer = np.mean([_errors(r, mu, pols) for r in res])
     assert fwer <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / runs)
     # the tied pair is never ordered by every run at once (power sanity: most decidable pairs get decided)
@@ -264,7 +264,7 @@ def test_ho_f_all_pairs_decided_in_95_percent_of_runs():
     runs = 60
     ss = np.random.SeedSequence(7).spawn(runs)
     arr = np.stack([(np.random.default_rng(s).random((1000, 5)) < mu).astype(float) for s in ss])
-    res = run_campaigns(arr, alpha=0.05, nmax=1000, metric="binary")
+    res = run_campaigns(arr, alpha=0.05, n_max=1000, bins="binary")
     full = np.mean([r.complete and not _errors(r, mu, r.policies) for r in res])
     assert full >= 0.95
 
@@ -303,7 +303,7 @@ def test_long_table_and_underscore_method_names():
 
 
 def test_heldout_prior_rows_removes_the_rows():
-    res = anyrank(V, heldout_prior_rows=10, alpha=0.1, metric="binary")
+    res = anyrank(V, heldout_prior_rows=10, alpha=0.1, bins="binary")
     assert max(res.samples.values()) <= 30
 
 
@@ -328,7 +328,7 @@ def test_prior_mismatch_messages_name_the_policy():
 
 
 @pytest.mark.parametrize("kw", [dict(policies=["A"]), dict(policies=["A", "A"]), dict(alpha=1.0),
-                                dict(alpha=-0.1), dict(gamma=-0.5), dict(nmax=0), dict(ties="maybe"),
+                                dict(alpha=-0.1), dict(gamma=-0.5), dict(n_max=0), dict(ties="maybe"),
                                 dict(guarantee="ironclad")])
 def test_ranker_bad_parameters(kw):
     args = dict(policies=["A", "B"])
@@ -358,7 +358,7 @@ def test_record_errors_leave_state_unchanged():
 
 
 def test_missing_result_skips_the_environment():
-    r = Ranker(["A", "B"], alpha=0.1, nmax=50)
+    r = Ranker(["A", "B"], alpha=0.1, n_max=50)
     assert r.suggest() == [("A", 0), ("B", 0)]
     r.record("A", 0, None)
     assert r.suggest() == [("A", 1), ("B", 1)]
@@ -392,7 +392,7 @@ def test_by_order_pairing_compacts_each_policy():
 
 
 def test_absurd_trial_index_is_refused():
-    r = Ranker(["A", "B"], nmax=10)
+    r = Ranker(["A", "B"], n_max=10)
     with pytest.raises(ParameterError, match="far beyond"):
         r.record("A", 10**9, 0.5, ahead=True)
 
@@ -439,7 +439,7 @@ def test_holm_levels_at_successive_rejections():
     """gamma = 0, K = 10: the level at the i-th rejection is alpha / (K - i + 1) (spec 03 §12.2)."""
     mu = np.array([0.2, 0.35, 0.45, 0.65, 0.9])
     arr = (np.random.default_rng(4).random((2, 1500, 5)) < mu).astype(float)
-    for res in run_campaigns(arr, alpha=0.05, gamma=0.0, metric="binary"):
+    for res in run_campaigns(arr, alpha=0.05, gamma=0.0, bins="binary"):
         levels = [d["level"] for d in res.decisions]
         assert levels == pytest.approx([0.05 / (10 - i) for i in range(len(levels))], rel=1e-9)
 
@@ -448,8 +448,8 @@ def test_decision_samples_leave_out_undecided_comparisons():
     # B and C are tied, so their comparison stays open until the budget; A is far below both.
     rng = np.random.default_rng(11)
     arr = np.column_stack([rng.random(300) < 0.1, rng.random(300) < 0.9, rng.random(300) < 0.9]).astype(float)
-    res = run_campaign(arr, alpha=0.05, method="anyrank0", gamma=0.0, nmax=300, ties="allow",
-                       policies=["A", "B", "C"], metric="binary")
+    res = run_campaign(arr, alpha=0.05, method="anyrank0", gamma=0.0, n_max=300, ties="allow",
+                       policies=["A", "B", "C"], bins="binary")
     assert res.undecided == [["B", "C"]]
     trials = {(d["better"], d["worse"]): d["trials"] for d in res.decisions}
     dec = res.decision_samples()
@@ -462,6 +462,6 @@ def test_decision_samples_leave_out_undecided_comparisons():
 
 def test_decision_samples_equal_samples_when_everything_is_decided():
     arr = (np.random.default_rng(5).random((1000, 5)) < np.array([0.1, 0.3, 0.5, 0.7, 0.9])).astype(float)
-    res = run_campaign(arr, alpha=0.05, method="anyrank0", gamma=0.0, ties="assume_none", metric="binary")
+    res = run_campaign(arr, alpha=0.05, method="anyrank0", gamma=0.0, ties="assume_none", bins="binary")
     assert res.complete
     assert res.decision_samples() == res.samples

@@ -32,7 +32,7 @@ def test_adversarial_near_ties_keep_fwer(config, method, ties, guarantee):
     runs, alpha = 150, 0.1
     arr = _tables(mu, runs, 600, seed={"near_tie": 11, "ladder": 12}[config])
     res = run_campaigns(arr, alpha=alpha, method=method, prior=list(mu), ties=ties, guarantee=guarantee,
-                        metric="binary")
+                        bins="binary")
     fwer = np.mean([_wrong(r, mu) for r in res])
     assert fwer <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / runs)
 
@@ -42,7 +42,7 @@ def test_ho_i_fwer_300_runs_nmax_1000(ties):
     mu = np.array([0.2, 0.4, 0.4, 0.6, 0.8])
     runs, alpha = 300, 0.05
     arr = _tables(mu, runs, 1000, seed=99)
-    res = run_campaigns(arr, alpha=alpha, gamma=0.0, ties=ties, metric="binary", graph="fully_connected")
+    res = run_campaigns(arr, alpha=alpha, gamma=0.0, ties=ties, bins="binary", graph="fully_connected")
     fwer = np.mean([_wrong(r, mu) for r in res])
     # assume_none is the papers' setting: a tied pair may be ordered with probability up to 2 alpha per
     # pair-level test, so only the ranking mode carries the alpha bound here

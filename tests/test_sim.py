@@ -291,7 +291,7 @@ def test_anyrank_adapter_equals_run_campaign_run_by_run():
     for run in range(3):
         data = sc.draw(np.random.default_rng(_data_seed(run_seeds(7, 3)[run])))
         for m in methods:
-            ref = run_campaign(data.scores, alpha=0.05, method=m, nmax=150, metric="binary",
+            ref = run_campaign(data.scores, alpha=0.05, method=m, n_max=150, bins="binary",
                                policies=list(sc.policies), graph="fully_connected", prior=list(sc.prior))
             row = res.runs[(res.runs["method"] == m) & (res.runs["run"] == run)].iloc[0]
             assert row["end_evals"] == ref.total_samples and row["end_time"] == ref.iterations

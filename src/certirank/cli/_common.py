@@ -271,6 +271,28 @@ def render_groups(res: Any, title: str) -> None:
     console.print(res.statement)
 
 JSON_OPT = typer.Option(False, "--json", help="Print the result as JSON.")
+ALL_OPT = typer.Option(False, "--all", help="Show every row and pair (default: the summary and the first rows).")
+QUIET_OPT = typer.Option(False, "--quiet", "-q", help="No progress bar.")
+
+
+def show(renderables: list[Any]) -> None:
+    """Print renderables (from certirank.report.text) on stdout, one after the other."""
+    for r in renderables:
+        console.print(r)
+
+
+def deprecated_alias(new_value: Any, old_value: Any, old: str, new: str, default: Any = None) -> Any:
+    """Resolve an option given under its old name (one release, with a warning on stderr)."""
+    if old_value is None:
+        return new_value
+    err_console.print(f"warning: {old} is deprecated and will be removed in certirank 0.3; use {new}",
+                      markup=False)
+    if new_value is not None and new_value != default:
+        from ..errors import ParameterError
+        raise ParameterError(f"give {new} or its old spelling {old}, not both")
+    return old_value
+
+
 
 
 BACKEND_OPT = typer.Option(None, "--backend", help="Where the tasks run: serial, joblib (--jobs local processes) or "

@@ -6,9 +6,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.table import Table
-
-from ._common import app, console, emit, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, read_input, JSON_OPT
+from ._common import (ALL_OPT, DATA_ARG, FORMAT_OPT, JSON_OPT, READ_OPT, SCORE_RANGE_OPT, app, console, emit,
+                      read_input, show)
 
 
 @app.command("baseline")
@@ -26,6 +25,7 @@ def baseline_cmd(
     format: Optional[str] = FORMAT_OPT,
     score_range: Optional[str] = SCORE_RANGE_OPT,
     read_option: list[str] = READ_OPT,
+    show_all: bool = ALL_OPT,
     as_json: bool = JSON_OPT,
 ) -> None:
     """Run a comparison baseline (Bradley–Terry family or leaderboard baseline); none controls the FWER of
@@ -43,26 +43,15 @@ def baseline_cmd(
     result = baseline(name, source, **options)
 
     def render(res: Any) -> None:
-        t = Table(title=f"{data} — baseline {res.method}: {len(res.policies)} policies, n = {res.n}")
+        from ..report.text import ranking_renderables
+        cols: dict[str, dict[str, Any]] = {"score": res.scores}
         intervals = res.details.get("intervals")
-        cols = ["policy", "score", "mean"] + (["interval"] if intervals else [])
-        for col in cols:
-            t.add_column(col, justify="left" if col == "policy" else "right")
-        for p in res.order:
-            row = [p, f"{res.scores[p]:.4f}", "-" if res.means[p] is None else f"{res.means[p]:.3f}"]
-            if intervals:
-                row.append(f"[{intervals[p][0]:.3f}, {intervals[p][1]:.3f}]")
-            t.add_row(*row)
-        console.print(t)
+        if intervals:
+            cols["interval"] = {p: f"[{iv[0]:.3f}, {iv[1]:.3f}]" for p, iv in intervals.items()}
         point = res.method in ("bt", "bt-davidson", "bt-em", "emr")
-        pos = {p: k for k, p in enumerate(res.order)}
-        for d in sorted(res.decisions, key=lambda d: (pos[d["better"]], pos[d["worse"]])):
-            how = "point estimate, not certified" if point else f"{res.method} at alpha = {res.alpha:g}"
-            extra = ", implied" if d["kind"] == "implied" else ""
-            console.print(f"{d['better']} ranks above {d['worse']} ({how}{extra})", markup=False)
-        if res.undecided:
-            console.print(f"Undecided ({len(res.undecided)}): "
-                          + ", ".join(f"{a} vs {b}" for a, b in res.undecided), markup=False)
-        console.print(f"Guarantee: {res.guarantee}.", markup=False)
+        title = f"{data}: baseline {res.method}, {len(res.policies)} policies, n = {res.n}"
+        show(ranking_renderables(res.ranking, title=title, full=show_all, width=console.width, columns=cols,
+                                 relation_word="ranked above (point estimate, not certified)" if point else "decided",
+                                 show_rank=not point))
 
     emit(result, as_json, render)

@@ -6,10 +6,8 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from rich.table import Table
-
-from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, READ_OPT, SCORE_RANGE_OPT, app,
-                      console, emit, group_columns, read_input, render_groups)
+from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, READ_OPT,
+                      SCORE_RANGE_OPT, app, console, emit, group_columns, read_input, render_groups, show)
 from ._markdown import MARKDOWN_OPT, check_output_flags
 
 
@@ -31,16 +29,14 @@ def leaderboard_cmd(
     read_option: list[str] = READ_OPT,
     group_by: Optional[str] = GROUP_BY_OPT,
     alpha_across_groups: bool = ALPHA_ACROSS_OPT,
+    show_all: bool = ALL_OPT,
     as_json: bool = JSON_OPT,
     markdown: bool = MARKDOWN_OPT,
 ) -> None:
     """Certified leaderboard (BB-EDGE): edges, rank intervals and Top-k from repeated runs of L models."""
     check_output_flags(as_json, markdown)
-    import numpy as np
-
     from .._validate import check_choice
     from ..methods.bbedge import leaderboard
-    from ..order.closure import transitive_closure
 
     if graph is not None:
         graph = check_choice("--graph", graph, ("dot", "mermaid"))
@@ -61,48 +57,16 @@ def leaderboard_cmd(
                          score_range=sr, format=fmt)
 
     def render(res: Any) -> None:
-        t = Table(title=f"{data} — {res.method}: {len(res.models)} models, {res.replicates} replicate(s), "
-                  f"alpha = {res.alpha:g}, tau = {res.tau:g}")
-        for col in ("model", "mean", "rank interval", "certified above"):
-            t.add_column(col, justify="left" if col == "model" else "right")
-        for m in res.models:
-            lo, hi = m["rank_interval"]
-            t.add_row(m["model"], "-" if m["mean"] is None else f"{m['mean']:.3f}",
-                      f"[{lo}, {hi}]", str(m["certified_above"]))
-        console.print(t)
-        console.print("Rank interval [lo, hi]: the certified edges place the model somewhere from rank lo to rank hi; "
-                      "certified above: how many models it is certified to beat.")
-        console.print(f"{len(res.edges)} certified edge(s) of {len(res.models) * (len(res.models) - 1)} directions.")
-        # the certified edges and the undecided pairs in words (spec 00: undecided pairs are shown, never hidden)
-        if res.edges:
-            console.print(f"Certified (alpha = {res.alpha:g}, family-wise over all pairs and all replicates):")
-            for line in res.sentences():
-                console.print(f"  {line}")
-        names = [m["model"] for m in res.models]
-        idx = {n: i for i, n in enumerate(names)}
-        rel = np.zeros((len(names), len(names)), dtype=bool)
-        for better, worse in res.edges:
-            rel[idx[better], idx[worse]] = True
-        clo = transitive_closure(rel)
-        undecided = [f"{names[i]} vs {names[j]}" for i in range(len(names)) for j in range(i + 1, len(names))
-                     if not clo[i, j] and not clo[j, i]]
-        if undecided:
-            console.print(f"Undecided ({len(undecided)} pair(s), no certified edge either way): "
-                          + ", ".join(undecided))
-        else:
-            console.print("Every pair is decided.")
-        console.print(f"Guarantee: with probability at least {100 * (1 - res.alpha):g}%, every certified edge is "
-                      "correct, at whatever replicate you stop (given the block assumption below).")
-        console.print(f"Blocks: {res.blocks['statement']}.", markup=False)
-        if res.inconsistent:
-            console.print("Warning: the certified edges contain a cycle; rank intervals fail closed to [1, L].")
+        from ..report.text import ranking_renderables
+        extra = []  # the block assumption is part of the guarantee sentence
         if res.top_k is not None:
             tk = res.top_k
-            if tk["set"] is None:
-                console.print(f"Top-{tk['k']}: not certified yet.")
-            else:
-                console.print(f"Top-{tk['k']} certified at replicate {tk['certified_at']}: {', '.join(tk['set'])}.",
-                              markup=False)
+            extra.append(f"Top-{tk['k']}: not certified yet." if tk["set"] is None else
+                         f"Top-{tk['k']} certified at replicate {tk['certified_at']}: {', '.join(tk['set'])}.")
+        title = (f"{data}: {res.method}, {len(res.models)} models, {res.replicates} replicate(s), alpha = "
+                 f"{res.alpha:g}, tau = {res.tau:g}")
+        show(ranking_renderables(res.ranking, title=title, full=show_all, width=console.width,
+                                 n_label="reps", extra=extra))
         if graph is not None:
             typer.echo(res.graph(graph), nl=False)
 

@@ -3,14 +3,55 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
-from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
-                      SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, emit, group_columns, pairing_arg, read_input,
-                      render_groups, render_shuffled, warn_order, warn_order_groups)
+from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
+                      SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, deprecated_alias, emit, group_columns, pairing_arg,
+                      read_input, render_groups, render_shuffled, show, warn_order, warn_order_groups)
 from ._markdown import MARKDOWN_OPT, check_output_flags
+
+
+def ranking_title(res: Any, label: Any) -> str:
+    return (f"{label}: AnyRank ({res.method}, {res.guarantee} guarantee), certified at "
+            f"{100 * (1 - res.alpha):g}% (alpha = {res.alpha:g})")
+
+
+def render_anyrank(res: Any, *, title: str, full: bool) -> None:
+    """The people-facing output of an AnyRank result (rank and demo), drawn from its Ranking."""
+    from ..report.text import ranking_renderables
+    show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, n_label="trials",
+                             mean_label="mean used",
+                             extra=[f"{res.total_samples} trials used in total (mean used = mean over the "
+                                    "trials the test used)."]))
+
+
+def render_preferences(res: Any, console: Any, *, title: str) -> None:
+    """Print a certified preference graph: every pair that met, the certified edges, cycles, the guarantee."""
+    from rich.table import Table
+
+    t = Table(title=title)
+    for col in ("policy A", "policy B", "battles", "A preferred", "B preferred", "draws", "certified"):
+        t.add_column(col, justify="left" if col.startswith("policy") or col == "certified" else "right")
+    for p in res.pairs:
+        dec = {"a>b": f"{p['a']} > {p['b']}", "a<b": f"{p['b']} > {p['a']}"}.get(p["decision"], "undecided")
+        t.add_row(p["a"], p["b"], str(p["battles"]), str(p["wins_a"]), str(p["wins_b"]), str(p["draws"]), dec)
+    console.print(t)
+    if res.edges:
+        console.print(f"Certified preferences ({len(res.edges)} edge(s)):", style="bold", markup=False)
+        for line in res.sentences():
+            console.print(f"  {line}", markup=False)
+    else:
+        console.print("No preference is certified yet.")
+    for c in res.cycles:
+        console.print(f"Cycle among certified edges (preferences are not transitive): {' , '.join(c)}", markup=False)
+    if res.never_met:
+        console.print(f"Never met ({len(res.never_met)} pair(s), nothing can be said): "
+                      + ", ".join(f"{a} vs {b}" for a, b in res.never_met), markup=False)
+    if res.mapping:
+        console.print(f"Ties: {res.mapping}.", markup=False)
+    console.print(res.statement, markup=False)
 
 
 @app.command("rank")
@@ -23,14 +64,17 @@ def rank_cmd(data: Path = DATA_ARG,
              prior_means: Optional[str] = typer.Option(None, "--prior-means", help="Prior means inline, e.g. "
                                                        "'p=0.3,q=0.5'."),
              gamma: float = typer.Option(1.0, "--gamma", help="Prior strength (>= 0)."),
-             nmax: Optional[int] = typer.Option(None, "--nmax", help="Per-comparison trial budget (default: all "
-                                                "rows)."),
+             n_max: Optional[int] = typer.Option(None, "--n-max", help="Per-comparison trial budget (default: all "
+                                                 "rows)."),
+             nmax: Optional[int] = typer.Option(None, "--nmax", hidden=True, help="Deprecated: --n-max."),
              ties: str = typer.Option("allow", "--ties", help="allow (valid under exact ties) or assume_none "
                                       "(the papers' setting)."),
              guarantee: str = typer.Option("paper", "--guarantee", help="paper or strict (directional graph)."),
              heldout_prior_rows: int = typer.Option(0, "--heldout-prior-rows", help="Use the first N rows as the "
                                                     "prior and remove them from the test."),
-             metric: str = typer.Option("progress", "--metric", help="progress (partial credit) or binary."),
+             bins: Optional[str] = typer.Option(None, "--bins", help="Score bins: progress (partial credit, "
+                                                "0, 0.1, ..., 1; default) or binary."),
+             metric: Optional[str] = typer.Option(None, "--metric", hidden=True, help="Deprecated: --bins."),
              pairing: str = PAIRING_OPT,
              shuffle: Optional[int] = SHUFFLE_OPT,
              group_by: Optional[str] = GROUP_BY_OPT,
@@ -39,11 +83,14 @@ def rank_cmd(data: Path = DATA_ARG,
              read_option: list[str] = READ_OPT,
              plot: Optional[Path] = typer.Option(None, "--plot", help="Write the score violins with the certified "
                                                  "letters to FILE.png or FILE.svg."),
+             show_all: bool = ALL_OPT,
              as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Certified ranking of policies from recorded trials (AnyRank), replayed in recorded order; for battle /
     preference data, the certified preference graph."""
     check_output_flags(as_json, markdown)
-    from ..methods.anyrank_cli import compute_ranking, rank_command, render_preferences
+    from ..methods.anyrank.demo import compute_ranking
+    n_max = deprecated_alias(n_max, nmax, "--nmax", "--n-max")
+    bins = deprecated_alias(bins, metric, "--metric", "--bins") or "progress"
     if plot is not None:
         from ..report.cli import check_plot_path
         check_plot_path(plot)
@@ -85,8 +132,8 @@ def rank_cmd(data: Path = DATA_ARG,
                 r, f"{data}: shuffled replay (seed {shuffle}), tested without replacement"))
         return
 
-    opts = dict(method=method, prior=prior, prior_means=prior_means, gamma=gamma, nmax=nmax, ties=ties,
-                guarantee=guarantee, heldout_prior_rows=heldout_prior_rows, metric=metric, pairing=pair)
+    opts = dict(method=method, prior=prior, prior_means=prior_means, gamma=gamma, n_max=n_max, ties=ties,
+                guarantee=guarantee, heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pair)
     if cols is not None:
         from ..methods.groups import run_by_group
         if plot is not None:
@@ -99,14 +146,13 @@ def rank_cmd(data: Path = DATA_ARG,
                                                    f"{', '.join(cols)}"))
         return
     warn_order(table)
-    out = emit
+    res = compute_ranking(table, alpha=alpha, **opts)
     if markdown:
         from ..report.markdown import to_markdown
-
-        def out(result, _as_json, _render) -> None:  # noqa: ANN001 - same shape as `emit`
-            typer.echo(to_markdown(result, title=f"{data}: AnyRank ({result.method}, {result.guarantee} guarantee), "
-                                   f"alpha = {result.alpha:g}"), nl=False)
-    res = rank_command(table, alpha=alpha, as_json=as_json, emit=out, console=console, label=data, **opts)
+        typer.echo(to_markdown(res, title=f"{data}: AnyRank ({res.method}, {res.guarantee} guarantee), "
+                               f"alpha = {res.alpha:g}"), nl=False)
+    else:
+        emit(res, as_json, lambda r: render_anyrank(r, title=ranking_title(r, data), full=show_all))
     if plot is not None:
         from ..report.cli import save_plot
         save_plot(res, plot, data=table, format=fmt, score_range=sr,

@@ -18,13 +18,15 @@ import numpy as np
 from .adapters import MethodAdapter, register_method
 from .trajectory import Trajectory, claims_from_pairs
 
-_PASS = ("ties", "gamma", "graph", "bettor", "guarantee", "forward_fraction", "transitive_closure", "metric",
+_PASS = ("ties", "gamma", "graph", "bettor", "guarantee", "forward_fraction", "transitive_closure", "bins",
          "budget", "arms", "concentration")
 
 
 def _kwargs(scenario: Any, name: str, options: Mapping[str, Any]) -> dict[str, Any]:
-    kw: dict[str, Any] = {"alpha": scenario.alpha, "method": name, "nmax": scenario.n_max,
-                          "policies": list(scenario.policies), "metric": scenario.metric}
+    kw: dict[str, Any] = {"alpha": scenario.alpha, "method": name, "n_max": scenario.n_max,
+                          "policies": list(scenario.policies), "bins": scenario.metric}
+    if options.get("metric") is not None:  # the method option's old name (0.1)
+        kw["bins"] = options["metric"]
     if scenario.prior is not None and options.get("prior", True):
         kw["prior"] = list(scenario.prior)
     for k in _PASS:
@@ -60,8 +62,8 @@ def _make(name: str) -> Any:
 # graph: spec 03 §12.1's simulation protocol uses the fully connected graph (the library default for real
 # data is soft_masked)
 _OPTS = {"ties": None, "gamma": None, "graph": "fully_connected", "bettor": None,
-         "guarantee": None, "forward_fraction": None, "transitive_closure": None, "metric": None, "prior": True,
-         "budget": None, "arms": None, "concentration": None}
+         "guarantee": None, "forward_fraction": None, "transitive_closure": None, "bins": None, "metric": None,
+         "prior": True, "budget": None, "arms": None, "concentration": None}
 
 for _name, _desc in (
         ("anyrank", "AnyRank: prior-informed graph (softmax, gamma), advantaged sampling, level recycling"),

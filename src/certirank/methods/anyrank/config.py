@@ -258,10 +258,13 @@ _OPTIONS = ("graph", "forward_fraction", "direction_split", "bettor", "metric", 
 
 
 def _check_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    options = dict(options)
+    if "bins" in options:  # the public name; the locked configuration keeps "metric" (saved campaigns)
+        options["metric"] = options.pop("bins")
     extra = sorted(set(options) - set(_OPTIONS))
     if extra:
         raise ParameterError(f"unknown option(s) {', '.join(extra)}; AnyRank options are: {', '.join(_OPTIONS)}")
-    return dict(options)
+    return options
 
 
 def _setup_from_dict(d: Mapping[str, Any]) -> _Setup:

@@ -15,6 +15,7 @@ import numpy as np
 from ..._integrity import EDITED_FIELD, edited_note, seal, verify
 from ..._io import atomic_write_text
 from ..._validate import check_positive_int
+from ..._compat import keyword_only, warn_renamed
 from ...errors import EditedStateError, ParameterError, StateError
 from .config import FORMAT, _Setup, _check_options, _make_setup, _setup_from_dict
 from .result import RankingResult, _Table
@@ -34,9 +35,9 @@ class Ranker:
         Prior mean per policy (e.g. from simulation), fixed now, before any trial is run.
     gamma : float, default 1.0
         Prior strength (>= 0).
-    nmax : int, optional
+    n_max : int, optional
         Per-comparison budget of paired trials (default 5000); it may be increased later with
-        :meth:`extend`.
+        :meth:`extend`. (``nmax`` before 0.2.)
     method : str, default "anyrank"
         ``anyrank``, ``anyrank0``, ``anyrank-inf``, ``bonferroni``, ``weighted-bonferroni``.
     ties : {"allow", "assume_none"}, default "allow"
@@ -46,9 +47,9 @@ class Ranker:
     seed : int, optional
         Seed of those draws (default: fresh entropy, saved with the campaign).
     **options
-        ``graph``, ``forward_fraction``, ``direction_split``, ``bettor``, ``metric``, ``transitive_closure``;
-        ``budget`` (``"final"`` / ``"extendable"``: the exact budget test of spec 08, with ``metric="binary"``
-        and an explicit ``nmax``; a final budget refuses :meth:`extend`), ``arms``, ``concentration``.
+        ``graph``, ``forward_fraction``, ``direction_split``, ``bettor``, ``bins`` (``metric`` before 0.2), ``transitive_closure``;
+        ``budget`` (``"final"`` / ``"extendable"``: the exact budget test of spec 08, with ``bins="binary"``
+        and an explicit ``n_max``; a final budget refuses :meth:`extend`), ``arms``, ``concentration``.
 
     Notes
     -----
@@ -62,18 +63,19 @@ class Ranker:
 
     Examples
     --------
-    >>> r = Ranker(["A", "B"], alpha=0.1, nmax=3)
+    >>> r = Ranker(["A", "B"], alpha=0.1, n_max=3)
     >>> r.suggest()
     [('A', 0), ('B', 0)]
     >>> r.record("A", 0, 1.0); r.record("B", 0, 0.0); r.suggest()
     [('A', 1), ('B', 1)]
     """
 
-    def __init__(self, policies: Sequence[str], alpha: float = 0.05, prior: Any = None, gamma: float = 1.0,
-                 nmax: int | None = None, method: str = "anyrank", ties: str = "allow", *,
+    @keyword_only(("prior", "gamma", "n_max", "method", "ties"), renamed={"nmax": "n_max", "metric": "bins"})
+    def __init__(self, policies: Sequence[str], alpha: float = 0.05, *, prior: Any = None, gamma: float = 1.0,
+                 n_max: int | None = None, method: str = "anyrank", ties: str = "allow",
                  guarantee: str = "paper", environments: Sequence[Any] | None = None, seed: int | None = None,
                  **options: Any) -> None:
-        setup = _make_setup(policies, alpha, method, prior, gamma, nmax, ties, guarantee, **_check_options(options))
+        setup = _make_setup(policies, alpha, method, prior, gamma, n_max, ties, guarantee, **_check_options(options))
         self._init(setup)
         self._set_environments(environments, seed)
 
@@ -133,7 +135,14 @@ class Ranker:
         return self._setup.alpha
 
     @property
+    def n_max(self) -> int:
+        """Per-hypothesis budget of paired trials."""
+        return self._setup.nmax
+
+    @property
     def nmax(self) -> int:
+        """Deprecated spelling of :attr:`n_max` (removed in 0.3)."""
+        warn_renamed("Ranker.nmax", "Ranker.n_max")
         return self._setup.nmax
 
     @property
@@ -216,9 +225,10 @@ class Ranker:
                 raise ParameterError(f"score must be in [0, 1] (or None for a failed run), got {score!r}")
         return self._index[name], r, v
 
-    def extend(self, nmax: int) -> None:
+    @keyword_only(renamed={"nmax": "n_max"})
+    def extend(self, n_max: int) -> None:
         """Raise the per-comparison budget (allowed at any time: stopping is free for anytime-valid tests)."""
-        nmax = check_positive_int("nmax", nmax)
+        nmax = check_positive_int("n_max", n_max)
         if self._setup.budget == "final" and nmax != self._setup.nmax:
             # spec 08 §4: the exact test's guarantee ends at its budget; a larger budget chosen now, after
             # seeing data, would void it

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..._validate import check_choice, check_positive_int
+from ..._compat import keyword_only
 from ...errors import DataError, ParameterError
 from .config import DIRECTION_SPLIT, PAIRINGS, _BLOCK, _Setup, _check_options, _make_setup
 from .result import RankingResult, _Table
@@ -43,11 +44,12 @@ def _select_columns(wide: pd.DataFrame, policies: Sequence[str] | None) -> pd.Da
     return wide[pols]
 
 
-def anyrank(data: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any = None, gamma: float = 1.0,
-            nmax: int | None = None, ties: str = "allow", *, guarantee: str = "paper",
+@keyword_only(("method", "prior", "gamma", "n_max", "ties"), renamed={"nmax": "n_max", "metric": "bins"})
+def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: Any = None, gamma: float = 1.0,
+            n_max: int | None = None, ties: str = "allow", guarantee: str = "paper",
             policies: Sequence[str] | None = None, heldout_prior_rows: int = 0, pairing: str = "by_row",
             graph: str = "soft_masked", forward_fraction: float = 0.9, direction_split: float = DIRECTION_SPLIT,
-            bettor: str = "nscore", metric: str = "progress", transitive_closure: bool = True,
+            bettor: str = "nscore", bins: str = "progress", transitive_closure: bool = True,
             trajectory: bool = False, format: str | None = None,
             score_range: tuple[float, float] | None = None, budget: str = "none",
             arms: str = "paired", concentration: float | None = None) -> RankingResult:
@@ -68,8 +70,8 @@ def anyrank(data: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any 
         Prior mean per policy, fixed before looking at the data (e.g. from simulation).
     gamma : float, default 1.0
         Prior strength (softmax inverse temperature), >= 0.
-    nmax : int, optional
-        Per-hypothesis budget of paired trials (default: the number of rows).
+    n_max : int, optional
+        Per-hypothesis budget of paired trials (default: the number of rows). (``nmax`` before 0.2.)
     ties : {"allow", "assume_none"}, default "allow"
         ``allow``: valid when two policies are exactly tied; ``assume_none``: the papers' setting.
     guarantee : {"paper", "strict"}, default "paper"
@@ -82,8 +84,11 @@ def anyrank(data: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any 
     pairing : {"by_row", "by_order"}, default "by_row"
         ``by_row``: trial r of every policy ran on environment r (paired). ``by_order``: each policy's
         trials are compacted and the n-th trials are paired (independent streams).
-    graph, forward_fraction, direction_split, bettor, metric, transitive_closure
-        Advanced settings of spec 03 §2 (``metric``: "progress" bins 0, 0.1, ..., 1 or "binary").
+    bins : {"progress", "binary"}, default "progress"
+        Score bins of the N-SCORE bettor: "progress" = 0, 0.1, ..., 1 (partial credit), "binary" = 0/1.
+        (``metric`` before 0.2.)
+    graph, forward_fraction, direction_split, bettor, transitive_closure
+        Advanced settings of spec 03 §2.
     trajectory : bool, default False
         Also return the total samples after each iteration.
     format, score_range
@@ -136,9 +141,9 @@ def anyrank(data: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any 
         for i, c in enumerate(cols):
             packed[:c.size, i] = c
         arr = packed
-    setup = _make_setup(pols, alpha, method, prior, gamma, nmax, ties, guarantee, graph=graph,
+    setup = _make_setup(pols, alpha, method, prior, gamma, n_max, ties, guarantee, graph=graph,
                         forward_fraction=forward_fraction, direction_split=direction_split, bettor=bettor,
-                        metric=metric, transitive_closure=transitive_closure, default_nmax=max(arr.shape[0], 1),
+                        metric=bins, transitive_closure=transitive_closure, default_nmax=max(arr.shape[0], 1),
                         budget=budget, arms=arms, concentration=concentration)
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
@@ -161,8 +166,9 @@ def _score_array(scores: Any, policies: Sequence[str] | None, shape: str) -> tup
     return arr, pols
 
 
-def run_campaign(scores: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any = None,
-                 gamma: float = 1.0, nmax: int | None = None, ties: str = "allow", *, guarantee: str = "paper",
+@keyword_only(("method", "prior", "gamma", "n_max", "ties"), renamed={"nmax": "n_max", "metric": "bins"})
+def run_campaign(scores: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: Any = None,
+                 gamma: float = 1.0, n_max: int | None = None, ties: str = "allow", guarantee: str = "paper",
                  policies: Sequence[str] | None = None, trajectory: bool = False, **options: Any) -> RankingResult:
     """One simulated campaign over a pre-drawn score table (the fast path for Monte Carlo studies).
 
@@ -170,31 +176,32 @@ def run_campaign(scores: Any, alpha: float = 0.05, method: str = "anyrank", prio
     ----------
     scores : array_like, shape (n_trials, M)
         Row r = trial r (environment r) of every policy, as in a wide per-trial table; NaN = missing. Only
-        the first ``nmax`` complete pairs of each hypothesis can be used; draw at least ``nmax`` rows.
-    alpha, method, prior, gamma, nmax, ties, guarantee
-        As in :func:`anyrank` (``nmax`` defaults to ``n_trials``).
+        the first ``n_max`` complete pairs of each hypothesis can be used; draw at least ``n_max`` rows.
+    alpha, method, prior, gamma, n_max, ties, guarantee
+        As in :func:`anyrank` (``n_max`` defaults to ``n_trials``).
     policies : list of str, optional
         Names (default ``p0 .. p{M-1}``).
     trajectory : bool, default False
         Add ``result.trajectory["total_samples"]``: total rollouts after each iteration 1..t; each decision
         also carries its ``iteration`` and ``total_samples``.
     **options
-        ``graph``, ``forward_fraction``, ``direction_split``, ``bettor``, ``metric``, ``transitive_closure``.
+        ``graph``, ``forward_fraction``, ``direction_split``, ``bettor``, ``bins``, ``transitive_closure``.
 
     Returns
     -------
     RankingResult
     """
     arr, pols = _score_array(scores, policies, "(n_trials, M)")
-    setup = _make_setup(pols, alpha, method, prior, gamma, nmax, ties, guarantee,
+    setup = _make_setup(pols, alpha, method, prior, gamma, n_max, ties, guarantee,
                         default_nmax=max(arr.shape[0], 1), **_check_options(options))
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     return camp.result()
 
 
-def run_campaigns(scores: Any, alpha: float = 0.05, method: str = "anyrank", prior: Any = None,
-                  gamma: float = 1.0, nmax: int | None = None, ties: str = "allow", *, guarantee: str = "paper",
+@keyword_only(("method", "prior", "gamma", "n_max", "ties"), renamed={"nmax": "n_max", "metric": "bins"})
+def run_campaigns(scores: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: Any = None,
+                  gamma: float = 1.0, n_max: int | None = None, ties: str = "allow", guarantee: str = "paper",
                   policies: Sequence[str] | None = None, trajectory: bool = False, chunk: int = 100,
                   **options: Any) -> list[RankingResult]:
     """Many independent campaigns at once (simulation studies): ``scores`` has shape (runs, n_trials, M).
@@ -208,7 +215,7 @@ def run_campaigns(scores: Any, alpha: float = 0.05, method: str = "anyrank", pri
     scores : array_like, shape (runs, n_trials, M)
         One pre-drawn table per run (NaN = missing).
     chunk : int, default 100
-        Campaigns per bank (memory ~ chunk * K * nmax * 16 bytes).
+        Campaigns per bank (memory ~ chunk * K * n_max * 16 bytes).
     Other parameters as in :func:`run_campaign`.
 
     Returns
@@ -217,7 +224,7 @@ def run_campaigns(scores: Any, alpha: float = 0.05, method: str = "anyrank", pri
     """
     arr, pols = _score_array(scores, policies, "(runs, n_trials, M)")
     runs, n_rows, m = arr.shape
-    setup = _make_setup(pols, alpha, method, prior, gamma, nmax, ties, guarantee,
+    setup = _make_setup(pols, alpha, method, prior, gamma, n_max, ties, guarantee,
                         default_nmax=max(n_rows, 1), **_check_options(options))
     chunk = check_positive_int("chunk", chunk)
     out: list[RankingResult] = []

@@ -1,0 +1,142 @@
+"""Text output of any :class:`~certirank.order.Ranking` for a terminal or a log (the one text renderer).
+
+Summary first (counts, top of the table, why it stopped, dropped data), then a table of at most
+``MAX_ROWS`` rows, then the certified relations and undecided pairs in a few wrapped lines, then the
+guarantee. ``full=True`` (``--all``) shows every row and pair. Everything is built as rich renderables that
+wrap at word boundaries, so the output stays within the console width (80 columns in a pipe).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from rich import box
+from rich.table import Table
+from rich.text import Text
+
+from ..order.result import Ranking
+
+__all__ = ["MAX_ROWS", "ranking_renderables", "capped_list", "summary_line"]
+
+# ASCII rules: logs are often read with byte-counting tools (awk 'length > 80'), where "─" counts three
+_HEAD_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
+
+MAX_ROWS = 30          # table rows shown by default (the rest: --all, or --json)
+MAX_LIST_LINES = 3     # wrapped lines of relations / undecided pairs shown by default
+
+
+def _fmt(v: Any, spec: str = ".3f") -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, str):
+        return v
+    try:
+        return format(float(v), spec)
+    except (TypeError, ValueError):
+        return str(v)
+
+
+def summary_line(r: Ranking) -> str:
+    """"K of N pairs certified (D by a direct test), U undecided, alpha = a." in words."""
+    if r.n_pairs == 0:
+        return "Only one policy: nothing to compare."
+    direct = f" ({r.n_direct} by a direct test, {r.n_certified - r.n_direct} by transitivity)" if r.n_certified else ""
+    alpha = "" if r.alpha is None else f", alpha = {r.alpha:g}"
+    return (f"{r.n_certified} of {r.n_pairs} pairs certified{direct}; {len(r.undecided)} undecided"
+            f"{alpha}.")
+
+
+def _top(r: Ranking, k: int = 3) -> str:
+    parts = []
+    for p in r.policies[:k]:
+        ival = f"rank {p.rank_lo}" if p.rank_lo == p.rank_hi else f"ranks {p.rank_lo}-{p.rank_hi}"
+        parts.append(f"{p.name} ({ival})")
+    rest = len(r.policies) - len(parts)
+    return "Top of the table: " + ", ".join(parts) + (f" and {rest} more." if rest > 0 else ".")
+
+
+def capped_list(items: Sequence[str], *, width: int, lines: int | None, sep: str = "; ") -> tuple[str, int]:
+    """Join ``items`` into at most ``lines`` wrapped lines of ``width``; returns (text, number left out)."""
+    if lines is None:
+        return sep.join(items), 0
+    budget = max(width, 40) * lines - 40  # room for the "... and N more" tail
+    out: list[str] = []
+    used = 0
+    for it in items:
+        cost = len(it) + len(sep)
+        if out and used + cost > budget:
+            break
+        out.append(it)
+        used += cost
+    return sep.join(out), len(items) - len(out)
+
+
+def ranking_renderables(r: Ranking, *, title: str | None = None, full: bool = False, width: int = 80,
+                        columns: Mapping[str, Mapping[str, Any]] | None = None, n_label: str = "n",
+                        mean_label: str = "mean", extra: Sequence[str] = (), relation_word: str = "certified",
+                        show_rank: bool = True) -> list[Any]:
+    """Renderables (rich Text / Table) for a ranking, summary first.
+
+    ``columns``: extra table columns, header -> {policy: value}. ``extra``: sentences printed after the
+    summary (method-specific facts). ``full``: every row and pair (``--all``).
+    """
+    out: list[Any] = []
+    if title:
+        out.append(Text(title, style="bold"))
+    out.append(Text(summary_line(r)))
+    if r.policies:
+        out.append(Text(_top(r)))
+    if r.stopped:
+        out.append(Text(f"Stopped because: {r.stopped}."))
+    for note in r.notes:
+        out.append(Text(f"Note: {note}", style="yellow"))
+    for line in extra:
+        out.append(Text(line))
+    if r.inconsistent:
+        out.append(Text("Warning: the certified relations contain a cycle (only possible after an error); rank "
+                        "intervals fail closed to [1, L].", style="red"))
+
+    t = Table(box=_HEAD_RULE, show_edge=False, pad_edge=False, expand=False)
+    t.add_column("#", justify="right", no_wrap=True)
+    t.add_column("policy", overflow="fold", ratio=None)
+    t.add_column(mean_label, justify="right", no_wrap=True)
+    t.add_column(n_label, justify="right", no_wrap=True)
+    extra_cols = dict(columns or {})
+    for head in extra_cols:
+        t.add_column(head, justify="right", no_wrap=True)
+    t.add_column("letters", overflow="fold")
+    if show_rank:
+        t.add_column("rank", justify="right", no_wrap=True)
+    rows = r.policies if full else r.policies[:MAX_ROWS]
+    for k, p in enumerate(rows, start=1):
+        cells = [str(k), p.name, _fmt(p.mean), "-" if p.n is None else str(p.n),
+                 *[_fmt(c.get(p.name), ".4g") if not isinstance(c.get(p.name), str) else c.get(p.name)
+                   for c in extra_cols.values()], p.letters]
+        if show_rank:
+            cells.append(str(p.rank_lo) if p.rank_lo == p.rank_hi else f"{p.rank_lo}-{p.rank_hi}")
+        t.add_row(*cells)
+    out.append(t)
+    hidden = len(r.policies) - len(rows)
+    if hidden:
+        out.append(Text(f"... {hidden} more not shown (--all shows every row, --json everything)."))
+    out.append(Text("Policies sharing a letter are not certified to differ; rank = every rank still possible."))
+
+    lines = None if full else MAX_LIST_LINES
+    rels = [f"{x.better} > {x.worse}" for x in r.relations if x.via == "test"]
+    if rels:
+        text, left = capped_list(rels, width=width, lines=lines)
+        tail = f" ... and {left} more" if left else ""
+        implied = r.n_certified - r.n_direct
+        head = f"{relation_word.capitalize()} by a direct test ({len(rels)}" + (
+            f"; {implied} more by transitivity" if implied else "") + "): "
+        out.append(Text(head + text + tail + "."))
+    if r.undecided:
+        text, left = capped_list([f"{a} vs {b}" for a, b in r.undecided], width=width, lines=lines)
+        tail = f" ... and {left} more" if left else ""
+        out.append(Text(f"Undecided ({len(r.undecided)}): " + text + tail + "."))
+    elif r.n_pairs:
+        out.append(Text("Every pair is decided: the ranking is complete."))
+    if r.guarantee:
+        out.append(Text(f"Guarantee: {r.guarantee}" if r.alpha is not None else f"Note: {r.guarantee}"))
+    return out
