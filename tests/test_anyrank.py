@@ -67,7 +67,7 @@ def test_v3_prior_gamma5(graph):
 
 def test_v3_advantaged_set_and_levels_after_first_rejection():
     setup = _make_setup(["P1", "P2", "P3"], 0.1, "anyrank", [0.1, 0.5, 0.9], 5, 40, "allow", "paper",
-                        bins="binary")
+                        metric="binary")
     camp = _Campaign(setup, _Table(3, V.to_numpy()))
     pairs = list(zip(camp.pi.tolist(), camp.pj.tolist()))
     assert [pairs[k] for k in camp.select()] == [(0, 2)]  # only (P1,P3) is advantaged at first
@@ -224,7 +224,7 @@ def test_online_rejections_equal_batch_graph_test(method):
     for rep in range(3):
         arr = (rng.random((400, 5)) < mu).astype(float)
         setup = _make_setup([f"p{i}" for i in range(5)], 0.05, method, list(mu), 1.0, 400, "allow", "paper",
-                            bins="binary", transitive_closure=False)
+                            metric="binary", transitive_closure=False)
         camp = _Campaign(setup, _Table(5, arr))
         camp.run_replay()
         p = camp._combined(camp.pl, camp.pm)

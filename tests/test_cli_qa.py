@@ -103,7 +103,7 @@ def test_compose_test_directory(tmp_path):
 def test_compose_test_missing_cell_is_not_shown_as_numpy_repr(tmp_path):
     path = tmp_path / "holes.csv"
     path.write_text("p,q\n0.1,0.2\n0.3,\n0.5,0.6\n")
-    text = _fails_cleanly(["compose-test", str(path), "-m", "1"], "'q'", "missing")
+    text = _fails_cleanly(["compose-test", str(path), "--size", "1"], "'q'", "missing")
     assert "np.float64" not in text
 
 
@@ -126,8 +126,8 @@ def test_compose_test_rejects_options_of_the_other_mode(matrix):
     # were silently ignored
     _fails_cleanly(["compose-test", str(matrix), "--methods", "rposst"], "--methods", "--evaluate")
     _fails_cleanly(["compose-test", str(matrix), "--holdout", "0.5", "--sets", "3"], "--holdout", "--sets")
-    _fails_cleanly(["compose-test", str(matrix), "--evaluate", "--solver", "lp", "-m", "1"], "--solver")
-    _fails_cleanly(["compose-test", str(matrix), "-m", "1,2"], "--evaluate")
+    _fails_cleanly(["compose-test", str(matrix), "--evaluate", "--solver", "lp", "--size", "1"], "--solver")
+    _fails_cleanly(["compose-test", str(matrix), "--size", "1,2"], "--evaluate")
 
 
 def test_heldout_prior_rows_message_states_the_real_minimum(wide):

@@ -171,7 +171,7 @@ def test_report_html_on_the_json_of_every_command(tmp_path):
         "baseline": ["baseline", "bt", str(_prefs(tmp_path))],
         "compare": ["compare", str(wide), "--a", "good", "--b", "mid"],
         "simulate": ["simulate", "HO-I", "-n", "2", "-p", "n_max=100"],
-        "compose-test": ["compose-test", str(matrix), "-m", "2", "--rounds", "20"],
+        "compose-test": ["compose-test", str(matrix), "--size", "2", "--rounds", "20"],
         "inspect": ["inspect", str(wide)],
     }
     for kind, args in commands.items():
@@ -189,3 +189,31 @@ def test_report_html_on_the_json_of_every_command(tmp_path):
     bare.write_text(json.dumps(json.loads((tmp_path / "rank.json").read_text())["ranking"]))
     res = runner.invoke(app, ["report", str(bare), "--html", str(tmp_path / "bare.html"), "--json"])
     assert res.exit_code == 0, res.output and json.loads(res.stdout)["kind"] == "ranking"
+
+
+# ----------------------------------------------------------------------------------------- vocabulary
+
+def test_old_spellings_work_for_one_release_with_a_warning(tmp_path):
+    df = _wide(n=60)
+    new = certirank.anyrank(df, alpha=0.1, n_max=30, bins="progress")
+    with pytest.warns(DeprecationWarning, match="n_max"):
+        old = certirank.anyrank(df, alpha=0.1, nmax=30)
+    assert old.to_dict() == new.to_dict()
+    with pytest.warns(DeprecationWarning, match="by position"):
+        pos = certirank.anyrank(df, 0.1, "anyrank", None, 1.0, 30)
+    assert pos.to_dict() == new.to_dict()
+    # the case of the issue: a method name given where the prior used to be is no longer silently a prior
+    with pytest.warns(DeprecationWarning, match="prior"):
+        with pytest.raises(certirank.CertirankError):
+            certirank.Ranker(["a", "b"], 0.05, "bonferroni")
+    r = certirank.Ranker(["a", "b"], alpha=0.05, n_max=7)
+    with pytest.warns(DeprecationWarning):
+        assert r.nmax == 7 == r.n_max
+    res = runner.invoke(app, ["rank", "--help"])
+    assert "--n-max" in res.stdout and "--bins" in res.stdout and "--nmax" not in res.stdout
+    path = tmp_path / "w.csv"
+    df.to_csv(path, index=False)
+    old_cli = runner.invoke(app, ["rank", str(path), "--nmax", "30", "--metric", "progress", "--json"])
+    new_cli = runner.invoke(app, ["rank", str(path), "--n-max", "30", "--json"])
+    assert old_cli.exit_code == 0 and "deprecated" in old_cli.stderr and "--n-max" in old_cli.stderr
+    assert json.loads(old_cli.stdout) == json.loads(new_cli.stdout)

@@ -26,7 +26,7 @@ def matrix_csv(tmp_path):
 
 
 def test_compose_test_json_equals_api(matrix_csv):
-    out = runner.invoke(app, ["compose-test", str(matrix_csv), "-m", "2", "--rounds", "50", "--json"])
+    out = runner.invoke(app, ["compose-test", str(matrix_csv), "--size", "2", "--rounds", "50", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     expected = compose_test(matrix_csv, 2, rounds=50).to_dict()
@@ -35,7 +35,7 @@ def test_compose_test_json_equals_api(matrix_csv):
 
 
 def test_compose_test_human(matrix_csv):
-    out = runner.invoke(app, ["compose-test", str(matrix_csv), "-m", "2", "--solver", "lp", "--eta", "0.5",
+    out = runner.invoke(app, ["compose-test", str(matrix_csv), "--size", "2", "--solver", "lp", "--eta", "0.5",
                               "--betas", "0,2"])
     assert out.exit_code == 0, out.output
     res = compose_test(matrix_csv, 2, eta=0.5, betas=(0, 2), solver="lp")
@@ -45,7 +45,7 @@ def test_compose_test_human(matrix_csv):
 
 
 def test_compose_test_evaluate_human_and_json(matrix_csv):
-    args = ["compose-test", str(matrix_csv), "-m", "1,2", "--evaluate", "--holdout", "0.3", "--sets", "3",
+    args = ["compose-test", str(matrix_csv), "--size", "1,2", "--evaluate", "--holdout", "0.3", "--sets", "3",
             "--rounds", "30", "--seed", "2"]
     human = runner.invoke(app, args)
     assert human.exit_code == 0, human.output
@@ -67,7 +67,7 @@ def test_compose_test_evaluate_human_and_json(matrix_csv):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["-m", "8"], "m must be smaller"), (["--eta", "0"], "eta must be in (0, 1]"),
+    (["--size", "8"], "m must be smaller"), (["--eta", "0"], "eta must be in (0, 1]"),
     (["--solver", "magic"], "unknown solver"), (["--evaluate", "--holdout", "0"], "holdout")])
 def test_compose_test_errors_exit_2(matrix_csv, args, message):
     out = runner.invoke(app, ["compose-test", str(matrix_csv), *args])
@@ -78,7 +78,7 @@ def test_compose_test_errors_exit_2(matrix_csv, args, message):
 def test_compose_test_bad_file(tmp_path):
     bad = tmp_path / "bad.csv"
     bad.write_text("test_case,a,b\nx,1,2\ny,3,oops\n")
-    out = runner.invoke(app, ["compose-test", str(bad), "-m", "1"])
+    out = runner.invoke(app, ["compose-test", str(bad), "--size", "1"])
     assert out.exit_code == 2 and "not a number" in out.output
 
 

@@ -309,7 +309,7 @@ def test_anyrank_trajectory_uses_decision_iterations_and_total_samples():
     sc = get_scenario("HE-F", n_max=200, n_games=10)
     res = simulate(sc, "anyrank0", reps=1, seed=11)
     data = sc.draw(np.random.default_rng(_data_seed(run_seeds(11, 1)[0])))
-    ref = run_campaign(data.scores, alpha=0.05, method="anyrank0", nmax=200, metric="binary",
+    ref = run_campaign(data.scores, alpha=0.05, method="anyrank0", n_max=200, bins="binary",
                        policies=list(sc.policies), graph="fully_connected", prior=list(sc.prior))
     snap = res.snapshots
     assert list(snap["time"]) == sorted({float(d["iteration"]) for d in ref.decisions})

@@ -51,7 +51,9 @@ def baseline_cmd(
         point = res.method in ("bt", "bt-davidson", "bt-em", "emr")
         title = f"{data}: baseline {res.method}, {len(res.policies)} policies, n = {res.n}"
         show(ranking_renderables(res.ranking, title=title, full=show_all, width=console.width, columns=cols,
-                                 relation_word="ranked above (point estimate, not certified)" if point else "decided",
+                                 verb="ranks above",
+                                 qualifier="point estimate, not certified" if point else
+                                 f"{res.method} at alpha = {res.alpha:g}",
                                  show_rank=not point))
 
     emit(result, as_json, render)

@@ -14,7 +14,10 @@ from ._common import app, console, emit, JSON_OPT
 def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long test_case,policy,score, "
                                                    "model,item,score (item = test case, model = policy) or wide "
                                                    "(rows = test cases, columns = policies)."),
-                     m: str = typer.Option("2", "-m", help="Number of test cases (with --evaluate: e.g. 1,2,3)."),
+                     size: Optional[str] = typer.Option(None, "--size", help="Number of test cases m (default 2; "
+                                                        "with --evaluate a list, e.g. 1,2,3)."),
+                     m: Optional[str] = typer.Option(None, "-m", hidden=True, help="Deprecated: --size (-m means "
+                                                     "--methods, as in simulate)."),
                      eta: float = typer.Option(0.01, "--eta", help="CVaR fractile in (0, 1]; 0.01 = nearly worst case."),
                      betas: str = typer.Option("0,1,2,4", "--betas", help="Target temperatures beta (0 = uniform)."),
                      solver: str = typer.Option("auto", "--solver", help="auto, rm+ (regret matching+), lp (exact "
@@ -38,9 +41,11 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
                      as_json: bool = JSON_OPT) -> None:
     """Choose m test cases and weights that score new policies like the full pool (RPOSST)."""
     from ..methods.rposst import compose_test, evaluate_test_designs, read_test_matrix
-    from ..methods.rposst._render import composition_renderables, evaluation_renderables
+    from ..report.rposst_text import composition_renderables, evaluation_renderables
 
     from ..errors import ParameterError
+    from ._common import deprecated_alias
+    m = deprecated_alias(size, m, "-m (test size)", "--size") or "2"
     # options of the other mode would otherwise be dropped without a word
     if evaluate and solver.strip().lower() != "auto":
         raise ParameterError("--solver applies to one composition; --evaluate compares methods (choose them with "
@@ -55,11 +60,11 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
             raise ParameterError(f"{', '.join(ignored)} only appl{'ies' if len(ignored) == 1 else 'y'} with "
                                  "--evaluate (the holdout protocol)")
         if "," in m:
-            raise ParameterError(f"-m takes one number of test cases, got {m!r}; a list such as 1,2,3 needs "
+            raise ParameterError(f"--size takes one number of test cases, got {m!r}; a list such as 1,2,3 needs "
                                  "--evaluate")
     data = read_test_matrix(matrix)
     if evaluate:
-        result: Any = evaluate_test_designs(data, m, methods=methods, holdout=holdout, sets=sets, seed=seed,
+        result: Any = evaluate_test_designs(data, m=m, methods=methods, holdout=holdout, sets=sets, seed=seed,
                                             eta=eta, betas=betas, rounds=rounds)
         emit(result, as_json, lambda res: [console.print(x) for x in [*evaluation_renderables(res),
                                                                         *_cv_verdict(res)]])
@@ -70,9 +75,9 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
         if rounds > 2000:  # long work: say what it will cost before it starts
             from ._common import announce_cost
             announce_cost(f"compose-test: {rounds:,} rounds", lambda: compose_test(
-                data, m, eta=eta, betas=betas, solver=solver, rounds=200, seed=seed, select=select,
+                data, m=m, eta=eta, betas=betas, solver=solver, rounds=200, seed=seed, select=select,
                 variant=variant), 200, rounds)
-        result = compose_test(data, m, eta=eta, betas=betas, solver=solver, rounds=rounds, seed=seed, select=select,
+        result = compose_test(data, m=m, eta=eta, betas=betas, solver=solver, rounds=rounds, seed=seed, select=select,
                               variant=variant)
         if getattr(result, "variant", "sequential") == "simultaneous":
             emit(result, as_json, lambda res: [console.print(x) for x in _mixture_renderables(res, str(matrix))])

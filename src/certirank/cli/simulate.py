@@ -83,7 +83,7 @@ def simulate_cmd(
         pilot(1)  # imports and first-call set-up are not part of the per-run cost
         announce_cost(f"simulate {scenario}: {reps:,} runs", lambda: pilot(20), 20, reps, jobs)
     with progress_bar(f"simulate {scenario}", "runs") as progress:
-        result = simulate(scenario, methods, reps, seed=seed, jobs=jobs, backend=backend, scheduler=scheduler,
+        result = simulate(scenario, methods, reps=reps, seed=seed, jobs=jobs, backend=backend, scheduler=scheduler,
                           progress=progress, out=out, method_options=pairs(option, "--option"),
                           **pairs(param, "--param"))
 

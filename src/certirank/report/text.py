@@ -24,6 +24,7 @@ _HEAD_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=T
 
 MAX_ROWS = 30          # table rows shown by default (the rest: --all, or --json)
 MAX_LIST_LINES = 3     # wrapped lines of relations / undecided pairs shown by default
+MAX_SENTENCES = 10     # up to this many relations are written out one sentence per line
 
 
 def _fmt(v: Any, spec: str = ".3f") -> str:
@@ -74,13 +75,16 @@ def capped_list(items: Sequence[str], *, width: int, lines: int | None, sep: str
 
 def ranking_renderables(r: Ranking, *, title: str | None = None, full: bool = False, width: int = 80,
                         columns: Mapping[str, Mapping[str, Any]] | None = None, n_label: str = "n",
-                        mean_label: str = "mean", extra: Sequence[str] = (), relation_word: str = "certified",
-                        show_rank: bool = True) -> list[Any]:
+                        mean_label: str = "mean", extra: Sequence[str] = (), verb: str = "is better than",
+                        qualifier: str | None = None, show_rank: bool = True) -> list[Any]:
     """Renderables (rich Text / Table) for a ranking, summary first.
 
     ``columns``: extra table columns, header -> {policy: value}. ``extra``: sentences printed after the
-    summary (method-specific facts). ``full``: every row and pair (``--all``).
+    summary (method-specific facts). ``full``: every row and pair (``--all``). ``verb`` / ``qualifier``: how
+    a relation is worded ("A is better than B (certified, alpha = 0.05)" by default).
     """
+    if qualifier is None:
+        qualifier = "certified" + ("" if r.alpha is None else f" at {100 * (1 - r.alpha):g}%, alpha = {r.alpha:g}")
     out: list[Any] = []
     if title:
         out.append(Text(title, style="bold"))
@@ -123,13 +127,22 @@ def ranking_renderables(r: Ranking, *, title: str | None = None, full: bool = Fa
     out.append(Text("Policies sharing a letter are not certified to differ; rank = every rank still possible."))
 
     lines = None if full else MAX_LIST_LINES
-    rels = [f"{x.better} > {x.worse}" for x in r.relations if x.via == "test"]
-    if rels:
+    if r.relations and (full or len(r.relations) <= MAX_SENTENCES):
+        for x in r.relations:
+            if x.via == "closure":
+                how = ", by transitivity"
+            elif x.when is not None and r.when_unit:
+                how = f", after {_fmt(x.when, 'g')} {r.when_unit}"
+            else:
+                how = ""
+            out.append(Text(f"  {x.better} {verb} {x.worse} ({qualifier}{how})"))
+    elif r.relations:
+        rels = [f"{x.better} > {x.worse}" for x in r.relations if x.via == "test"]
         text, left = capped_list(rels, width=width, lines=lines)
         tail = f" ... and {left} more" if left else ""
         implied = r.n_certified - r.n_direct
-        head = f"{relation_word.capitalize()} by a direct test ({len(rels)}" + (
-            f"; {implied} more by transitivity" if implied else "") + "): "
+        head = f"A > B: A {verb} B ({qualifier}); {len(rels)} by a direct test" + (
+            f", {implied} more by transitivity" if implied else "") + ": "
         out.append(Text(head + text + tail + "."))
     if r.undecided:
         text, left = capped_list([f"{a} vs {b}" for a, b in r.undecided], width=width, lines=lines)

@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from .._parallel import resolve_backend, run_tasks
+from .._compat import keyword_only
 from .._validate import check_positive_int
 from ..errors import ParameterError
 from ..results import ResultMixin
@@ -144,7 +145,8 @@ def _run_chunk(scenario: Any, specs: Sequence[MethodSpec], children: Sequence[np
     return rows, snaps, timing
 
 
-def simulate(scenario: Any, methods: Any, reps: int, seed: int = 0, jobs: int = 1, *,
+@keyword_only(("reps", "seed", "jobs"))
+def simulate(scenario: Any, methods: Any, *, reps: int, seed: int = 0, jobs: int = 1,
              method_options: Mapping[str, Any] | None = None, chunk_size: int = 20,
              backend: str | None = None, scheduler: Any = None,
              progress: Callable[[int, int], Any] | None = None, out: str | Path | None = None,

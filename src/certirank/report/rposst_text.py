@@ -6,8 +6,8 @@ from typing import Any
 
 from rich.table import Table
 
-from .compose import CompositionResult
-from .protocol import DesignEvaluation
+from ..methods.rposst.compose import CompositionResult
+from ..methods.rposst.protocol import DesignEvaluation
 
 
 def composition_renderables(res: CompositionResult, source: str = "") -> list[Any]:
