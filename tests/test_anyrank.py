@@ -21,7 +21,7 @@ from certirank.methods.anyrank import (
     _make_setup,
     _Table,
 )
-from certirank.multitest import graph_test
+from certirank.multitest import Graph, graph_test
 
 # spec 03 §14: M = 3 binary policies, 40 complete rows (row r = character r)
 P1 = "0100000000000000100000000000000000001101"
@@ -229,7 +229,7 @@ def test_online_rejections_equal_batch_graph_test(method):
         camp.run_replay()
         p = camp._combined(camp.pl, camp.pm)
         g = camp.design.graph
-        batch = graph_test(g.initial_weights, g.initial_transitions, p, 0.05)
+        batch = graph_test(Graph(g.initial_weights, g.initial_transitions), p, 0.05)
         assert np.array_equal(batch.rejected, ~camp.pair_open)
         # with closure on, the online procedure rejects at least the batch set
         res = run_campaign(arr, alpha=0.05, method=method, prior=list(mu), n_max=400, bins="binary")

@@ -73,7 +73,7 @@ VECTORS = [
 
 @pytest.mark.parametrize("name,w,g,alpha,p,rej,adj", VECTORS, ids=[v[0] for v in VECTORS])
 def test_bretz_vectors(name, w, g, alpha, p, rej, adj):
-    res = certirank.graph_test(w, g, p, alpha)
+    res = certirank.graph_test(Graph(w, g), p, alpha)
     assert {i + 1 for i in np.flatnonzero(res.rejected)} == rej
     assert np.round(res.adjusted, 6).tolist() == list(adj)
     alg1 = graph_rejections(Graph(w, g), p, alpha)
@@ -93,7 +93,7 @@ def test_result_frozen_zero_weight_and_docstrings():
     import certirank.multitest.graphs as graphs
     import certirank.multitest.sequential as sequential
 
-    res = graph_test([1.0, 0.0], [[0, 0], [0, 0]], [0.5, 0.0], 0.05)
+    res = graph_test(Graph([1.0, 0.0], [[0, 0], [0, 0]]), [0.5, 0.0], 0.05)
     assert res.adjusted.tolist() == [0.5, 1.0]  # weight 0 in every remaining graph -> 1
     assert res.rejected.tolist() == [False, False] and res.n_rejected == 0
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -107,7 +107,7 @@ def test_result_frozen_zero_weight_and_docstrings():
 
 def test_e7_boundary_uses_rounding():
     # p~_2 = 0.01875 / 0.75 evaluates just below or above 0.025 depending on the path; the rule must reject it
-    res = graph_test([.5, .5, 0, 0, 0, 0], E7_G, (0.001, 0.01875, 0.013, 0.0002, 0.03, 0.04), 0.025)
+    res = graph_test(Graph([.5, .5, 0, 0, 0, 0], E7_G), (0.001, 0.01875, 0.013, 0.0002, 0.03, 0.04), 0.025)
     assert res.rejected[1] and res.rejected[3]
     assert passes(0.01875, 0.75, 0.025)
     assert not passes(0.0187501, 0.75, 0.025)
@@ -133,7 +133,7 @@ def test_holm_cutoffs_and_levels():
         g.reject(j)
     assert g.rejection_order == list(np.argsort(p))
     assert np.allclose(levels, [alpha / (m - i) for i in range(m)])
-    res = graph_test(holm(m), None, p, alpha)
+    res = graph_test(holm(m), p, alpha)
     assert res.rejection_order == list(np.argsort(p))
 
 
@@ -159,13 +159,13 @@ def test_validation_tolerance_and_pvalues():
     with pytest.raises(ParameterError, match="row 0"):
         Graph([0.2, 0.2, 0.2], [[0, 0.5, 0.5 + 5e-9], [0.5, 0, 0.5], [0.5, 0.5, 0]])
     with pytest.raises(ParameterError, match="NaN"):
-        graph_test([0.5, 0.5], [[0, 1], [1, 0]], [0.01, np.nan], 0.05)
+        graph_test(Graph([0.5, 0.5], [[0, 1], [1, 0]]), [0.01, np.nan], 0.05)
     with pytest.raises(ParameterError, match=r"\[0, 1\]"):
-        graph_test([0.5, 0.5], [[0, 1], [1, 0]], [0.01, -0.1], 0.05)
+        graph_test(Graph([0.5, 0.5], [[0, 1], [1, 0]]), [0.01, -0.1], 0.05)
     with pytest.raises(ParameterError, match="one entry per hypothesis"):
-        graph_test([0.5, 0.5], [[0, 1], [1, 0]], [0.01], 0.05)
+        graph_test(Graph([0.5, 0.5], [[0, 1], [1, 0]]), [0.01], 0.05)
     with pytest.raises(ParameterError, match="alpha"):
-        graph_test([0.5, 0.5], [[0, 1], [1, 0]], [0.01, 0.02], 1.5)
+        graph_test(Graph([0.5, 0.5], [[0, 1], [1, 0]]), [0.01, 0.02], 1.5)
 
 
 # ------------------------------------------------------------------------------------------ statsmodels
@@ -188,7 +188,7 @@ def test_holm_matches_statsmodels(multipletests):
         if it % 10 == 0:
             p[: m // 2] = p[0]  # exact ties
         ref_rej, ref_adj, _, _ = multipletests(p, alpha=alpha, method="holm")
-        res = graph_test(holm(m), None, p, alpha)
+        res = graph_test(holm(m), p, alpha)
         np.testing.assert_allclose(res.adjusted, ref_adj, rtol=1e-12, atol=1e-15)
         assert np.array_equal(res.rejected, ref_rej)
         assert np.array_equal(holm_rejections(p, alpha), ref_rej)
@@ -214,7 +214,7 @@ def test_bonferroni_matches_statsmodels(multipletests):
         m = int(rng.integers(1, 15))
         p = rng.random(m) ** 3
         ref_rej, ref_adj, _, _ = multipletests(p, alpha=0.05, method="bonferroni")
-        res = graph_test(bonferroni(m), None, p, 0.05)
+        res = graph_test(bonferroni(m), p, 0.05)
         assert np.array_equal(res.rejected, ref_rej)
         # a Bonferroni adjusted p-value is m * p capped at 1 but never below earlier adjusted values in
         # Algorithm 2's sequence; the rejection decision is what statsmodels reports
@@ -292,7 +292,7 @@ def test_graphical_shortcut_equals_closed_test(case):
     ref_rej, ref_adj = _closed_test(w, g, p, alpha)
     graph = Graph(w, g)
     assert np.array_equal(graph_rejections(graph, p, alpha), ref_rej)
-    res = graph_test(graph, None, p, alpha)
+    res = graph_test(graph, p, alpha)
     assert np.array_equal(res.rejected, ref_rej)
     # Near-epsilon transition weights (~1e-9) legitimately move adjusted p-values by O(eps / weight)
     # between the shortcut's update order and the closed test's intersection weights.
@@ -422,7 +422,7 @@ def test_sequential_equals_batch_at_every_time():
             else:
                 tester.update(paths[t])
             assert np.array_equal(tester.rejected, graph_rejections(graph, tester.pvalues, 0.1))
-        assert np.array_equal(tester.rejected, graph_test(graph, None, tester.pvalues, 0.1).rejected)
+        assert np.array_equal(tester.rejected, graph_test(graph, tester.pvalues, 0.1).rejected)
         assert not graph.rejected.any()  # the caller's graph is not modified
 
 

@@ -25,47 +25,47 @@ VECTORS = [
 @pytest.mark.parametrize("e,c,rej,adj,holm_rej", VECTORS)
 def test_eholm_vectors(e, c, rej, adj, holm_rej):
     assert e_holm_threshold(e, 0.05) == pytest.approx(c, abs=1e-12)
-    out = certirank.e_holm(e, 0.05)
+    out = certirank.e_holm(e, 0.05).rejected
     assert out.dtype == bool and {i + 1 for i in np.flatnonzero(out)} == rej
     assert np.round(e_holm_adjusted(e), 4).tolist() == list(adj)
     assert {i + 1 for i in np.flatnonzero(holm_inverse_e(e, 0.05))} == holm_rej
     # log space gives the same decisions (log 0 = -inf is a valid log e-value)
     with np.errstate(divide="ignore"):
         le = np.log(np.array(e, dtype=float))
-    assert np.array_equal(e_holm(le, 0.05, log=True), out)
+    assert np.array_equal(e_holm(le, 0.05, log=True).rejected, out)
     assert e_holm_threshold(le, 0.05, log=True) == pytest.approx(c, rel=1e-12)
     assert np.array_equal(holm_inverse_e(le, 0.05, log=True), holm_inverse_e(e, 0.05))
 
 
 def test_inclusive_boundary_exact():
     assert 1 / 0.05 == 20.0
-    assert e_holm([50, 45, 40, 0], 0.05).tolist() == [True, True, True, False]
-    assert e_holm([20.0], 0.05).tolist() == [True]
-    assert e_holm([np.nextafter(20.0, 0)], 0.05).tolist() == [False]
+    assert e_holm([50, 45, 40, 0], 0.05).rejected.tolist() == [True, True, True, False]
+    assert e_holm([20.0], 0.05).rejected.tolist() == [True]
+    assert e_holm([np.nextafter(20.0, 0)], 0.05).rejected.tolist() == [False]
     assert holm_inverse_e([40.0, 20.0], 0.05).tolist() == [True, True]
 
 
 def test_huge_evalues_no_overflow():
     log_e = np.array([5000.0, 3000.0, np.log(3.0), -np.inf, np.inf])
-    out = e_holm(log_e, 0.05, log=True)
+    out = e_holm(log_e, 0.05, log=True).rejected
     assert out.tolist() == [True, True, False, False, True]
     assert e_holm_threshold(log_e, 0.05, log=True) == pytest.approx(20 + 17 + 20)
     adj = e_holm_adjusted(log_e, log=True)
     assert np.isinf(adj[0]) and adj[3] == 0
-    assert e_holm([np.inf, 1.0], 0.05).tolist() == [True, False]
+    assert e_holm([np.inf, 1.0], 0.05).rejected.tolist() == [True, False]
 
 
 def test_validation():
     with pytest.raises(ParameterError, match="NaN"):
-        e_holm([1.0, np.nan], 0.05)
+        e_holm([1.0, np.nan], 0.05).rejected
     with pytest.raises(ParameterError, match=">= 0"):
-        e_holm([1.0, -2.0], 0.05)
-    e_holm([1.0, -2.0], 0.05, log=True)  # negative log e-values are fine
+        e_holm([1.0, -2.0], 0.05).rejected
+    e_holm([1.0, -2.0], 0.05, log=True).rejected  # negative log e-values are fine
     with pytest.raises(ParameterError, match="alpha"):
-        e_holm([1.0], 0.0)
+        e_holm([1.0], 0.0).rejected
     with pytest.raises(ParameterError, match="1-d"):
-        e_holm([[1.0]], 0.05)
-    assert e_holm([], 0.05).tolist() == []
+        e_holm([[1.0]], 0.05).rejected
+    assert e_holm([], 0.05).rejected.tolist() == []
 
 
 def _closed_e_test(e, alpha):
@@ -87,7 +87,7 @@ e_lists = st.lists(st.one_of(st.floats(0, 5), st.floats(0, 200), st.sampled_from
 def test_direct_eholm_equals_closure(e, alpha):
     ref = _closed_e_test(e, alpha)
     arr = np.array(e)
-    out = e_holm(arr, alpha)
+    out = e_holm(arr, alpha).rejected
     # decisions may only differ where the closure's mean sits within rounding of 1/alpha
     c = e_holm_threshold(arr, alpha)
     near = np.isclose(arr, c, rtol=1e-12, atol=1e-12)
@@ -124,6 +124,6 @@ def test_fwer_direct_eholm_global_null():
     log_e = np.cumsum(np.log1p(lam * x), axis=1)  # test martingales (mean 1)
     hits = 0
     for r in range(n):
-        hits += any(e_holm(log_e[r, t], alpha, log=True).any() for t in range(steps))
+        hits += any(e_holm(log_e[r, t], alpha, log=True).rejected.any() for t in range(steps))
     bound = alpha + 3 * np.sqrt(alpha * (1 - alpha) / n)
     assert hits / n <= bound

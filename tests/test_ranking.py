@@ -217,3 +217,18 @@ def test_old_spellings_work_for_one_release_with_a_warning(tmp_path):
     new_cli = runner.invoke(app, ["rank", str(path), "--n-max", "30", "--json"])
     assert old_cli.exit_code == 0 and "deprecated" in old_cli.stderr and "--n-max" in old_cli.stderr
     assert json.loads(old_cli.stdout) == json.loads(new_cli.stdout)
+
+
+def test_graph_test_takes_a_graph_and_e_holm_returns_a_result():
+    from certirank.multitest import EHolmResult, Graph, GraphTestResult
+    g = Graph([1 / 3, 1 / 3, 1 / 3], [[0, .5, .5], [.5, 0, .5], [.5, .5, 0]])
+    new = certirank.graph_test(g, [0.02, 0.055, 0.012], 0.05)
+    assert isinstance(new, GraphTestResult) and new.rejected.tolist() == [True, False, True]
+    with pytest.warns(DeprecationWarning, match="pass a Graph"):
+        old = certirank.graph_test([1 / 3, 1 / 3, 1 / 3], [[0, .5, .5], [.5, 0, .5], [.5, .5, 0]],
+                                   [0.02, 0.055, 0.012], 0.05)
+    assert old.adjusted.tolist() == new.adjusted.tolist()
+    res = certirank.e_holm([100, 30, 12, 0.5], 0.05)
+    assert isinstance(res, EHolmResult) and res.rejected.tolist() == [True, False, False, False]
+    assert res.threshold == pytest.approx(20 + (20 - 12) + (20 - 0.5))  # 1/alpha + sum of shortfalls
+    assert res.to_dict()["rejected"] == [True, False, False, False]

@@ -36,6 +36,7 @@ import pandas as pd
 from .._escape import csv_cell, csv_uncell
 from .._io import atomic_path
 from .._validate import check_choice
+from .._compat import keyword_only
 from ..errors import DataError, ParameterError
 from . import formats as _formats
 from .table import ALIASES, validate_table
@@ -71,7 +72,8 @@ _OPTIONS = {
 # ---------------------------------------------------------------------------------------------------
 # public entry points
 
-def load(path: str | os.PathLike[str] | pd.DataFrame, format: str | None = None, *,
+@keyword_only(("format",))
+def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = None,
          score_range: tuple[float, float] | None = None, **options: Any) -> pd.DataFrame:
     """Read evaluation data and return the validated table.
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from .._validate import check_positive_int
 from ..errors import DataError, ParameterError
+from .._compat import keyword_only
 from ..results import ResultMixin
 from ._core import BINARY_BINS, DEFAULT_BETTOR, check_scores, resolve_bins
 from .sequential import PairedTest
@@ -70,7 +71,8 @@ class CompareResult(ResultMixin):
                 f"(p = {self.pvalue:.4g}, {a})")
 
 
-def compare(x: Any, y: Any, alpha: float = 0.05, bettor: str | None = None, ties: str = "allow", *,
+@keyword_only(("bettor", "ties"))
+def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, ties: str = "allow",
             bins: Any = "progress", n_max: int | None = None, arms: str = "paired", extendable: bool = False,
             **options: Any) -> CompareResult:
     """Sequentially compare two policies on paired trials with an anytime-valid test.

@@ -12,7 +12,7 @@ Graph object (``graphical.py``)
     ``g.reject_eligible(p, alpha, order=None) -> list[int]``   Algorithm 1 from the current state
     ``g.copy()``, ``g.initial()``, ``g.to_dict()`` / ``Graph.from_dict(d)`` (exact, JSON-safe)
 Batch procedures
-    ``graph_test(weights, transitions, pvalues, alpha=0.05) -> GraphTestResult``
+    ``graph_test(graph, pvalues, alpha=0.05) -> GraphTestResult`` (graph = ``Graph(weights, transitions)``)
         (``rejected``, ``adjusted``, ``alpha``, ``rejection_order``); ``weights`` may be a Graph
     ``graph_rejections(graph, pvalues, alpha, order=None) -> bool array``   Algorithm 1
     ``adjusted_pvalues(graph, pvalues) -> array``                          Algorithm 2
@@ -28,13 +28,13 @@ Sequential use (``sequential.py``)
     ``SequentialGraphTest(graph, alpha, order=None)``; ``.update(pvalues | {index: p}) -> list[int]``;
     ``.rejected``, ``.levels``, ``.pvalues``, ``.to_dict()`` / ``.from_dict(d)``
 e-values (``eholm.py``; all take ``log=True`` for log e-values)
-    ``e_holm(evalues, alpha=0.05, *, log=False) -> bool array``          direct (closed) e-Holm
+    ``e_holm(evalues, alpha=0.05, *, log=False) -> EHolmResult``          direct (closed) e-Holm
     ``e_holm_threshold(evalues, alpha)``, ``e_holm_adjusted(evalues)``, ``holm_inverse_e(evalues, alpha)``
 """
 
 from __future__ import annotations
 
-from .eholm import e_holm, e_holm_adjusted, e_holm_threshold, holm_inverse_e
+from .eholm import EHolmResult, e_holm, e_holm_adjusted, e_holm_threshold, holm_inverse_e
 from .graphical import (
     EPSILON,
     Graph,
@@ -67,6 +67,7 @@ __all__ = [
     "SequentialGraphTest",
     "adjusted_pvalues",
     "bonferroni",
+    "EHolmResult",
     "e_holm",
     "e_holm_adjusted",
     "e_holm_threshold",

@@ -14,14 +14,16 @@ never running maxima (spec 02 C.1).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from .._validate import check_alpha
 from ..errors import ParameterError
+from ..results import ResultMixin
 
-__all__ = ["e_holm", "e_holm_threshold", "e_holm_adjusted", "holm_inverse_e"]
+__all__ = ["EHolmResult", "e_holm", "e_holm_threshold", "e_holm_adjusted", "holm_inverse_e"]
 
 
 def _check_e(evalues: Any, log: bool) -> np.ndarray:
@@ -63,7 +65,38 @@ def e_holm_threshold(evalues: Any, alpha: float = 0.05, *, log: bool = False) ->
     return float(inv + np.sum(inv - lin[mask]))
 
 
-def e_holm(evalues: Any, alpha: float = 0.05, *, log: bool = False) -> np.ndarray:
+@dataclass(frozen=True)
+class EHolmResult(ResultMixin):
+    """Result of :func:`e_holm`: ``rejected`` (bool array, one per hypothesis), the cut-off ``threshold`` c
+    (in log space if ``log``), ``alpha``, ``log``.
+
+    For one release (0.2) it also behaves like the bool array 0.1 returned (``np.asarray(res)``,
+    ``res.tolist()``, indexing); use ``res.rejected``.
+    """
+
+    rejected: np.ndarray
+    threshold: float
+    alpha: float
+    log: bool
+
+    @property
+    def n_rejected(self) -> int:
+        return int(np.count_nonzero(self.rejected))
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        return self.rejected if dtype is None else self.rejected.astype(dtype)
+
+    def tolist(self) -> list[bool]:
+        return self.rejected.tolist()
+
+    def __getitem__(self, key: Any) -> Any:
+        return self.rejected[key]
+
+    def __len__(self) -> int:
+        return len(self.rejected)
+
+
+def e_holm(evalues: Any, alpha: float = 0.05, *, log: bool = False) -> EHolmResult:
     """Direct (closed) e-Holm: reject H_k iff E_k >= c (spec 02 C.1, BB-EDGE Eq. 8).
 
     Parameters
@@ -77,8 +110,8 @@ def e_holm(evalues: Any, alpha: float = 0.05, *, log: bool = False) -> np.ndarra
 
     Returns
     -------
-    ndarray of bool, shape (K,)
-        Rejected hypotheses. The boundary is inclusive (E_k = c is rejected).
+    EHolmResult
+        ``rejected`` (bool array, shape (K,); the boundary is inclusive: E_k = c is rejected), ``threshold``.
 
     Raises
     ------
@@ -87,9 +120,9 @@ def e_holm(evalues: Any, alpha: float = 0.05, *, log: bool = False) -> np.ndarra
 
     Examples
     --------
-    >>> e_holm([100, 30, 12, 0.5], 0.05).tolist()
+    >>> e_holm([100, 30, 12, 0.5], 0.05).rejected.tolist()
     [True, False, False, False]
-    >>> e_holm([50, 45, 40, 0], 0.05).tolist()
+    >>> e_holm([50, 45, 40, 0], 0.05).rejected.tolist()
     [True, True, True, False]
     """
     alpha = check_alpha(alpha)
@@ -97,9 +130,10 @@ def e_holm(evalues: Any, alpha: float = 0.05, *, log: bool = False) -> np.ndarra
     inv = 1.0 / alpha
     mask, lin = _below(e, log, inv)
     c = inv + float(np.sum(inv - lin[mask]))
-    if log:
-        return ~mask & (e >= math.log(c))
-    return ~mask & (e >= c)
+    cut = math.log(c) if log else c
+    rejected = ~mask & (e >= cut)
+    rejected.setflags(write=False)
+    return EHolmResult(rejected=rejected, threshold=float(cut), alpha=alpha, log=bool(log))
 
 
 def e_holm_adjusted(evalues: Any, *, log: bool = False) -> np.ndarray:

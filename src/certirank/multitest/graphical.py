@@ -565,16 +565,44 @@ class GraphTestResult(ResultMixin):
         return int(np.count_nonzero(self.rejected))
 
 
-def graph_test(weights: Any, transitions: Any, pvalues: Any, alpha: float = 0.05) -> GraphTestResult:
+def _graph_test_compat(func: Any) -> Any:
+    """Accept the 0.1 form ``graph_test(weights, transitions, pvalues, alpha)`` for one release."""
+    import functools
+    import warnings
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> GraphTestResult:
+        old = ("weights" in kwargs or "transitions" in kwargs or len(args) == 4
+               or (args and not isinstance(args[0], Graph)) or (len(args) >= 2 and args[1] is None))
+        if not old:
+            return func(*args, **kwargs)
+        names = ("weights", "transitions", "pvalues", "alpha")
+        given = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k in given:
+                raise TypeError(f"graph_test() got multiple values for argument {k!r}")
+            given[k] = v
+        warnings.warn("graph_test(weights, transitions, pvalues, alpha) is deprecated and will fail in certirank "
+                      "0.3; pass a Graph: graph_test(Graph(weights, transitions), pvalues, alpha)",
+                      DeprecationWarning, stacklevel=2)
+        try:
+            graph = _as_graph(given["weights"], given.get("transitions"))
+            return func(graph, given["pvalues"], given.get("alpha", 0.05))
+        except KeyError as exc:
+            raise TypeError(f"graph_test() missing argument {exc}") from None
+    return wrapper
+
+
+@_graph_test_compat
+def graph_test(graph: Graph, pvalues: Any, alpha: float = 0.05) -> GraphTestResult:
     """Graphical multiple test of Bretz et al. (2009): rejections and adjusted p-values.
 
     Parameters
     ----------
-    weights : array_like of shape (m,) or Graph
-        Initial weights (local levels are ``alpha * weights``; they must sum to at most 1). A :class:`Graph`
-        may be passed instead, with ``transitions=None``; its initial state is used.
-    transitions : array_like of shape (m, m) or None
-        Transition matrix (entries in [0, 1], zero diagonal, rows summing to at most 1).
+    graph : Graph
+        Initial weights and transitions (``Graph(weights, transitions)``; local levels are
+        ``alpha * weights``); its initial state is used. The 0.1 form ``graph_test(weights, transitions,
+        pvalues, alpha)`` still works in 0.2, with a DeprecationWarning.
     pvalues : array_like of shape (m,)
         p-values in [0, 1] (no NaN).
     alpha : float, default 0.05
@@ -593,12 +621,14 @@ def graph_test(weights: Any, transitions: Any, pvalues: Any, alpha: float = 0.05
 
     Examples
     --------
-    >>> r = graph_test([1/3, 1/3, 1/3], [[0, .5, .5], [.5, 0, .5], [.5, .5, 0]], [0.02, 0.055, 0.012], 0.05)
+    >>> g = Graph([1/3, 1/3, 1/3], [[0, .5, .5], [.5, 0, .5], [.5, .5, 0]])
+    >>> r = graph_test(g, [0.02, 0.055, 0.012], 0.05)
     >>> r.rejected.tolist(), [round(float(v), 6) for v in r.adjusted]
     ([True, False, True], [0.04, 0.055, 0.036])
     """
     alpha = check_alpha(alpha)
-    graph = _as_graph(weights, transitions)
+    if not isinstance(graph, Graph):
+        raise ParameterError(f"graph_test needs a Graph first (Graph(weights, transitions)), got {type(graph).__name__}")
     p = check_pvalues(pvalues, graph.m)
     adj, order = _algorithm2(graph, p)
     rejected = np.round(adj, ROUND_DECIMALS) <= alpha

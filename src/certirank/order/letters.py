@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._compat import keyword_only
 from ..errors import ParameterError
 
 __all__ = ["letters", "letter_columns", "letter_name", "display_order"]
@@ -295,8 +296,9 @@ def _field_width(n_cols: int) -> int:
     return 16 if n_cols < 1 << 15 else 32 if n_cols < 1 << 31 else 64
 
 
-def letters(policies: Sequence[str], different_pairs: Iterable[tuple[str, str]], means: Any | None = None,
-            *, sweep: bool = True) -> dict[str, str]:
+@keyword_only(("means",))
+def letters(policies: Sequence[str], different_pairs: Iterable[tuple[str, str]], *, means: Any | None = None,
+            sweep: bool = True) -> dict[str, str]:
     """Compact letter display: policy -> letters; two policies share a letter iff not declared different.
 
     Parameters

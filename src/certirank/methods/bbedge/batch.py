@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._compat import keyword_only
 from ...errors import DataError, ParameterError
 from .engine import Leaderboard
 from .result import LeaderboardResult
@@ -114,8 +115,9 @@ def table_panels(table: pd.DataFrame) -> tuple[list[str], list[str], list[int], 
     return models, items, [int(v) for v in reps], [cube[r] for r in range(len(reps))]
 
 
-def leaderboard(data: Any, alpha: float = 0.05, tau: float = 0.0, blocks: Any = None, top_k: int | None = None,
-                pilot: int | None = None, *, method: str = "bb-edge", weights: Any = None, output: str = "current",
+@keyword_only(("tau", "blocks", "top_k", "pilot"))
+def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None, top_k: int | None = None,
+                pilot: int | None = None, method: str = "bb-edge", weights: Any = None, output: str = "current",
                 score_range: Any = None, format: str | None = None) -> LeaderboardResult:
     """Certify a leaderboard from per-item scores of L models over R replicates (BB-EDGE, spec 04).
 

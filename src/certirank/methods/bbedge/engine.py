@@ -26,6 +26,7 @@ import pandas as pd
 
 from ..._io import atomic_write_text
 from ..._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
+from ..._compat import keyword_only
 from ...errors import DataError, ParameterError, StateError
 from .result import LeaderboardResult
 from .core import (
@@ -200,8 +201,9 @@ class Leaderboard:
         Keep per-replicate block means (needed to replay a model added later).
     """
 
-    def __init__(self, models: Sequence[str], alpha: float = 0.05, tau: float = 0.0, blocks: Any = None,
-                 weights: Any = None, *, items: Sequence[Any] | None = None, method: str = "bb-edge",
+    @keyword_only(("tau", "blocks", "weights"))
+    def __init__(self, models: Sequence[str], alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None,
+                 weights: Any = None, items: Sequence[Any] | None = None, method: str = "bb-edge",
                  top_k: int | None = None, pilot: int | None = None, epochs: int | str = 1,
                  additions: int | str = 0, output: str = "current", keep_history: bool = True,
                  blocks_source: str | None = None, blocks_column: str | None = None) -> None:
@@ -559,7 +561,7 @@ class Leaderboard:
             fam.log_e = log_e
         fam.C += yb
         fam.r = r
-        fam.current = e_holm(fam.log_e, fam.alpha, log=True)
+        fam.current = np.array(e_holm(fam.log_e, fam.alpha, log=True).rejected)
         fam.log_c = float(np.log(e_holm_threshold(fam.log_e, fam.alpha, log=True)))
         fam.first[fam.current & (fam.first == 0)] = r
 
@@ -723,7 +725,8 @@ class Leaderboard:
                             f"{len(self.items)} items")
         return rows.reshape(self.R, -1) if self.R else rows
 
-    def expand_benchmark(self, new_items: Sequence[Any], weights: Any = None, blocks: Any = None) -> "Leaderboard":
+    @keyword_only(("weights", "blocks"))
+    def expand_benchmark(self, new_items: Sequence[Any], *, weights: Any = None, blocks: Any = None) -> "Leaderboard":
         """Start a new benchmark version B^(v) = B^(v-1) + ``new_items`` with fresh e-processes (spec 04 §9.1).
 
         Parameters

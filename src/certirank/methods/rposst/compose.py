@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from ..._validate import as_generator, check_choice, check_positive_int
+from ..._compat import keyword_only
 from ...errors import ParameterError
 from ...results import ResultMixin
 from . import _core, items
@@ -225,8 +226,9 @@ def cv_design(problem: _core.Problem, m: int, eta: float, betas: np.ndarray, sol
     return np.asarray(cases), np.asarray(weights, dtype=float), info
 
 
-def compose_test(matrix: Any, m: int = 2, eta: float = 0.01, betas: Sequence[float] | str = (0, 1, 2, 4),
-                 solver: str = "auto", rounds: int = 300, *, select: str = "cv", variant: str = "sequential",
+@keyword_only(("m", "eta", "betas", "solver", "rounds"))
+def compose_test(matrix: Any, *, m: int = 2, eta: float = 0.01, betas: Sequence[float] | str = (0, 1, 2, 4),
+                 solver: str = "auto", rounds: int = 300, select: str = "cv", variant: str = "sequential",
                  candidates: Sequence[str] | None = None, folds: int = 5, cv_holdout: float = 0.2,
                  cv_metric: str = "max", cv_rounds: int | None = None, psi: np.ndarray | None = None,
                  rescale: bool = True, k: int = 1, n_samples: int = 100, budget: int | None = None, seed: Any = 0,

@@ -12,6 +12,7 @@ import pandas as pd
 
 from ..._parallel import resolve_backend, run_tasks
 from ..._validate import as_generator, check_choice, check_positive_int
+from ..._compat import keyword_only
 from ...errors import ParameterError
 from ...results import ResultMixin
 from . import _core
@@ -127,8 +128,9 @@ def _evaluate_set(sm: Any, s: int, hold: np.ndarray, ms: list[int], methods: lis
     return records
 
 
-def evaluate_test_designs(matrix: Any, m: int | Sequence[int] = 2, methods: Sequence[str] | str | None = None,
-                          holdout: float = 0.2, sets: int = 100, seed: Any = 0, *, eta: float = 0.01,
+@keyword_only(("m", "methods", "holdout", "sets", "seed"))
+def evaluate_test_designs(matrix: Any, *, m: int | Sequence[int] = 2, methods: Sequence[str] | str | None = None,
+                          holdout: float = 0.2, sets: int = 100, seed: Any = 0, eta: float = 0.01,
                           betas: Sequence[float] | str = (0, 1, 2, 4), rounds: int = 300, top: int = 4,
                           k: int = 1, n_samples: int = 100, backend: str | None = None, jobs: int = 1,
                           scheduler: Any = None, progress: Any = None) -> DesignEvaluation:
