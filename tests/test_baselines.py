@@ -172,7 +172,7 @@ def test_bt_wrong_order_becomes_more_certain_with_data():
         wrong = 0
         for rep in range(runs):
             rng = np.random.default_rng([n, rep])
-            res = bradley_terry(_long(_counterexample_scores(n, rng)), ties="random", seed=rng)
+            res = bradley_terry(_long(_counterexample_scores(n, rng)), draws="random", seed=rng)
             wrong += res.scores["pi2"] > res.scores["pi3"]
             assert res.means["pi3"] > res.means["pi2"] or n < 2000  # the means say the opposite
         frac[n] = wrong / runs
@@ -238,7 +238,7 @@ def test_score_table_becomes_paired_preferences():
     got = sorted(zip(comp.a.tolist(), comp.b.tolist(), comp.y.tolist()))
     assert got == sorted([(0, 1, 2), (0, 2, 2), (1, 2, 1), (0, 1, 1), (0, 2, 0)])
     assert comp.means_kind == "score" and comp.means[0] == pytest.approx(0.4)
-    dropped = as_comparisons(table, ties="drop")
+    dropped = as_comparisons(table, draws="drop")
     assert dropped.n == 3 and not np.any(dropped.y == 1)
 
 

@@ -327,7 +327,7 @@ def test_cli_read_option_sep_gives_the_same_answers(tmp_path):
     comma, semi = tmp_path / "comma.csv", tmp_path / "semi.csv"
     comma.write_text("\n".join(rows) + "\n")
     semi.write_text("\n".join(r.replace(",", ";") for r in rows) + "\n")
-    for cmd in (["rank", "--metric", "binary"], ["compare", "--a", "a", "--b", "b", "--bins", "binary"]):
+    for cmd in (["rank", "--bins", "binary"], ["compare", "--a", "a", "--b", "b", "--bins", "binary"]):
         want = _cli([cmd[0], str(comma)] + cmd[1:] + ["--json"])
         got = _cli([cmd[0], str(semi)] + cmd[1:] + ["--read-option", "sep=;", "--json"])
         assert want.exit_code == got.exit_code == 0, got.output

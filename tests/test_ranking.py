@@ -232,3 +232,24 @@ def test_graph_test_takes_a_graph_and_e_holm_returns_a_result():
     assert isinstance(res, EHolmResult) and res.rejected.tolist() == [True, False, False, False]
     assert res.threshold == pytest.approx(20 + (20 - 12) + (20 - 0.5))  # 1/alpha + sum of shortfalls
     assert res.to_dict()["rejected"] == [True, False, False, False]
+
+
+def test_dropped_data_is_said_in_words(tmp_path):
+    # Bradley-Terry ignores ties; unpaired trials of a score table have nothing to be compared with
+    scores = pd.DataFrame({"policy": ["a", "b", "a", "b", "a", "c", "b", "c"],
+                           "env": ["e1", "e1", "e2", "e2", "e3", "e3", "e4", "e5"],
+                           "score": [1.0, 0.0, 0.5, 0.5, 1.0, 0.0, 1.0, 0.0]})
+    path = tmp_path / "s.csv"
+    scores.to_csv(path, index=False)
+    res = certirank.baseline("bt", path)
+    notes = " ".join(res.ranking.notes)
+    assert "1 tied comparison ignored" in notes and "2 trials ignored" in notes
+    out = runner.invoke(app, ["baseline", "bt", str(path)])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.stdout.split())
+    assert "1 tied comparison ignored" in text and "2 trials ignored" in text
+    # the inspect importer's errored samples reach the ranking's notes
+    from certirank.data.table import dropped_notes
+    t = certirank.load(scores)
+    t.attrs["skipped_errors"] = 3
+    assert dropped_notes(t) == ["3 samples that ended in an error (no score) left out of the log(s)."]

@@ -96,7 +96,7 @@ def test_score_plot_svg_has_every_policy_and_letter():
     scores = scores_for(names)
     scores["scripted"] = scores["scripted"][:7]  # few trials -> strip + box
     means = [float(np.mean(scores[n])) for n in names]
-    lett = certirank.letters(names, [("pi0_fast_droid", "pi0_droid"), ("paligemma_vq_droid", "scripted")], means)
+    lett = certirank.letters(names, [("pi0_fast_droid", "pi0_droid"), ("paligemma_vq_droid", "scripted")], means=means)
     fig = score_plot(scores, lett, title="t", caption="c")
     svg = figure_svg(fig)
     texts = svg_texts(svg)
@@ -142,7 +142,7 @@ def test_score_plot_thirty_long_names_no_overlap():
     scores = scores_for(names, n=25)
     means = [float(np.mean(scores[n])) for n in names]
     different = [(names[i], names[j]) for i in range(30) for j in range(i + 5, 30)]
-    lett = certirank.letters(names, different, means)
+    lett = certirank.letters(names, different, means=means)
     fig = score_plot(scores, lett)
     items, bbox = rendered_texts(fig)
     assert len([t for t, _ in items if t in set(lett.values())]) == 30
@@ -391,12 +391,12 @@ def test_html_simulation_page_with_and_without_curves(tmp_path):
 def test_html_compose_and_designs_pages():
     rng = np.random.default_rng(4)
     m = pd.DataFrame(rng.random((6, 5)), index=[f"case{i}" for i in range(6)], columns=[f"pol{j}" for j in range(5)])
-    comp = certirank.compose_test(m, 2, rounds=50)
+    comp = certirank.compose_test(m, m=2, rounds=50)
     text, page = html_report(comp.to_dict())
     parse_page(text)
     assert page.kind == "compose-test" and all(c in text for c in comp.test_cases)
     assert "not a statistical certificate" in text
-    ev = certirank.evaluate_test_designs(m, 2, sets=2, rounds=30)
+    ev = certirank.evaluate_test_designs(m, m=2, sets=2, rounds=30)
     text, page = html_report(json.loads(ev.to_json()))
     parse_page(text)
     assert page.kind == "test-designs" and page.figures == 1

@@ -263,7 +263,7 @@ def test_successive_rejects_finds_a_planted_best_tuple():
 # ------------------------------------------------------------------ compose_test API and errors
 
 def test_compose_test_result_is_frozen_and_jsonable():
-    res = certirank.compose_test(A_R2, 2)
+    res = certirank.compose_test(A_R2, m=2)
     assert res.m == 2 and len(res.weights) == 2 and sum(res.weights) == pytest.approx(1.0)
     assert res.n_tuples == 10 and res.n_pairs == 16 and res.scale == {"lo": 0.1, "hi": 1.0}
     d = res.to_dict()
@@ -351,7 +351,7 @@ def test_rrps_rposst_beats_minimax_uniform_and_miniaverage(shared_data):
     path = shared_data / "games" / "rrps_bots_43x43.csv"
     sm = read_test_matrix(path)
     assert sm.shape == (43, 43)
-    res = evaluate_test_designs(sm, 2, methods=["rposst", "minimax-uniform", "miniaverage"], holdout=0.2,
+    res = evaluate_test_designs(sm, m=2, methods=["rposst", "minimax-uniform", "miniaverage"], holdout=0.2,
                                 sets=20, seed=0, rounds=200)
     assert res.holdout_size == 9 and res.n_tuning == 34
     table = res.table.set_index("method")
@@ -370,19 +370,19 @@ def test_rrps_rposst_beats_minimax_uniform_and_miniaverage(shared_data):
 
 def test_protocol_parameter_errors():
     with pytest.raises(ParameterError, match="holdout"):
-        evaluate_test_designs(A_R2, 1, holdout=1.0)
+        evaluate_test_designs(A_R2, m=1, holdout=1.0)
     with pytest.raises(ParameterError, match="held-out"):
-        evaluate_test_designs(A_R2, 1, holdout=0.05)
+        evaluate_test_designs(A_R2, m=1, holdout=0.05)
     with pytest.raises(ParameterError, match="method"):
-        evaluate_test_designs(A_R2, 1, methods=["best"])
+        evaluate_test_designs(A_R2, m=1, methods=["best"])
 
 
 def test_protocol_is_seeded_and_lp_agrees_with_rm_plus():
     rng = np.random.default_rng(11)
     A = rng.random((9, 10))
     kw = dict(methods=["rposst", "rposst-lp", "iterative-minimax", "minimax-ttd"], sets=2, seed=4)
-    a = evaluate_test_designs(A, [1, 2], **kw)
-    b = evaluate_test_designs(A, [1, 2], **kw)
+    a = evaluate_test_designs(A, m=[1, 2], **kw)
+    b = evaluate_test_designs(A, m=[1, 2], **kw)
     pd.testing.assert_frame_equal(a.per_set, b.per_set)
     per = a.per_set.pivot_table(index=["m", "set"], columns="method", values="train_loss")
     assert np.all(np.abs(per["rposst"] - per["rposst-lp"]) <= 1e-3)
@@ -419,7 +419,7 @@ def test_racing_arrows_matrix_properties():
 def test_protocol_errors_recomputed_by_hand():
     rng = np.random.default_rng(8)
     raw = rng.normal(50, 20, size=(7, 11))
-    res = evaluate_test_designs(raw, 2, methods=["minimax-uniform", "rposst-milp", "rposst-kofn"], holdout=0.4,
+    res = evaluate_test_designs(raw, m=2, methods=["minimax-uniform", "rposst-milp", "rposst-kofn"], holdout=0.4,
                                 sets=2, seed=3, rounds=40, betas=(0, 3))
     h = holdout_size(0.4, 11)
     draws = np.random.default_rng(3)

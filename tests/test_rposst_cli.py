@@ -29,7 +29,7 @@ def test_compose_test_json_equals_api(matrix_csv):
     out = runner.invoke(app, ["compose-test", str(matrix_csv), "--size", "2", "--rounds", "50", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
-    expected = compose_test(matrix_csv, 2, rounds=50).to_dict()
+    expected = compose_test(matrix_csv, m=2, rounds=50).to_dict()
     assert data == json.loads(json.dumps(expected))
     assert len(data["test_cases"]) == 2 and abs(sum(data["weights"]) - 1) < 1e-12
 
@@ -38,7 +38,7 @@ def test_compose_test_human(matrix_csv):
     out = runner.invoke(app, ["compose-test", str(matrix_csv), "--size", "2", "--solver", "lp", "--eta", "0.5",
                               "--betas", "0,2"])
     assert out.exit_code == 0, out.output
-    res = compose_test(matrix_csv, 2, eta=0.5, betas=(0, 2), solver="lp")
+    res = compose_test(matrix_csv, m=2, eta=0.5, betas=(0, 2), solver="lp")
     for name in res.test_cases:
         assert name in out.stdout
     assert "CVaR(0.5)" in out.stdout and f"{res.loss:.4f}" in out.stdout

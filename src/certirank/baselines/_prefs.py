@@ -24,6 +24,7 @@ import pandas as pd
 from .._validate import as_generator, check_choice
 from ..data.table import policies as table_policies
 from ..data.table import validate_table
+from .._compat import keyword_only
 from ..errors import DataError
 
 __all__ = ["Comparisons", "as_comparisons", "preference_games"]
@@ -49,6 +50,7 @@ class Comparisons:
     progress_a: np.ndarray | None = None
     progress_b: np.ndarray | None = None
     source: str | None = None
+    notes: tuple[str, ...] = ()  # data left out while building the comparisons, in words
 
     @property
     def n(self) -> int:
@@ -165,22 +167,32 @@ def _from_scores(table: pd.DataFrame, policies: Sequence[str] | None, ties: str,
     a, b, r = a[order], b[order], r[order]
     xa, xb = wide[r, a], wide[r, b]
     y = np.where(xa > xb, 2, np.where(xa < xb, 0, 1)).astype(np.int64)
-    ties = check_choice("ties", ties, ["keep", "random", "drop"])
+    ties = check_choice("draws", ties, ["keep", "random", "drop"])
     if ties == "random":
         rng = as_generator(seed)
         tie = y == 1
         y[tie] = 2 * rng.integers(0, 2, size=int(tie.sum()))
-    elif ties == "drop":
+    notes = []
+    alone = np.isfinite(wide) & (np.isfinite(wide).sum(axis=1, keepdims=True) < 2)
+    if alone.any():
+        k = int(alone.sum())
+        notes.append(f"{k} trial{'s' if k != 1 else ''} ignored: no other policy was run on the same environment "
+                     f"(and replicate), so there is nothing to compare {'them' if k != 1 else 'it'} with.")
+    if ties == "drop":
         keep = y != 1
+        k = int((~keep).sum())
+        if k:
+            notes.append(f"{k} draw{'s' if k != 1 else ''} (equal scores) dropped (draws='drop').")
         a, b, y, xa, xb = a[keep], b[keep], y[keep], xa[keep], xb[keep]
     if y.size == 0:
         raise DataError("no pair of policies was run on the same env; preferences need paired trials",
                         source=source)
     _check_all_compared(names, a, b, source)
-    return Comparisons(tuple(names), a, b, y, means, "score", xa, xb, source)
+    return Comparisons(tuple(names), a, b, y, means, "score", xa, xb, source, tuple(notes))
 
 
-def as_comparisons(data: Any, *, policies: Sequence[str] | None = None, ties: str = "keep", seed: Any = None,
+@keyword_only(renamed={"ties": "draws"})
+def as_comparisons(data: Any, *, policies: Sequence[str] | None = None, draws: str = "keep", seed: Any = None,
                    format: str | None = None, score_range: tuple[float, float] | None = None) -> Comparisons:
     """Turn preference data, a score table or a path into :class:`Comparisons`.
 
@@ -191,11 +203,12 @@ def as_comparisons(data: Any, *, policies: Sequence[str] | None = None, ties: st
     policies:
         Fixed policy order (every policy in the data must be listed; a listed policy without comparisons
         is an error). Default: order of first appearance.
-    ties:
-        For score input only: ``"keep"`` equal scores as ties (default), break them uniformly at random
-        (``"random"``, uses ``seed``), or ``"drop"`` them.
+    draws:
+        For score input only, what an equal pair of scores (a draw) becomes: ``"keep"`` a draw (default),
+        broken uniformly at random (``"random"``, uses ``seed``), or removed (``"drop"``). (``ties`` before 0.2;
+        ``ties`` now only names the tie mode of certified tests.)
     seed:
-        Seed for ``ties="random"``.
+        Seed for ``draws="random"``.
     format, score_range:
         Passed to :func:`certirank.data.readers.load` for paths / to ``validate_table`` for raw frames.
     """
@@ -214,7 +227,7 @@ def as_comparisons(data: Any, *, policies: Sequence[str] | None = None, ties: st
         return _from_preferences(data, policies, source)
     table = data if _is_validated(data) and score_range is None else validate_table(
         data, score_range=score_range, source=source)
-    return _from_scores(table, policies, ties, seed, source)
+    return _from_scores(table, policies, draws, seed, source)
 
 
 def _is_validated(frame: pd.DataFrame) -> bool:

@@ -102,7 +102,8 @@ def closure(adj: np.ndarray) -> np.ndarray:
 def build_result(*, method: str, alpha: float | None, policies: Sequence[str],
                  edges: Iterable[tuple[int, int, Mapping[str, Any]]], scores: np.ndarray, means: np.ndarray,
                  n: int, guarantee: str, details: dict[str, Any] | None = None,
-                 history: list[dict[str, Any]] | None = None, implied: bool = True) -> BaselineResult:
+                 history: list[dict[str, Any]] | None = None, implied: bool = True,
+                 notes: Sequence[str] = ()) -> BaselineResult:
     """Assemble a :class:`BaselineResult` from direct edges ``(better_index, worse_index, stats)``.
 
     Implied decisions are added from the transitive closure (kind ``"implied"``) unless the closure has a
@@ -130,7 +131,7 @@ def build_result(*, method: str, alpha: float | None, policies: Sequence[str],
     details = dict(details or {})
     ranking = make_ranking(policies, [_relation(d) for d in decisions if d["kind"] == "direct"], kind=method,
                            alpha=alpha, guarantee=guarantee, means=[float(v) for v in means],
-                           notes=dropped_notes(details), closure=implied)
+                           notes=[*notes, *dropped_notes(details)], closure=implied)
     return BaselineResult(
         method=method, alpha=alpha, policies=policies, decisions=decisions, undecided=undecided,
         means={policies[k]: float(means[k]) for k in range(p)},

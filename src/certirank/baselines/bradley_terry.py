@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import as_generator, check_alpha, check_nonnegative, check_positive_int
+from .._compat import keyword_only
 from ..errors import DataError
 from ..order.letters import letters
 from ._prefs import Comparisons, as_comparisons
@@ -105,8 +106,9 @@ def bt_fit(wins: np.ndarray, *, pseudo_count: float = 0.01, tol: float = 1e-10,
     return theta, int(its)
 
 
+@keyword_only(renamed={"ties": "draws"})
 def bradley_terry(data: Any, *, pseudo_count: float = 0.01, tol: float = 1e-10, max_iter: int = 10_000,
-                  policies: Sequence[str] | None = None, ties: str = "keep", seed: Any = None,
+                  policies: Sequence[str] | None = None, draws: str = "keep", seed: Any = None,
                   alpha: float | None = None, **read: Any) -> BaselineResult:
     """Classical Bradley–Terry ranking ("BT (Classical)", spec 06 §1). Ties are ignored.
 
@@ -124,11 +126,12 @@ def bradley_terry(data: Any, *, pseudo_count: float = 0.01, tol: float = 1e-10, 
     policies, ties, seed:
         Policy order; tie handling and seed when preferences are derived from scores.
     """
-    comp = as_comparisons(data, policies=policies, ties=ties, seed=seed, **read)
+    comp = as_comparisons(data, policies=policies, draws=draws, seed=seed, **read)
     pseudo_count = check_nonnegative("pseudo_count", pseudo_count)
     theta, its = bt_fit(comp.win_matrix(), pseudo_count=pseudo_count, tol=tol,
                         max_iter=check_positive_int("max_iter", max_iter))
     return build_result(
+        notes=comp.notes,
         method="bt", alpha=None if alpha is None else check_alpha(alpha), policies=comp.policies,
         edges=point_edges(theta), scores=theta, means=comp.means, n=int((comp.y != 1).sum()),
         guarantee=_NO_FWER,
@@ -247,7 +250,8 @@ def davidson_fit(i: np.ndarray, j: np.ndarray, wi: np.ndarray, wj: np.ndarray, t
             "iterations": iterations, "converged": converged, "covariance": cov}
 
 
-def davidson(data: Any, *, max_iter: int = 200, policies: Sequence[str] | None = None, ties: str = "keep",
+@keyword_only(renamed={"ties": "draws"})
+def davidson(data: Any, *, max_iter: int = 200, policies: Sequence[str] | None = None, draws: str = "keep",
              seed: Any = None, alpha: float | None = None, **read: Any) -> BaselineResult:
     """Davidson (1970) ties model, "BT-Davidson", the current RoboArena leaderboard (spec 06 §2).
 
@@ -255,12 +259,13 @@ def davidson(data: Any, *, max_iter: int = 200, policies: Sequence[str] | None =
     ``details`` holds standard errors, ``tie_nu_davidson`` (ν_D) and ``tie_nu_roboarena`` (ν = ν_D/2), the
     NLL and the Elo-like display ``200·θ + 1500``.
     """
-    comp = as_comparisons(data, policies=policies, ties=ties, seed=seed, **read)
+    comp = as_comparisons(data, policies=policies, draws=draws, seed=seed, **read)
     i, j, wi, wj, t = _pair_counts(comp)
     fit = davidson_fit(i, j, wi, wj, t, comp.n_policies, max_iter=check_positive_int("max_iter", max_iter))
     theta = fit["theta"]
     names = comp.policies
     return build_result(
+        notes=comp.notes,
         method="bt-davidson", alpha=None if alpha is None else check_alpha(alpha), policies=names,
         edges=point_edges(theta), scores=theta, means=comp.means, n=comp.n, guarantee=_NO_FWER,
         details={"score": "centred log-strength", "standard_errors": dict(zip(names, fit["se"].tolist())),
@@ -278,9 +283,10 @@ def _fit_thetas(w: np.ndarray, tol: float, max_iter: int) -> np.ndarray:
     return bt_fit_batch(w, tol=tol, max_iter=max_iter)[0]
 
 
+@keyword_only(renamed={"ties": "draws"})
 def bootstrap_bt(data: Any, *, alpha: float = 0.05, n_boot: int = 5000, seed: Any = 0, pseudo_count: float = 0.01,
                  tol: float = 1e-10, max_iter: int = 10_000, policies: Sequence[str] | None = None,
-                 ties: str = "keep", tie_seed: Any = None, chunk: int = 500, backend: str | None = None,
+                 draws: str = "keep", tie_seed: Any = None, chunk: int = 500, backend: str | None = None,
                  jobs: int = 1, scheduler: Any = None, progress: Any = None, **read: Any) -> BaselineResult:
     """Bootstrapped Bradley–Terry ("BTα", AnyRank paper App. F.1; spec 06 §4).
 
@@ -301,7 +307,7 @@ def bootstrap_bt(data: Any, *, alpha: float = 0.05, n_boot: int = 5000, seed: An
     chunk = check_positive_int("chunk", chunk)
     resolve_backend(backend, jobs, scheduler)
     pseudo_count = check_nonnegative("pseudo_count", pseudo_count)
-    comp = as_comparisons(data, policies=policies, ties=ties, seed=tie_seed, **read)
+    comp = as_comparisons(data, policies=policies, draws=draws, seed=tie_seed, **read)
     p = comp.n_policies
     k_pairs = p * (p - 1) // 2
     rng = as_generator(seed)
@@ -332,6 +338,7 @@ def bootstrap_bt(data: Any, *, alpha: float = 0.05, n_boot: int = 5000, seed: An
     names = comp.policies
     cld = letters(list(names), [(names[i], names[j]) for i, j, _ in edges], means=theta_hat)
     return build_result(
+        notes=comp.notes,
         method="bt-bootstrap", alpha=alpha, policies=names, edges=edges, scores=theta_hat, means=comp.means,
         n=n, guarantee=("asymptotic FWER <= alpha for the order of Bradley–Terry parameters (Bonferroni over "
                         "pairs), not for the order of mean scores"),

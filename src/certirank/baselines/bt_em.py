@@ -21,6 +21,7 @@ from scipy.optimize import minimize
 from scipy.special import expit, logsumexp
 
 from .._validate import check_alpha, check_positive_int
+from .._compat import keyword_only
 from ..errors import DataError, ParameterError
 from ._prefs import Comparisons, as_comparisons
 from ._result import BaselineResult, build_result, point_edges
@@ -300,9 +301,10 @@ def bt_em_fit(comp: Comparisons, *, seed: int = 0, n_buckets: int = 100, use_par
     return _fit_corrected(_Model(comp, n_buckets, prog, ignore_ties), seed, max_em, tol)
 
 
+@keyword_only(renamed={"ties": "draws", "ignore_ties": "ignore_draws"})
 def bt_em(data: Any, *, seeds: int | Sequence[int] = 100, n_buckets: int = 100, use_partials: bool = False,
-          progress: Any = None, ignore_ties: bool = False, reproduce_quirks: bool = False, max_em: int = 60,
-          tol: float = 1e-4, policies: Sequence[str] | None = None, ties: str = "keep", seed: Any = None,
+          progress: Any = None, ignore_draws: bool = False, reproduce_quirks: bool = False, max_em: int = 60,
+          tol: float = 1e-4, policies: Sequence[str] | None = None, draws: str = "keep", seed: Any = None,
           alpha: float | None = None, **read: Any) -> BaselineResult:
     """RoboArena BT-EM ranking (spec 06 §3), aggregated over seeds as on the RoboArena server v1.1.
 
@@ -319,15 +321,15 @@ def bt_em(data: Any, *, seeds: int | Sequence[int] = 100, n_buckets: int = 100, 
         the comparisons, e.g. RoboArena's ``per_trial_progress_data.csv``, or a pair of arrays) or, for
         score input, from the scores themselves. Missing progress omits the policy's term (the original
         set it to 0; that is kept in quirk mode).
-    ignore_ties:
-        Drop tie rows (corrected model only).
+    ignore_draws:
+        Drop draw rows (corrected model only). (``ignore_ties`` before 0.2.)
     reproduce_quirks:
         Run the original server v1.1 procedure (spec 06 §3.1) instead of the corrected default.
 
     ``scores`` = mean θ over seeds; ``details`` holds the SD over seeds (ddof 1), ν, and the Elo-like
     display ``round(15·mean + 1500)``. Every pair is ordered by the score (a point ranking).
     """
-    comp = as_comparisons(data, policies=policies, ties=ties, seed=seed, **read)
+    comp = as_comparisons(data, policies=policies, draws=draws, seed=seed, **read)
     if isinstance(seeds, (int, np.integer)):
         seed_list = list(range(check_positive_int("seeds", seeds)))
     else:
@@ -336,13 +338,14 @@ def bt_em(data: Any, *, seeds: int | Sequence[int] = 100, n_buckets: int = 100, 
             raise ParameterError("seeds must be a positive count or a non-empty list")
     n_buckets = check_positive_int("n_buckets", n_buckets)
     fits = [bt_em_fit(comp, seed=s, n_buckets=n_buckets, use_partials=use_partials, progress=progress,
-                      ignore_ties=ignore_ties, reproduce_quirks=reproduce_quirks,
+                      ignore_ties=ignore_draws, reproduce_quirks=reproduce_quirks,
                       max_em=check_positive_int("max_em", max_em), tol=tol) for s in seed_list]
     thetas = np.array([f["theta"] for f in fits])
     mean = thetas.mean(axis=0)
     sd = thetas.std(axis=0, ddof=1) if len(fits) > 1 else np.full(comp.n_policies, np.nan)
     names = comp.policies
     return build_result(
+        notes=comp.notes,
         method="bt-em", alpha=None if alpha is None else check_alpha(alpha), policies=names,
         edges=point_edges(mean), scores=mean, means=comp.means, n=comp.n,
         guarantee=("none: a point estimate of latent-bucket Bradley–Terry skills averaged over seeds; every pair "

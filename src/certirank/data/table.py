@@ -243,3 +243,12 @@ def to_wide(table: pd.DataFrame) -> pd.DataFrame:
     envs = list(dict.fromkeys(t["env"]))
     wide = t.pivot(index="env", columns="policy", values="score")
     return wide.reindex(index=envs, columns=policies(table))
+
+
+def dropped_notes(table: pd.DataFrame) -> list[str]:
+    """Sentences about rows an importer left out (from ``table.attrs``), for the methods' outputs."""
+    notes = []
+    k = int(table.attrs.get("skipped_errors") or 0)
+    if k:
+        notes.append(f"{k} sample{'s' if k != 1 else ''} that ended in an error (no score) left out of the log(s).")
+    return notes

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -28,9 +29,12 @@ def _wide_from_data(data: Any, *, format: str | None = None,
                         "run_campaign(scores, policies=...)")
     if not isinstance(data, (str, os.PathLike, pd.DataFrame)):
         raise DataError(f"expected a file path or a table (pandas DataFrame), got {type(data).__name__}")
+    from ...data.table import dropped_notes
     table = load(data, format=format, score_range=score_range)
     check_per_trial(table, "AnyRank")
-    return to_wide(table)
+    wide = to_wide(table)
+    wide.attrs["notes"] = dropped_notes(table)
+    return wide
 
 
 def _select_columns(wide: pd.DataFrame, policies: Sequence[str] | None) -> pd.DataFrame:
@@ -147,7 +151,11 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
                         budget=budget, arms=arms, concentration=concentration)
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
-    return camp.result()
+    res = camp.result()
+    notes = wide.attrs.get("notes") or []
+    if notes and res.ranking is not None:
+        res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))
+    return res
 
 
 def _score_array(scores: Any, policies: Sequence[str] | None, shape: str) -> tuple[np.ndarray, list[str]]:

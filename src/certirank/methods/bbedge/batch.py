@@ -173,7 +173,13 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
                         source=table.attrs.get("source"))
     for rid, arr in zip(reps, panels):
         board.add_replicate(arr, replicate=rid)
-    return board.result()
+    res = board.result()
+    from ...data.table import dropped_notes
+    notes = dropped_notes(table)
+    if notes and res.ranking is not None:
+        import dataclasses
+        res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))
+    return res
 
 
 def bbedge_path(panels: Any, alpha: float = 0.05, tau: float = 0.0, blocks: Any = "items", *,
