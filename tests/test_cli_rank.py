@@ -58,7 +58,7 @@ def test_rank_prior_options(wide_csv, tmp_path):
 
 def test_rank_strict_and_ties_options(wide_csv):
     out = runner.invoke(app, ["rank", str(wide_csv), "--guarantee", "strict", "--ties", "assume-none",
-                              "--method", "anyrank_inf", "--nmax", "150", "--json"])
+                              "--method", "anyrank_inf", "--n-max", "150", "--json"])
     assert out.exit_code == 0, out.output
     got = json.loads(out.stdout)
     assert got["guarantee"] == "strict" and got["method"] == "anyrank-inf" and got["ties"] == "assume_none"
