@@ -8,6 +8,7 @@ BIN := $(VENV)/bin
 # the demo needs only the runtime dependencies; the tests install every extra so that none of them skip
 EXTRAS ?= dev,web,browser,inspect,dask
 
+# the runtime dependencies only: enough for `make demo` and every command
 $(BIN)/certirank: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
