@@ -18,7 +18,7 @@ _LAZY = {
     "load": "certirank.data.readers",
     "compare": "certirank.evidence.compare",
     "check": "certirank.methods.check",
-    "graph_test": "certirank.multitest.graphical",
+    "graph_test": "certirank.multitest.bretz",
     "e_holm": "certirank.multitest.eholm",
     "letters": "certirank.order.letters",
     "Ranking": "certirank.order.result",

@@ -35,14 +35,13 @@ e-values (``eholm.py``; all take ``log=True`` for log e-values)
 from __future__ import annotations
 
 from .eholm import EHolmResult, e_holm, e_holm_adjusted, e_holm_threshold, holm_inverse_e
+from .bretz import GraphTestResult, graph_test
 from .graphical import (
     EPSILON,
     Graph,
-    GraphTestResult,
     adjusted_pvalues,
     graph_rejections,
     holm_rejections,
-    graph_test,
     passes,
 )
 from .graphs import (

@@ -1,0 +1,115 @@
+"""The one-shot graphical test of Bretz et al. (2009): :func:`graph_test` and its result (spec 02 A.2-A.3)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from .._validate import check_alpha
+from ..errors import ParameterError
+from ..results import ResultMixin
+from .graphical import ROUND_DECIMALS, Graph, _algorithm2, _as_graph, check_pvalues
+
+__all__ = ["GraphTestResult", "graph_test"]
+
+
+@dataclass(frozen=True)
+class GraphTestResult(ResultMixin):
+    """Result of :func:`graph_test`.
+
+    Attributes
+    ----------
+    rejected : ndarray of bool
+        Rejected hypotheses: ``round(adjusted, 10) <= alpha`` (equal to Algorithm 1's set, see
+        :func:`graph_rejections`).
+    adjusted : ndarray of float
+        Adjusted p-values (Algorithm 2), capped at 1.
+    alpha : float
+        Family-wise level used.
+    rejection_order : list of int
+        Rejected hypotheses in Algorithm 2's order (smallest p/w first, as in Bretz et al.).
+    """
+
+    rejected: np.ndarray
+    adjusted: np.ndarray
+    alpha: float
+    rejection_order: list[int]
+
+    @property
+    def n_rejected(self) -> int:
+        return int(np.count_nonzero(self.rejected))
+
+
+def _graph_test_compat(func: Any) -> Any:
+    """Accept the 0.1 form ``graph_test(weights, transitions, pvalues, alpha)`` for one release."""
+    import functools
+    import warnings
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> GraphTestResult:
+        old = ("weights" in kwargs or "transitions" in kwargs or len(args) == 4
+               or (args and not isinstance(args[0], Graph)) or (len(args) >= 2 and args[1] is None))
+        if not old:
+            return func(*args, **kwargs)
+        names = ("weights", "transitions", "pvalues", "alpha")
+        given = dict(zip(names, args))
+        for k, v in kwargs.items():
+            if k in given:
+                raise TypeError(f"graph_test() got multiple values for argument {k!r}")
+            given[k] = v
+        warnings.warn("graph_test(weights, transitions, pvalues, alpha) is deprecated and will fail in certirank "
+                      "0.3; pass a Graph: graph_test(Graph(weights, transitions), pvalues, alpha)",
+                      DeprecationWarning, stacklevel=2)
+        try:
+            graph = _as_graph(given["weights"], given.get("transitions"))
+            return func(graph, given["pvalues"], given.get("alpha", 0.05))
+        except KeyError as exc:
+            raise TypeError(f"graph_test() missing argument {exc}") from None
+    return wrapper
+
+
+@_graph_test_compat
+def graph_test(graph: Graph, pvalues: Any, alpha: float = 0.05) -> GraphTestResult:
+    """Graphical multiple test of Bretz et al. (2009): rejections and adjusted p-values.
+
+    Parameters
+    ----------
+    graph : Graph
+        Initial weights and transitions (``Graph(weights, transitions)``; local levels are
+        ``alpha * weights``); its initial state is used. The 0.1 form ``graph_test(weights, transitions,
+        pvalues, alpha)`` still works in 0.2, with a DeprecationWarning.
+    pvalues : array_like of shape (m,)
+        p-values in [0, 1] (no NaN).
+    alpha : float, default 0.05
+        Family-wise error rate.
+
+    Returns
+    -------
+    GraphTestResult
+        ``rejected`` (bool array), ``adjusted`` (array), ``alpha``, ``rejection_order``.
+
+    Raises
+    ------
+    ParameterError
+        Invalid graph (negative weights, weights summing above 1, rows above 1, nonzero diagonal, ...),
+        invalid p-values (NaN, outside [0, 1]) or alpha.
+
+    Examples
+    --------
+    >>> g = Graph([1/3, 1/3, 1/3], [[0, .5, .5], [.5, 0, .5], [.5, .5, 0]])
+    >>> r = graph_test(g, [0.02, 0.055, 0.012], 0.05)
+    >>> r.rejected.tolist(), [round(float(v), 6) for v in r.adjusted]
+    ([True, False, True], [0.04, 0.055, 0.036])
+    """
+    alpha = check_alpha(alpha)
+    if not isinstance(graph, Graph):
+        raise ParameterError(f"graph_test needs a Graph first (Graph(weights, transitions)), got {type(graph).__name__}")
+    p = check_pvalues(pvalues, graph.m)
+    adj, order = _algorithm2(graph, p)
+    rejected = np.round(adj, ROUND_DECIMALS) <= alpha
+    order = [j for j in order if rejected[j]]
+    adj.setflags(write=False)
+    rejected.setflags(write=False)
+    return GraphTestResult(rejected=rejected, adjusted=adj, alpha=alpha, rejection_order=order)
