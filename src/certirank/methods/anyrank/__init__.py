@@ -2,11 +2,11 @@
 
 Public entry points
 -------------------
-``Ranker(policies, alpha=0.05, prior=None, gamma=1.0, nmax=None, method="anyrank", ties="allow", ...)``
+``Ranker(policies, alpha=0.05, *, prior=None, gamma=1.0, n_max=None, method="anyrank", ties="allow", ...)``
     The live engine: ``suggest()`` -> the (policy, trial_index) runs needed next, ``record(policy,
     trial_index, score)``, ``result()``, ``done``, ``to_json()`` / ``Ranker.from_json()`` (resumes bit for
     bit), ``save(path)`` / ``Ranker.load(path)``.
-``anyrank(data, alpha=0.05, method="anyrank", prior=None, gamma=1.0, nmax=None, ties="allow", ...)``
+``anyrank(data, alpha=0.05, *, method="anyrank", prior=None, gamma=1.0, n_max=None, ties="allow", ...)``
     Replay over recorded trials, in recorded order (wide per-trial tables, long tables with env or order).
 ``run_campaign(scores, ...)`` / ``run_campaigns(scores, ...)``
     Fast path for simulation studies: one campaign (or a batch of campaigns) over pre-drawn score tables,
