@@ -127,20 +127,20 @@ def test_batched_antagonist_all_paths(eta, uniform):
 # ------------------------------------------------------------------ R2 and solvers
 
 def test_r2_solvers():
-    lp = compose_rposst(A_R2, 2, betas=(0,), solver="lp", rescale=False)
+    lp = compose_rposst(A_R2, m=2, betas=(0,), solver="lp", rescale=False)
     assert lp.test_indices == [1, 4]
     np.testing.assert_allclose(lp.weights, [5 / 6, 1 / 6], atol=1e-7)
     assert lp.loss == pytest.approx(0.07, abs=1e-9)
-    milp = compose_rposst(A_R2, 2, betas=(0,), solver="milp", rescale=False)
+    milp = compose_rposst(A_R2, m=2, betas=(0,), solver="milp", rescale=False)
     assert milp.test_indices == [1, 4] and milp.loss == pytest.approx(0.07, abs=1e-9)
-    rm = compose_rposst(A_R2, 2, betas=(0,), solver="rm+", rounds=300, rescale=False)
+    rm = compose_rposst(A_R2, m=2, betas=(0,), solver="rm+", rounds=300, rescale=False)
     assert rm.test_indices == [1, 4]
     assert 0.0700 <= rm.loss <= 0.0702
     assert rm.loss == pytest.approx(0.070074, abs=1e-6)
     np.testing.assert_allclose(rm.weights, [0.8336, 0.1664], atol=1e-3)
-    uniform = compose_rposst(A_R2, 2, betas=(0,), rounds=0, rescale=False)
+    uniform = compose_rposst(A_R2, m=2, betas=(0,), rounds=0, rescale=False)
     assert uniform.test_indices == [0, 1] and uniform.loss == pytest.approx(0.12, abs=1e-12)
-    single = compose_rposst(A_R2, 1, betas=(0,), rescale=False)
+    single = compose_rposst(A_R2, m=1, betas=(0,), rescale=False)
     assert single.test_indices == [1] and single.loss == pytest.approx(0.12, abs=1e-12)
 
 
@@ -239,8 +239,8 @@ def test_iterative_minimax_can_repeat_a_case():
 
 
 def test_kofn_sampled_is_seeded_and_valid():
-    a = compose_rposst(A_R2, 2, betas=(0,), solver="kofn", rescale=False, seed=5, k=1, n_samples=20)
-    b = compose_rposst(A_R2, 2, betas=(0,), solver="kofn", rescale=False, seed=5, k=1, n_samples=20)
+    a = compose_rposst(A_R2, m=2, betas=(0,), solver="kofn", rescale=False, seed=5, k=1, n_samples=20)
+    b = compose_rposst(A_R2, m=2, betas=(0,), solver="kofn", rescale=False, seed=5, k=1, n_samples=20)
     assert a.to_dict() == b.to_dict()
     assert sum(a.weights) == pytest.approx(1.0) and len(a.test_indices) == 2
     problem = _core.make_problem(A_R2, np.full((1, 5), 0.2))
@@ -287,9 +287,9 @@ def test_constant_and_bad_arrays():
     with pytest.raises(DataError, match="constant"):
         compose_rposst(np.ones((4, 3)), 2)
     with pytest.raises(DataError, match="missing or not finite"):
-        compose_rposst(np.array([[0.1, np.nan], [0.2, 0.3], [0.5, 0.6]]), 1)
+        compose_rposst(np.array([[0.1, np.nan], [0.2, 0.3], [0.5, 0.6]]), m=1)
     with pytest.raises(DataError, match="2-D"):
-        compose_rposst(np.arange(5.0), 1)
+        compose_rposst(np.arange(5.0), m=1)
 
 
 # ------------------------------------------------------------------ reader
@@ -412,7 +412,7 @@ def test_racing_arrows_matrix_properties():
     assert 25 <= len({tuple(c) for c in followers.to_numpy().T}) <= 35
     np.testing.assert_array_equal(leaders.to_numpy(), 1 - followers.to_numpy().T)
     assert "re-creation" in followers.attrs["label"]
-    res = compose_rposst(followers, 1, rounds=0)
+    res = compose_rposst(followers, m=1, rounds=0)
     assert res.n_test_cases == 50 and res.test_cases[0].startswith("L")
 
 

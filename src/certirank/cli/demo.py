@@ -21,9 +21,9 @@ def demo_cmd(seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simu
     if not as_json:
         console.print(f"Simulated campaign (seed {seed}): {len(DEMO_POLICIES)} robot policies, partial-credit "
                       "scores; AnyRank asks which rollouts to run next and stops when the ranking is certified.")
-    with progress_bar(quiet or as_json, "pairs certified") as tick:
-        out = run_demo(seed, alpha, progress=lambda done, total, rollouts: tick(
-            done, total, f"rollouts {rollouts:5d}  pairs certified"))
+    with progress_bar("AnyRank: pairs certified", "pairs") as tick:
+        bar = None if (quiet or as_json or tick is None) else (lambda done, total, rollouts: tick(done, total))
+        out = run_demo(seed, alpha, progress=bar)
 
     def render(o) -> None:
         a = o.anyrank
