@@ -60,15 +60,6 @@ class RankingView:
     notes: list[str] = dataclasses.field(default_factory=list)
 
 
-def _partial(names: list[str], pairs: list[tuple[str, str]], means: dict[str, float | None]) -> Any:
-    from ..order.ranking import partial_ranking
-
-    mu = None
-    if names and all(means.get(n) is not None for n in names):
-        mu = [means[n] for n in names]
-    return partial_ranking(names, list(pairs), mu)
-
-
 def _from_partial(pr: Any, title: str, guarantee: str, certified: list[tuple[str, str, str]] | None = None,
                   means: dict[str, float | None] | None = None) -> RankingView:
     items = [str(v) for v in pr.items]
@@ -85,49 +76,52 @@ def _from_partial(pr: Any, title: str, guarantee: str, certified: list[tuple[str
                        certified=certified, undecided=undecided, guarantee=guarantee)
 
 
+def _from_ranking(r: Any, title: str) -> RankingView:
+    """The view of a :class:`certirank.order.Ranking` (the one ranking result every method exposes)."""
+    certified = []
+    for x in r.relations:
+        if x.via == "closure":
+            how = "by transitivity"
+        elif x.when is not None and r.when_unit:
+            how = f"after {x.when:g} {r.when_unit}"
+        else:
+            how = "direct"
+        certified.append((x.better, x.worse, how))
+    trials = {p.name: p.n for p in r.policies} if all(p.n is not None for p in r.policies) else None
+    view = RankingView(title=title, policies=list(r.names), means=dict(r.means), letters=dict(r.letters),
+                       rank_intervals={p.name: (p.rank_lo, p.rank_hi) for p in r.policies}, certified=certified,
+                       undecided=[tuple(u) for u in r.undecided], guarantee=r.guarantee, trials=trials,
+                       notes=list(r.notes))
+    if r.inconsistent:
+        view.notes.append("Warning: the certified relations contain a cycle (only possible after an error); rank "
+                          "intervals fail closed to [1, L].")
+    return view
+
+
 def ranking_view(result: Any, *, title: str | None = None) -> RankingView:
-    """Adapt a ranking-like result to a `RankingView`."""
+    """Adapt a ranking-like result to a `RankingView` (through its ``.ranking`` when it has one)."""
     from ..methods.anyrank import RankingResult
     from ..methods.bbedge.result import LeaderboardResult
+    from ..order.result import Ranking
 
-    if isinstance(result, RankingResult):
-        names = list(result.letters)  # display order
-        certified = []
-        for d in result.decisions:
-            how = "by transitivity" if d["via"] == "transitivity" else f"after {d['decided_at']} paired trials"
-            certified.append((d["better"], d["worse"], how))
-        pr = _partial(names, [(b, w) for b, w, _ in certified], result.means)
-        view = _from_partial(pr, title or f"AnyRank ({result.method}, {result.guarantee} guarantee)",
-                             result.statement, certified=certified, means=dict(result.means))
-        # AnyRank's own letters are the reference display; keep them
-        view.letters = dict(result.letters)
-        view.policies = names
-        view.trials = dict(result.samples)
+    if isinstance(result, Ranking):
+        return _from_ranking(result, title or f"Certified ranking ({result.kind})")
+    if isinstance(result, RankingResult) and result.ranking is not None:
+        view = _from_ranking(result.ranking, title or f"AnyRank ({result.method}, {result.guarantee} guarantee)")
         view.notes.append(f"Rollouts used: {result.total_samples}; stopped because: {result.termination}.")
-        if result.inconsistent:
-            view.notes.append("Warning: the decisions contain a cycle, which can only happen after an error.")
         return view
-    if isinstance(result, LeaderboardResult):
-        names = [m["model"] for m in result.models]
-        means = {m["model"]: m["mean"] for m in result.models}
-        pairs = [(str(b), str(w)) for b, w in result.edges]
-        pr = _partial(names, pairs, means)
-        guarantee = (f"With probability at least {100 * (1 - result.alpha):g}%, every certified edge is correct, at "
-                     f"whatever replicate you stop ({result.method}, margin tau = {result.tau:g}; blocks: "
-                     f"{result.blocks.get('statement', 'see the JSON')}).")
-        view = _from_partial(pr, title or f"Leaderboard ({result.method}, {result.replicates} replicate(s))",
-                             guarantee, certified=[(b, w, "direct") for b, w in pairs], means=means)
-        view.policies = names
-        view.rank_intervals = {m["model"]: (int(m["rank_interval"][0]), int(m["rank_interval"][1]))
-                               for m in result.models}
-        if result.inconsistent:
-            view.notes.append("Warning: the certified edges contain a cycle; rank intervals fail closed to [1, L].")
+    if isinstance(result, LeaderboardResult) and result.ranking is not None:
+        view = _from_ranking(result.ranking, title or f"Leaderboard ({result.method}, {result.replicates} "
+                             "replicate(s))")
+        view.trials = None
         if result.top_k is not None:
             tk = result.top_k
             view.notes.append(f"Top-{tk['k']}: " + ("not certified yet." if tk["set"] is None
                                                    else f"certified at replicate {tk['certified_at']}: "
                                                    + ", ".join(map(str, tk["set"])) + "."))
         return view
+    if isinstance(getattr(result, "ranking", None), Ranking):
+        return _from_ranking(result.ranking, title or f"Ranking ({result.ranking.kind})")
     if all(hasattr(result, a) for a in ("items", "letters", "rank_lo", "rank_hi", "closure", "relations")):
         statement = getattr(result, "statement", None) or "Certified relations as given (see the producing method)."
         return _from_partial(result, title or "Certified ranking", statement)
