@@ -34,7 +34,8 @@ def _public_parameters() -> dict[str, str]:
         if inspect.isclass(obj):
             funcs = [(f"{n}.{m}", f) for m, f in vars(obj).items() if (not m.startswith("_") or m == "__init__")
                      and callable(f)]
-            funcs += [(f"{n}.{m}", f.__func__) for m, f in vars(obj).items() if isinstance(f, (classmethod, staticmethod))]
+            funcs += [(f"{n}.{m}", f.__func__) for m, f in vars(obj).items()
+                      if isinstance(f, (classmethod, staticmethod)) and not m.startswith("_")]
         for q, f in funcs:
             try:
                 sig = inspect.signature(f)

@@ -184,6 +184,11 @@ def test_report_html_on_the_json_of_every_command(tmp_path):
         assert info["kind"] == kind and page.read_text().startswith("<!DOCTYPE html>")
         if "ranking" in d or kind == "demo":
             assert {"graph", "summary", "decisions"} <= set(info["sections"]), kind
+    # a command without a page of its own (here check) still gets a page, chosen by its kind
+    check_path, d = _json(["check", str(wide), "--claim", "good>bad"], tmp_path, "check")
+    assert d["kind"] == "check"
+    res = runner.invoke(app, ["report", str(check_path), "--html", str(tmp_path / "check.html"), "--json"])
+    assert res.exit_code == 0, res.output
     # a bare certirank.ranking/1 object is a page of its own
     bare = tmp_path / "bare.json"
     bare.write_text(json.dumps(json.loads((tmp_path / "rank.json").read_text())["ranking"]))

@@ -409,8 +409,9 @@ def test_detect_kind_rejects_other_json():
     with pytest.raises(ParameterError, match="no 'kind'"):
         detect_kind({"decision": None, "pvalue": 1.0, "decided_at": None, "n": 0})
     assert detect_kind({"kind": "compare"}) == "compare"
+    assert detect_kind({"kind": "check"}) == "check"  # no page of its own: a generic page of its fields
     with pytest.raises(ParameterError, match="no report page"):
-        detect_kind({"kind": "nonsense"})
+        detect_kind({"kind": 5})
 
 
 # ----------------------------------------------------------------------------------------------- CLI

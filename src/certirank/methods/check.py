@@ -65,6 +65,8 @@ class CheckResult(ResultMixin):
     source : str or None
     """
 
+    RESULT_KIND = "check"
+
     claims: list[dict[str, Any]]
     alpha: float
     exit_code: int

@@ -27,6 +27,8 @@ class GroupedResult(ResultMixin):
     ``letters`` (text or None), ``error`` (why the group could not be run, else None) and ``result`` (the
     method's own to_dict())."""
 
+    RESULT_KIND = "grouped"
+
     by: list[str]
     alpha: float
     alpha_per_group: float

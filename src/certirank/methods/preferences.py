@@ -55,6 +55,8 @@ class PreferenceGraph(ResultMixin):
         Pairs with no battle: nothing can be said about them.
     """
 
+    RESULT_KIND = "preference-graph"
+
     policies: list[str]
     edges: list[dict[str, Any]]
     pairs: list[dict[str, Any]]

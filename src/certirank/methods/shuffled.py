@@ -30,6 +30,8 @@ __all__ = ["ShuffledRanking", "shuffled_ranking"]
 class ShuffledRanking(ResultMixin):
     """Certified pairwise ordering of policies by their average over the table, from a shuffled replay."""
 
+    RESULT_KIND = "shuffled-rank"
+
     policies: list[str]
     means: dict[str, float]
     decisions: list[dict[str, Any]]

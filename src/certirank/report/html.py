@@ -61,11 +61,13 @@ def detect_kind(d: Mapping[str, Any]) -> str:
         return kind
     if isinstance(d.get("ranking"), Mapping) and d["ranking"].get("schema") == SCHEMA:
         return "ranking"
+    if isinstance(kind, str) and kind:
+        return kind  # a command with no page of its own: a generic page of its fields
     if kind is None:
         raise ParameterError("this JSON has no 'kind' entry: pass the --json output of a certirank command "
                              "(rank, demo, leaderboard, baseline, compare, simulate, compose-test, inspect); a file "
                              "written before certirank 0.2 must be produced again")
-    raise ParameterError(f"no report page for results of kind {kind!r}; known kinds: {', '.join(KINDS)}")
+    raise ParameterError(f"no report page for results of kind {kind!r} (expected a command name)")
 
 
 def read_result(path: str | Path) -> dict[str, Any]:
@@ -465,7 +467,7 @@ def html_report(result: Any, *, data: Any = None, title: str | None = None, form
             "leaderboard": "Certified leaderboard", "baseline": "Baseline ranking", "compare": "Paired comparison",
             "simulate": "Simulation study", "compose-test": "Composed test", "test-designs": "Test-design evaluation",
             "inspect": "Data summary", "ranking": "Ranking"}
-    page = _Page(title or name[kind], f"certirank {kind}" + (f" — {source}" if source else ""))
+    page = _Page(title or name.get(kind, f"certirank {kind}"), f"certirank {kind}" + (f" — {source}" if source else ""))
     opts = {"format": format, "score_range": score_range}
     if kind == "rank":
         _rank(page, d, data, opts)
@@ -485,8 +487,10 @@ def html_report(result: Any, *, data: Any = None, title: str | None = None, form
         _designs(page, d)
     elif kind == "inspect":
         _inspect(page, d)
-    else:
+    elif kind == "ranking":
         _plain_ranking(page, d, data, opts)
+    else:
+        _inspect(page, d)
     page.kind = kind  # type: ignore[attr-defined]
     return page.render(), page
 

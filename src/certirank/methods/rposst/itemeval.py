@@ -46,6 +46,8 @@ class ItemEvaluation(ResultMixin):
     each chosen design). ``per_set``: one row per (method, split).
     """
 
+    RESULT_KIND = "item-evaluation"
+
     table: pd.DataFrame
     per_set: pd.DataFrame
     m: int

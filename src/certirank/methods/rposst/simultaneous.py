@@ -48,6 +48,8 @@ class SimultaneousComposition(ResultMixin):
         CVaR_η over Ψ of the expected absolute error (the LP optimum, recomputed from the mixture).
     """
 
+    RESULT_KIND = "compose-test-simultaneous"
+
     mixture: list[dict[str, Any]]
     loss: float
     m: int
