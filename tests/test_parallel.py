@@ -27,7 +27,7 @@ STUDY = dict(scenario="HO-I", methods="anyrank0,bonferroni", reps=8, seed=7, chu
 
 def _study(**kw):
     args = {**STUDY, **kw}
-    return simulate(args.pop("scenario"), args.pop("methods"), args.pop("reps"), **args)
+    return simulate(args.pop("scenario"), args.pop("methods"), reps=args.pop("reps"), **args)
 
 
 def _assert_same_study(a, b):
@@ -107,8 +107,8 @@ def test_bootstrap_and_rposst_protocol_on_dask_equal_serial(process_cluster):
     rng = np.random.default_rng(2)
     matrix = rng.random((8, 12))
     kw = dict(methods=["rposst-kofn", "minimax-uniform"], holdout=0.25, sets=4, seed=3, rounds=20, n_samples=10)
-    a = evaluate_test_designs(matrix, [1, 2], **kw)
-    b = evaluate_test_designs(matrix, [1, 2], backend="dask", scheduler=process_cluster, **kw)
+    a = evaluate_test_designs(matrix, m=[1, 2], **kw)
+    b = evaluate_test_designs(matrix, m=[1, 2], backend="dask", scheduler=process_cluster, **kw)
     pd.testing.assert_frame_equal(a.per_set, b.per_set, check_exact=True)
     pd.testing.assert_frame_equal(a.table, b.table, check_exact=True)
 

@@ -285,7 +285,7 @@ def test_compose_test_parameter_errors(kwargs, message):
 
 def test_constant_and_bad_arrays():
     with pytest.raises(DataError, match="constant"):
-        compose_rposst(np.ones((4, 3)), 2)
+        compose_rposst(np.ones((4, 3)), m=2)
     with pytest.raises(DataError, match="missing or not finite"):
         compose_rposst(np.array([[0.1, np.nan], [0.2, 0.3], [0.5, 0.6]]), m=1)
     with pytest.raises(DataError, match="2-D"):

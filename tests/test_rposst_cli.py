@@ -87,16 +87,16 @@ def test_compose_test_select_variant_and_model_item_table(tmp_path):
     rows = [(f"model{j}", i, float(rng.random() < 0.3 + 0.05 * j)) for j in range(8) for i in range(12)]
     path = tmp_path / "items.csv"
     pd.DataFrame(rows, columns=["model", "item", "score"]).to_csv(path, index=False)
-    out = runner.invoke(app, ["compose-test", str(path), "-m", "2", "--rounds", "40", "--json"])
+    out = runner.invoke(app, ["compose-test", str(path), "--size", "2", "--rounds", "40", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.stdout)
     assert data["select"] == "cv" and data["design"] == data["cv"]["chosen"]
-    assert data == json.loads(json.dumps(compose_test(path, 2, rounds=40).to_dict()))
-    human = runner.invoke(app, ["compose-test", str(path), "-m", "2", "--rounds", "40"])
+    assert data == json.loads(json.dumps(compose_test(path, m=2, rounds=40).to_dict()))
+    human = runner.invoke(app, ["compose-test", str(path), "--size", "2", "--rounds", "40"])
     assert "Design chosen by nested holdout" in human.stdout and data["design"] in human.stdout
-    plain = runner.invoke(app, ["compose-test", str(path), "-m", "2", "--select", "rposst", "--json"])
+    plain = runner.invoke(app, ["compose-test", str(path), "--size", "2", "--select", "rposst", "--json"])
     assert json.loads(plain.stdout)["design"] == "rposst" and json.loads(plain.stdout)["cv"] is None
-    sim = runner.invoke(app, ["compose-test", str(path), "-m", "1", "--variant", "simultaneous", "--eta", "0.5"])
+    sim = runner.invoke(app, ["compose-test", str(path), "--size", "1", "--variant", "simultaneous", "--eta", "0.5"])
     assert sim.exit_code == 0, sim.output
     assert "Randomised test" in sim.stdout and "simultaneous move" in sim.stdout
     bad = runner.invoke(app, ["compose-test", str(path), "--evaluate", "--select", "rposst"])

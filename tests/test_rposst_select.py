@@ -47,11 +47,11 @@ def test_expected_max_matches_enumeration():
 
 
 def test_select_rposst_keeps_r2_and_cv_reports_its_choice():
-    seq = compose_test(A_R2, 2, betas=(0,), rescale=False, select="rposst")
+    seq = compose_test(A_R2, m=2, betas=(0,), rescale=False, select="rposst")
     assert seq.test_indices == [1, 4] and seq.design == "rposst" and seq.cv is None
     rng = np.random.default_rng(5)
     A = rng.random((9, 14))
-    res = compose_test(A, 2, seed=3)
+    res = compose_test(A, m=2, seed=3)
     assert res.select == "cv" and res.cv is not None
     names = [c["name"] for c in res.cv["candidates"]]
     means = [c["mean_error"] for c in res.cv["candidates"]]
@@ -61,16 +61,16 @@ def test_select_rposst_keeps_r2_and_cv_reports_its_choice():
     assert res.design == res.cv["chosen"] == names[expected]
     assert res.cv["estimate"] == pytest.approx(means[expected]) and res.cv["se"] > 0
     # the refitted winner is what a direct call with that single candidate returns
-    alone = compose_test(A, 2, seed=3, candidates=[res.design])
+    alone = compose_test(A, m=2, seed=3, candidates=[res.design])
     assert alone.test_indices == res.test_indices and np.allclose(alone.weights, res.weights)
-    assert compose_test(A, 2, seed=3).to_dict() == res.to_dict()  # seeded
+    assert compose_test(A, m=2, seed=3).to_dict() == res.to_dict()  # seeded
 
 
 def test_cv_scores_recomputed_by_hand():
     """One candidate (minimax uniform) and folds = p: leave-one-policy-out errors, then E[max over h]."""
     rng = np.random.default_rng(2)
     A = rng.random((7, 6))
-    res = compose_test(A, 2, betas=(0, 3), rescale=False, candidates=["minimax-uniform"], folds=6, cv_holdout=0.34)
+    res = compose_test(A, m=2, betas=(0, 3), rescale=False, candidates=["minimax-uniform"], folds=6, cv_holdout=0.34)
     targets = _core.softmax_targets(A, [0, 3])
     errs = []
     for j in range(6):
@@ -89,8 +89,8 @@ def test_cv_scores_recomputed_by_hand():
 def test_shrunk_candidate_is_between_rposst_and_uniform():
     rng = np.random.default_rng(4)
     A = rng.random((8, 10))
-    full = compose_test(A, 2, select="rposst", rounds=80)
-    half = compose_test(A, 2, candidates=["rposst:shrink=0.5"], rounds=80)
+    full = compose_test(A, m=2, select="rposst", rounds=80)
+    half = compose_test(A, m=2, candidates=["rposst:shrink=0.5"], rounds=80)
     assert half.test_indices == full.test_indices
     np.testing.assert_allclose(half.weights, 0.5 * np.asarray(full.weights) + 0.25, atol=1e-12)
 
@@ -101,12 +101,12 @@ def test_shrunk_candidate_is_between_rposst_and_uniform():
     ({"cv_metric": "median"}, "cv_metric"), ({"variant": "both"}, "variant")])
 def test_cv_parameter_errors(kwargs, message):
     with pytest.raises(ParameterError, match=message):
-        compose_test(A_R2, 2, **kwargs)
+        compose_test(A_R2, m=2, **kwargs)
 
 
 def test_cv_needs_three_policies():
     with pytest.raises(ParameterError, match="at least 3 tuning policies"):
-        compose_test(A_R2[:, :2], 1)
+        compose_test(A_R2[:, :2], m=1)
     assert parse_candidate("rposst:eta=0.2&shrink=0.25").eta == 0.2
 
 
@@ -156,9 +156,9 @@ def test_simultaneous_can_beat_every_pure_test():
     probs, _, value = solve_simultaneous(problem, tuples, 0.5)
     assert value == pytest.approx(0.25, abs=1e-9) and _core.lp_all(problem, tuples, 0.5)[0].loss.min() == 0.5
     np.testing.assert_allclose(probs, [0.5, 0.5, 0.0], atol=1e-9)
-    res = compose_test(A_R2, 2, betas=(0,), rescale=False, variant="simultaneous", eta=0.5)
+    res = compose_test(A_R2, m=2, betas=(0,), rescale=False, variant="simultaneous", eta=0.5)
     assert res.variant == "simultaneous" and abs(sum(t["probability"] for t in res.mixture) - 1) < 1e-9
-    seq = compose_test(A_R2, 2, betas=(0,), rescale=False, select="rposst", solver="lp", eta=0.5)
+    seq = compose_test(A_R2, m=2, betas=(0,), rescale=False, select="rposst", solver="lp", eta=0.5)
     assert res.loss <= seq.loss + 1e-9
 
 
@@ -179,7 +179,7 @@ def test_search_support_improves_on_greedy_and_reports_exact_objective():
     _, gvalue = items.search_support(problem, 20, "miniaverage", 0.01, np.random.default_rng(0), max_tries=0)
     assert len(set(cases)) == 20 and value <= gvalue
     assert value == pytest.approx(np.abs(A[cases].mean(axis=0) - A.mean(axis=0)).mean(), abs=1e-12)
-    res = compose_test(A, 20, betas=(0,), rescale=False, select="rposst")
+    res = compose_test(A, m=20, betas=(0,), rescale=False, select="rposst")
     assert res.solver == "search"
     truth = _core.evaluate_weights(problem, np.array([res.test_indices]), np.array([res.weights]), 0.01)[0]
     assert res.loss == pytest.approx(truth, abs=1e-12)

@@ -95,7 +95,7 @@ def evaluate_item_designs(matrix: Any, m: int = 50, methods: Sequence[str] | Non
             design = method
             t0 = time.perf_counter()
             if method in ("cv", "rposst"):
-                res = compose_test(At, m, eta=eta, betas=(0,), select=method, rescale=False, folds=folds,
+                res = compose_test(At, m=m, eta=eta, betas=(0,), select=method, rescale=False, folds=folds,
                                    cv_metric=cv_metric, seed=mrng)
                 pred = np.asarray(res.weights) @ A[res.test_indices]
                 design = res.design
