@@ -89,7 +89,7 @@ def part_hef(runs: int, seed: int, budget: bool = False, nmaxes=(1000, 2000)) ->
             for label, method, extra in variants(budget):
                 t0 = time.time()
                 res = run_campaigns(arr, alpha=0.05, method=method, gamma=0.0, ties=ties, guarantee=guarantee,
-                                    metric="binary", graph="fully_connected", nmax=nmax, **extra)
+                                    bins="binary", graph="fully_connected", n_max=nmax, **extra)
                 s = summary(res, HEF, method)
                 base = s["mean"] if label == "bonferroni" else base
                 base_a = s["authors"] if label == "bonferroni" else base_a
@@ -115,7 +115,7 @@ def part_speed(runs: int, seed: int) -> None:
     arr = tables(HOI, runs, 1000, seed)
     for method in ("anyrank", "bonferroni"):
         t0 = time.time()
-        res = run_campaigns(arr, alpha=0.05, method=method, prior=list(HOI), metric="binary", trajectory=True)
+        res = run_campaigns(arr, alpha=0.05, method=method, prior=list(HOI), bins="binary", trajectory=True)
         dt = time.time() - t0
         print(f"HO-I, {runs} campaigns, N_max 1000, {method}: {dt:.1f} s on one core "
               f"({1000 * dt / runs:.1f} ms per campaign), FWER {np.mean([wrong(r, HOI) for r in res]):.3f}")
@@ -132,7 +132,7 @@ def part_fwer(name: str, mu: np.ndarray, alpha: float, runs: int, nmax: int, see
         for ties in (("allow", "assume_none") if guarantee == "paper" else ("allow",)):
             for label, method, extra in variants(budget, METHODS, ("paired",)):
                 res = run_campaigns(arr, alpha=alpha, method=method, prior=list(mu), gamma=1.0, ties=ties,
-                                    guarantee=guarantee, metric="binary", nmax=nmax, **extra)
+                                    guarantee=guarantee, bins="binary", n_max=nmax, **extra)
                 f = np.mean([wrong(r, mu) for r in res])
                 dec = np.mean([len(r.decisions) for r in res])
                 print(f"{label:>24} {ties:>11} {guarantee:>9} {f:6.3f} {dec:13.2f}" + ("  <-- above" if f > tol

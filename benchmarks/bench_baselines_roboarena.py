@@ -36,11 +36,11 @@ def ranking_table(title: str, results: dict[str, object], extra: dict[str, str])
     names = list(results)
     lines.append("| rank | " + " | ".join(names) + " |")
     lines.append("|---|" + "---|" * len(names))
-    n = len(next(iter(results.values())).ranking)
+    n = len(next(iter(results.values())).order)
     for k in range(n):
         cells = []
         for name, res in results.items():
-            p = res.ranking[k]
+            p = res.order[k]
             val = res.scores[p]
             note = ""
             key = extra.get(name)

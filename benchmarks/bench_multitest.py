@@ -61,8 +61,8 @@ def main() -> None:
     g190 = from_prior(d190, gamma=5.0)
     p_all = rng.random(190) * 1e-5  # every hypothesis gets rejected: the longest pass
     p_mix = rng.random(190) ** 3
-    add("graph_test, K=190, all rejected", lambda: graph_test(g190, None, p_all, 0.05), 5)
-    add("graph_test, K=190, mixed p", lambda: graph_test(g190, None, p_mix, 0.05), 5)
+    add("graph_test, K=190, all rejected", lambda: graph_test(g190, p_all, 0.05), 5)
+    add("graph_test, K=190, mixed p", lambda: graph_test(g190, p_mix, 0.05), 5)
 
     def alg1_all() -> None:
         g = g190.initial()

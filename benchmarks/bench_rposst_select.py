@@ -46,7 +46,7 @@ def _protocol(name: str, matrix, ms_sets: dict[int, int], seed: int, rounds: int
     out = []
     for m, sets in ms_sets.items():
         t0 = time.perf_counter()
-        res = evaluate_test_designs(matrix, m, holdout=0.2, sets=sets, seed=seed, rounds=rounds)
+        res = evaluate_test_designs(matrix, m=m, holdout=0.2, sets=sets, seed=seed, rounds=rounds)
         rows = res.table.to_dict(orient="records")
         for r in rows:
             r.pop("curve", None)
