@@ -50,7 +50,7 @@ def wide(tmp_path: Path) -> Path:
 # ------------------------------------------------------------------------------ one-line errors (CLI)
 
 @pytest.mark.parametrize("args, needle", [
-    (["--nmax", "99999999999999999999"], "nmax"),
+    (["--n-max", "99999999999999999999"], "n_max"),
     (["--alpha", "x"], "--alpha"),
     (["--score-range", "-1e308,1e308"], "score_range"),
     (["--heldout-prior-rows", "99999999999999999999"], "heldout_prior_rows"),
@@ -103,7 +103,7 @@ def test_empty_wide_column_warns(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------ API regressions
 
 def test_api_regressions() -> None:
-    r = Ranker(["A", "B"], nmax=5)
+    r = Ranker(["A", "B"], n_max=5)
     with pytest.raises(CertirankError, match="NaN"):
         r.record("A", 0, math.nan)
     with pytest.raises(CertirankError, match="empty"):
@@ -117,7 +117,7 @@ def test_api_regressions() -> None:
     with pytest.raises(CertirankError, match=">= 0"):
         check_betas([-1])
     with pytest.raises(CertirankError, match="too large"):
-        Ranker(["A", "B"], nmax=99999999999999999999)
+        Ranker(["A", "B"], n_max=99999999999999999999)
     with pytest.raises(CertirankError, match="too wide"):
         certirank.load(pd.DataFrame({"policy": ["A"], "score": [0.5]}), score_range=(-1e308, 1e308))
 
@@ -169,7 +169,7 @@ _values = st.one_of(st.integers(min_value=-10**25, max_value=10**25).map(str),
                     st.floats(allow_nan=True, allow_infinity=True).map(repr),
                     st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12),
                     st.sampled_from(["", "0", "1", "-1", "nan", "inf", "1e308", "0.5,0.5", "a=b", ",", "=", "1,2,3"]))
-_rank_opts = st.sampled_from(["--alpha", "--nmax", "--gamma", "--score-range", "--prior-means", "--method", "--ties",
+_rank_opts = st.sampled_from(["--alpha", "--n-max", "--gamma", "--score-range", "--prior-means", "--method", "--ties",
                               "--guarantee", "--metric", "--heldout-prior-rows", "--graph", "--format"])
 
 
@@ -244,9 +244,9 @@ def test_fuzz_readers(header: list[str], rows: list[list[str]], suffix: str,
 def test_api_argument_types(bad: object) -> None:
     """Property: public entry points given any odd argument either work or raise a CertirankError."""
     calls = [lambda: certirank.compare([1, 0, 1], [0, 0, 1], alpha=bad),
-             lambda: Ranker(["A", "B"], nmax=bad),
+             lambda: Ranker(["A", "B"], n_max=bad),
              lambda: Ranker(["A", "B"], alpha=bad),
-             lambda: Ranker(["A", "B"], nmax=3).record("A", 0, bad),
+             lambda: Ranker(["A", "B"], n_max=3).record("A", 0, bad),
              lambda: certirank.compare(bad, [0, 1]),
              lambda: Ranker(["A", "B"], prior=bad)]
     with warnings.catch_warnings():

@@ -16,7 +16,7 @@ from certirank.methods.bbedge import Leaderboard
 
 
 def _campaign() -> Ranker:
-    r = Ranker(["A", "B", "C"], alpha=0.05, nmax=50, metric="binary")
+    r = Ranker(["A", "B", "C"], alpha=0.05, n_max=50, bins="binary")
     rng = np.random.default_rng(3)
     for _ in range(12):
         for p, t in r.suggest():
@@ -126,7 +126,7 @@ def test_every_leaderboard_edit_is_refused(tmp_path: Path, edit: str) -> None:
 def test_extend_keeps_the_seal() -> None:
     r = _campaign()
     r.extend(80)
-    assert Ranker.from_json(r.to_json()).nmax == 80
+    assert Ranker.from_json(r.to_json()).n_max == 80
 
 
 @pytest.mark.parametrize("content", [b"\x89PNG\r\n\x1a\n\x00\xff", b"", b"[1, 2]", b'{"format": 3}',

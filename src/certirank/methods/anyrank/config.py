@@ -233,18 +233,18 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
         # spec 08 §5: the exact test needs scores declared binary and a budget declared before any data
         if metric != "binary":
             raise ParameterError(f"budget={budget!r} (the exact budget test) needs binary scores: pass "
-                                 "metric='binary' (success/failure data only; it is never inferred)")
+                                 "bins='binary' (success/failure data only; it is never inferred)")
         if nmax is None and budget_horizon is None:
-            raise ParameterError(f"budget={budget!r} needs the per-comparison budget: pass nmax (n_max) explicitly")
+            raise ParameterError(f"budget={budget!r} needs the per-comparison budget: pass n_max explicitly")
         budget_horizon = check_positive_int("budget horizon", nmax if budget_horizon is None else budget_horizon)
         from ...evidence.budget import MAX_BUDGET
 
         if budget_horizon > MAX_BUDGET:
-            raise ParameterError(f"nmax = {budget_horizon} is above the exact budget test's limit {MAX_BUDGET}; "
+            raise ParameterError(f"n_max = {budget_horizon} is above the exact budget test's limit {MAX_BUDGET}; "
                                  "use budget='none' (the anytime e-process) for longer campaigns")
-    nmax = default_nmax if nmax is None else check_positive_int("nmax", nmax, maximum=MAX_NMAX)
+    nmax = default_nmax if nmax is None else check_positive_int("n_max", nmax, maximum=MAX_NMAX)
     if budget == "final" and nmax != budget_horizon:
-        raise ParameterError(f"a final budget cannot change: nmax {nmax} != the exact test's budget "
+        raise ParameterError(f"a final budget cannot change: n_max {nmax} != the exact test's budget "
                              f"{budget_horizon}")
     return _Setup(policies=pols, alpha=alpha, method=method, prior=_check_prior(prior, pols), gamma=gamma,
                   graph=graph, forward_fraction=ff, ties=ties, guarantee=guarantee, direction_split=q,
