@@ -73,7 +73,7 @@ def init_cmd(db: Path = DB_ARG,
              by: str | None = BY_OPT, as_json: bool = JSON_OPT) -> None:
     """Create a campaign file; its configuration is locked from now on."""
     from ..campaign import Campaign
-    from ..methods.anyrank_cli import read_prior_file
+    from ..methods.anyrank.demo import read_prior_file
     options = {} if metric == "progress" else {"metric": metric}
     c = Campaign.init(db, _names(policies, "--policies"), kind=kind, models=_names(models, "--models"),
                       alpha=alpha, method=method, prior=None if prior is None else read_prior_file(prior),
@@ -178,9 +178,9 @@ def status_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT,
 
 def _render_status(st: Any) -> None:
     if st.kind == "anyrank":
-        from ..methods.anyrank_cli import render_ranking
-        render_ranking(st.ranking, console, title=f"{st.path}: certified ranking after {st.records} rollouts"
-                       + (" (blind codes)" if st.blind and not st.unblinded else ""))
+        from .rank import render_anyrank
+        render_anyrank(st.ranking, title=f"{st.path}: certified ranking after {st.records} rollouts"
+                       + (" (blind codes)" if st.blind and not st.unblinded else ""), full=False)
         rem = st.remaining
         if st.complete:
             console.print("Every pair is decided: you can stop.")

@@ -21,7 +21,16 @@ def ranking_title(res: Any, label: Any) -> str:
 def render_anyrank(res: Any, *, title: str, full: bool) -> None:
     """The people-facing output of an AnyRank result (rank and demo), drawn from its Ranking."""
     from ..report.text import ranking_renderables
-    show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, n_label="trials",
+    r = res.ranking
+    if r is None:  # e.g. a blinded campaign's relabelled result: rebuild it from the decisions
+        from ..order.result import make_ranking
+        r = make_ranking(res.policies, [{"better": d["better"], "worse": d["worse"],
+                                         "via": "closure" if d["via"] == "transitivity" else "test",
+                                         "when": d.get("decided_at"), "evidence": d.get("p_value"),
+                                         "evidence_kind": "pvalue"} for d in res.decisions],
+                         kind=res.method, alpha=res.alpha, guarantee=res.statement, means=res.means, n=res.samples,
+                         when_unit="paired trials", stopped=res.termination)
+    show(ranking_renderables(r, title=title, full=full, width=console.width, n_label="trials",
                              mean_label="mean used",
                              extra=[f"{res.total_samples} trials used in total (mean used = mean over the "
                                     "trials the test used)."]))
