@@ -65,7 +65,7 @@ def _run_to_completion(c: Campaign, ref: Ranker | None = None, limit: int = 5000
 def finished(tmp_path):
     path = tmp_path / "lab.campaign"
     c = Campaign.init(path, POLICIES, alpha=0.1, n_max=400, environments=["kitchen", "sink", "table"], seed=5)
-    ref = Ranker(POLICIES, alpha=0.1, nmax=400, environments=["kitchen", "sink", "table"], seed=5)
+    ref = Ranker(POLICIES, alpha=0.1, n_max=400, environments=["kitchen", "sink", "table"], seed=5)
     n = _run_to_completion(c, ref)
     return c, ref, n
 
@@ -116,7 +116,7 @@ def test_open_restores_the_checkpoint_without_replay(finished):
 
 def test_ranker_snapshot_round_trip_mid_campaign():
     rng = np.random.default_rng(3)
-    r = Ranker(["a", "b", "c"], alpha=0.2, nmax=60, guarantee="strict", prior=[0.1, 0.5, 0.9])
+    r = Ranker(["a", "b", "c"], alpha=0.2, n_max=60, guarantee="strict", prior=[0.1, 0.5, 0.9])
     for _ in range(40):
         todo = r.suggest()
         if not todo:
@@ -255,7 +255,7 @@ def test_undo_in_the_middle_equals_never_recording_it(finished):
     recs = c.records()
     target = recs[len(recs) // 2]
     c.undo(target.id)
-    ref = Ranker(POLICIES, alpha=0.1, nmax=400, environments=["kitchen", "sink", "table"], seed=5)
+    ref = Ranker(POLICIES, alpha=0.1, n_max=400, environments=["kitchen", "sink", "table"], seed=5)
     for r in recs:
         if r.id != target.id:
             ref.record(r.policy, r.trial, r.score, ahead=True)

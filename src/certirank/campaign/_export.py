@@ -78,8 +78,8 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False) -> 
 
 def _rank_command(camp: Any, out: Path, show: bool) -> str:
     r = camp.config["engine"]["ranker"]
-    parts = [f"certirank rank {out}", f"--alpha {r['alpha']!r}", f"--method {r['method']}", f"--nmax {r['nmax']}",
-             f"--ties {r['ties']}", f"--guarantee {r['guarantee']}", f"--metric {r['metric']}"]
+    parts = [f"certirank rank {out}", f"--alpha {r['alpha']!r}", f"--method {r['method']}", f"--n-max {r['nmax']}",
+             f"--ties {r['ties']}", f"--guarantee {r['guarantee']}", f"--bins {r['metric']}"]
     if r["prior"] is not None:
         pairs = ",".join(f"{camp._shown(p, show)}={v!r}" for p, v in zip(r["policies"], r["prior"]))
         parts += [f"--prior-means '{pairs}'", f"--gamma {r['gamma']!r}"]

@@ -32,16 +32,29 @@ def relabel(res: Any, codes: Mapping[str, str]) -> Any:
     # configured policy order would otherwise tell which code is which policy
     pols = sorted(c(p) for p in res.policies)
     means = {c(k): v for k, v in res.means.items()}
-    from ..order.letters import letters as _letters
-    different = [(c(d["better"]), c(d["worse"])) for d in res.decisions]
-    letters = _letters(pols, different, np.array([-1.0 if means[p] is None else means[p] for p in pols]))
     samples = {c(k): v for k, v in res.samples.items()}
     details = sorted(({**d, "pair": sorted(c(x) for x in d["pair"])} for d in res.undecided_details),
                      key=lambda d: d["pair"])
     extra = {}
+    ranking = None
     if any(f.name == "ranking" for f in dataclasses.fields(res)):
-        # a result carrying the common Ranking (issue 14) would repeat the names there: never leak them
-        extra["ranking"] = None
+        # the common Ranking (issue 14) is rebuilt from the codes (never the names), with the same rules as every
+        # ranking: certified order first, letters from it; its policies are then listed in that order
+        from ..order.result import make_ranking
+        ranking = make_ranking(pols, [{"better": c(d["better"]), "worse": c(d["worse"]),
+                                       "via": "closure" if d.get("via") == "transitivity" else "test",
+                                       "when": d.get("decided_at"), "evidence": d.get("p_value"),
+                                       "evidence_kind": "pvalue"} for d in res.decisions],
+                               kind=res.method, alpha=res.alpha, guarantee=res.statement, means=means,
+                               n={c(k): v for k, v in res.samples.items()}, when_unit="paired trials",
+                               stopped=res.termination)
+        extra["ranking"] = ranking
+    if ranking is not None:
+        letters = ranking.letters
+    else:
+        from ..order.letters import letters as _letters
+        different = [(c(d["better"]), c(d["worse"])) for d in res.decisions]
+        letters = _letters(pols, different, means=np.array([-1.0 if means[p] is None else means[p] for p in pols]))
     return dataclasses.replace(
         res, **extra, policies=pols,
         decisions=[{**d, "better": c(d["better"]), "worse": c(d["worse"])} for d in res.decisions],
