@@ -110,14 +110,14 @@ MU = np.array([0.2, 0.5, 0.8])
 
 def test_budget_changes_the_test_and_replay_equals_live_and_batch():
     arr = _tables(MU, 6, 120, seed=21)
-    kw = {"alpha": 0.1, "nmax": 120, "metric": "binary", "budget": "final", "policies": ["A", "B", "C"]}
+    kw = {"alpha": 0.1, "n_max": 120, "bins": "binary", "budget": "final", "policies": ["A", "B", "C"]}
     single = [run_campaign(a, **kw) for a in arr]
     batch = run_campaigns(arr, chunk=4, **kw)
     assert [r.to_dict() for r in batch] == [r.to_dict() for r in single]
-    live = _feed(Ranker(["A", "B", "C"], alpha=0.1, nmax=120, metric="binary", budget="final"), arr[0])
+    live = _feed(Ranker(["A", "B", "C"], alpha=0.1, n_max=120, bins="binary", budget="final"), arr[0])
     assert live.result().to_dict() == single[0].to_dict()
     # a different test: some p-value or decision time differs from the e-process campaign
-    e = [run_campaign(a, alpha=0.1, nmax=120, metric="binary", policies=["A", "B", "C"]) for a in arr]
+    e = [run_campaign(a, alpha=0.1, n_max=120, bins="binary", policies=["A", "B", "C"]) for a in arr]
     assert [r.to_dict() for r in e] != [r.to_dict() for r in single]
     assert "exact budget test" in single[0].statement and "120 trials" in single[0].statement
 
@@ -125,24 +125,24 @@ def test_budget_changes_the_test_and_replay_equals_live_and_batch():
 def test_budget_is_declared_never_inferred():
     arr = _tables(MU, 1, 50, seed=1)[0]
     with pytest.raises(ParameterError, match="binary"):
-        run_campaign(arr, nmax=50, budget="final")  # progress metric
-    with pytest.raises(ParameterError, match="nmax"):
-        run_campaign(arr, metric="binary", budget="final")  # no declared budget
+        run_campaign(arr, n_max=50, budget="final")  # progress metric
+    with pytest.raises(ParameterError, match="n_max"):
+        run_campaign(arr, bins="binary", budget="final")  # no declared budget
     with pytest.raises(ParameterError, match="budget"):
-        run_campaign(arr, nmax=50, metric="binary", budget="sometimes")
+        run_campaign(arr, n_max=50, bins="binary", budget="sometimes")
     half = arr.copy()
     half[3, 1] = 0.5
     with pytest.raises(DataError, match="binary"):
-        run_campaign(half, nmax=50, metric="binary", budget="final")
+        run_campaign(half, n_max=50, bins="binary", budget="final")
 
 
 def test_ranker_final_budget_refuses_extend_extendable_keeps_its_horizon():
     arr = np.tile([[0.0, 1.0], [1.0, 0.0], [0.0, 0.0]], (20, 1))  # no evidence either way
-    r = _feed(Ranker(["A", "B"], alpha=0.05, nmax=6, metric="binary", budget="final"), arr)
+    r = _feed(Ranker(["A", "B"], alpha=0.05, n_max=6, bins="binary", budget="final"), arr)
     assert r.done
     with pytest.raises(StateError, match="final budget"):
         r.extend(12)
-    r = _feed(Ranker(["A", "B"], alpha=0.05, nmax=6, metric="binary", budget="extendable"), arr)
+    r = _feed(Ranker(["A", "B"], alpha=0.05, n_max=6, bins="binary", budget="extendable"), arr)
     r.extend(12)
     assert not r.done
     r = _feed(r, arr)
@@ -170,7 +170,7 @@ def test_campaigns_saved_before_the_budget_option_keep_their_checksum():
 
 def _fwer(mu, runs, nmax, seed, **kw):
     arr = _tables(mu, runs, nmax, seed)
-    res = run_campaigns(arr, metric="binary", nmax=nmax, budget="final", **kw)
+    res = run_campaigns(arr, bins="binary", n_max=nmax, budget="final", **kw)
     return np.mean([_wrong(r, mu) for r in res]), res
 
 
@@ -220,7 +220,7 @@ def test_simulate_passes_the_budget_option_to_the_fast_path():
     res = simulate(sc, {"b": ("anyrank0", {"budget": "final"})}, reps=2, seed=5)
     for run in range(2):
         data = sc.draw(np.random.default_rng(_data_seed(run_seeds(5, 2)[run])))
-        ref = run_campaign(data.scores, alpha=0.05, method="anyrank0", nmax=150, metric="binary", budget="final",
+        ref = run_campaign(data.scores, alpha=0.05, method="anyrank0", n_max=150, bins="binary", budget="final",
                            policies=list(sc.policies), graph="fully_connected", prior=list(sc.prior))
         row = res.runs[res.runs["run"] == run].iloc[0]
         assert row["end_evals"] == ref.total_samples and row["end_time"] == ref.iterations
@@ -231,8 +231,8 @@ def test_snapshot_round_trip_with_the_budget_test(budget):
     from certirank.methods.anyrank.state import snapshot_differences
 
     arr = _tables(MU, 1, 80, seed=4)[0]
-    r = Ranker(["A", "B", "C"], alpha=0.1, nmax=80, metric="binary", budget=budget)
-    ref = _feed(Ranker(["A", "B", "C"], alpha=0.1, nmax=80, metric="binary", budget=budget), arr)
+    r = Ranker(["A", "B", "C"], alpha=0.1, n_max=80, bins="binary", budget=budget)
+    ref = _feed(Ranker(["A", "B", "C"], alpha=0.1, n_max=80, bins="binary", budget=budget), arr)
     for _ in range(5):
         for p, t in r.suggest():
             r.record(p, t, float(arr[t, r.policies.index(p)]))
