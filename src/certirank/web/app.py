@@ -1,0 +1,280 @@
+"""The campaign page: FastAPI routes over :class:`certirank.Campaign` (a thin shell, like the CLI).
+
+Every request opens the campaign file (O(1): the store keeps a checkpoint), so several server workers and
+shell users can share one file; the store serialises writes. Writes need the campaign token, sent as the
+``X-Certirank-Token`` header (htmx sends it on every request) or a ``token`` form field, never a cookie, so
+a page on another site cannot write. Without a token the page is read-only.
+"""
+
+from __future__ import annotations
+
+import hmac
+import tempfile
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import FastAPI, Request
+from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+from starlette.background import BackgroundTask
+
+from ..errors import CertirankError
+from .limits import BodyLimit
+from .views import campaign_view, entry_rows
+
+__all__ = ["create_app", "MAX_BODY", "MAX_UPLOAD"]
+
+HERE = Path(__file__).parent
+MAX_BODY = 64 * 1024  # a record is a few hundred bytes
+MAX_UPLOAD = 32 * 1024 * 1024  # one leaderboard replicate (per-item scores of every model)
+TOKEN_HEADER = "x-certirank-token"
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, text: str) -> None:
+        super().__init__(text)
+        self.status, self.text = status, text
+
+
+def create_app(db: str | Path, *, token: str | None = None, read_only: bool = False) -> FastAPI:
+    """The ASGI app for campaign file ``db``. ``token=None`` or ``read_only=True``: nobody can write."""
+    from ..campaign import Campaign
+
+    db = str(db)
+    Campaign.open(db).close()  # fail now, with the store's own message, not on the first request
+    app = FastAPI(title="certirank campaign", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_middleware(BodyLimit, default=MAX_BODY, limits={"/api/add-run": MAX_UPLOAD})
+    app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
+    templates = Jinja2Templates(directory=HERE / "templates")  # .html templates autoescape
+    writable = token is not None and not read_only
+
+    def given_token(request: Request, form: Any = None) -> str | None:
+        value = request.headers.get(TOKEN_HEADER)
+        if value is None and form is not None:
+            value = form.get("token")
+        if value is None:
+            value = request.query_params.get("token")
+        return value if isinstance(value, str) else None
+
+    def can_write(request: Request, form: Any = None) -> bool:
+        value = given_token(request, form)
+        return writable and value is not None and hmac.compare_digest(value.encode(), str(token).encode())
+
+    def require_write(request: Request, form: Any) -> None:
+        if read_only or token is None:
+            raise _Refused(403, "this server is read-only: nothing was changed")
+        if not can_write(request, form):
+            raise _Refused(403, "a valid campaign token is required to write: nothing was changed")
+
+    def page_context(request: Request, page: str, camp: Any, **extra: Any) -> dict[str, Any]:
+        write = can_write(request)
+        tok = given_token(request) if write else None
+        view = campaign_view(camp)
+        pages = [("run", "Run"), ("ranking", "Ranking"), ("history", "History"), ("export", "Export")]
+        if view["kind"] == "leaderboard":
+            pages = [p for p in pages if p[0] != "run"]
+
+        def link(key: str) -> str:
+            url = str(request.url_for(key + "_page"))
+            return url + ("?" + urlencode({"token": tok}) if tok else "")
+
+        return {"request": request, "page": page, "pages": pages, "link": link, "view": view, "token": tok or "",
+                "can_write": write, "operator": request.query_params.get("by", ""), "title": page.title(),
+                "message": None, **extra}
+
+    def run_context(request: Request, camp: Any, message: dict[str, str] | None = None) -> dict[str, Any]:
+        suggestions = [] if camp.kind == "leaderboard" else [s.to_dict() for s in camp.next(count=None)]
+        entries = [e for e in camp.log().entries if e.live]
+        last = entry_rows(entries[-1:])[0] if entries else None
+        return page_context(request, "run", camp, suggestions=suggestions, last=last, message=message)
+
+    def respond(request: Request, name: str, ctx: dict[str, Any], status: int = 200) -> HTMLResponse:
+        return templates.TemplateResponse(request, name, ctx, status_code=status)
+
+    def is_htmx(request: Request) -> bool:
+        return request.headers.get("hx-request") == "true"
+
+    def after_write(request: Request, form: Any, camp: Any, text: str, kind: str, status: int) -> Response:
+        message = {"kind": kind, "text": text}
+        if form is not None and form.get("return_to") == "history":
+            ctx = page_context(request, "history", camp, entries=entry_rows(camp.log().entries), message=message)
+            return respond(request, "history.html", ctx, status)
+        if camp.kind == "leaderboard":
+            ctx = page_context(request, "export", camp, message=message)
+            return respond(request, "export.html", ctx, status)
+        template = "_run_panel.html" if is_htmx(request) else "run.html"
+        return respond(request, template, run_context(request, camp, message), status)
+
+    def open_campaign() -> Any:
+        return Campaign.open(db)
+
+    @app.exception_handler(_Refused)
+    async def refused(request: Request, exc: _Refused) -> Response:
+        if request.url.path.startswith("/api/") and not is_htmx(request) and "text/html" not in \
+                request.headers.get("accept", ""):
+            return JSONResponse({"error": exc.text}, status_code=exc.status)
+        return HTMLResponse(f'<div class="message error" role="alert">{_escape(exc.text)}</div>',
+                            status_code=exc.status)
+
+    @app.get("/", include_in_schema=False)
+    def home(request: Request) -> Response:
+        with open_campaign() as camp:
+            target = "ranking_page" if camp.kind == "leaderboard" else "run_page"
+        query = f"?{request.url.query}" if request.url.query else ""
+        return RedirectResponse(str(request.url_for(target)) + query, status_code=303)
+
+    @app.get("/run", response_class=HTMLResponse, name="run_page")
+    def run_page(request: Request) -> Response:
+        with open_campaign() as camp:
+            if camp.kind == "leaderboard":
+                return RedirectResponse(str(request.url_for("ranking_page")), status_code=303)
+            return respond(request, "run.html", run_context(request, camp))
+
+    @app.get("/ranking", response_class=HTMLResponse, name="ranking_page")
+    def ranking_page(request: Request) -> Response:
+        with open_campaign() as camp:
+            return respond(request, "ranking.html", page_context(request, "ranking", camp))
+
+    @app.get("/ranking/panel", response_class=HTMLResponse, name="ranking_panel")
+    def ranking_panel(request: Request, since: int | None = None) -> Response:
+        with open_campaign() as camp:
+            ctx = page_context(request, "ranking", camp)
+            if since is not None and since == ctx["view"]["head"]:
+                return Response(status_code=204)  # unchanged: htmx keeps what it shows
+            return respond(request, "_ranking_panel.html", ctx)
+
+    @app.get("/history", response_class=HTMLResponse, name="history_page")
+    def history_page(request: Request) -> Response:
+        with open_campaign() as camp:
+            ctx = page_context(request, "history", camp, entries=entry_rows(camp.log().entries))
+            return respond(request, "history.html", ctx)
+
+    @app.get("/export", response_class=HTMLResponse, name="export_page")
+    def export_page(request: Request) -> Response:
+        with open_campaign() as camp:
+            return respond(request, "export.html", page_context(request, "export", camp))
+
+    @app.get("/export/records.{fmt}", name="export_table")
+    def export_table(fmt: str) -> Response:
+        if fmt not in ("csv", "parquet"):
+            raise _Refused(404, f"no export as {fmt!r}: choose csv or parquet")
+        tmp = Path(tempfile.mkdtemp(prefix="certirank-export-"))
+        out = tmp / f"records.{fmt}"
+        with open_campaign() as camp:
+            camp.export(out)
+        media = "text/csv" if fmt == "csv" else "application/vnd.apache.parquet"
+        return FileResponse(out, media_type=media, filename=f"{Path(db).stem}.{fmt}",
+                            background=BackgroundTask(_remove_tree, tmp))
+
+    @app.get("/export/report.html", name="export_report")
+    def export_report() -> Response:
+        from ..report.html import html_report
+        with open_campaign() as camp:
+            status = camp.status()
+        page, _ = html_report(status.ranking, title=f"certirank campaign {Path(db).name}")
+        return HTMLResponse(page, headers={"Content-Disposition": f'attachment; filename="{Path(db).stem}.html"'})
+
+    @app.get("/api/status", name="api_status")
+    def api_status() -> Response:
+        with open_campaign() as camp:
+            return JSONResponse(camp.status().to_dict())
+
+    @app.get("/api/next", name="api_next")
+    def api_next(count: int | None = None) -> Response:
+        with open_campaign() as camp:
+            return JSONResponse([s.to_dict() for s in camp.next(count=count)])
+
+    @app.post("/api/record", name="record")
+    async def record(request: Request) -> Response:
+        form = await request.form()
+        require_write(request, form)
+        with open_campaign() as camp:
+            try:
+                policy = _field(form, "policy", required=True)
+                trial = _int_field(form, "trial")
+                score = _float_field(form, "score")
+                rec = camp.record(policy, trial, score, by=_field(form, "by"), note=_field(form, "note"))
+            except CertirankError as exc:
+                return after_write(request, form, camp, f"Not recorded: {exc}", "error", 400)
+            text = f"Recorded #{rec.id}: {rec.policy}, trial {rec.trial}, score {rec.score:g}."
+            if not is_htmx(request) and "application/json" in request.headers.get("accept", ""):
+                return JSONResponse(rec.to_dict())
+            return after_write(request, form, camp, text, "ok", 200)
+
+    @app.post("/api/undo", name="undo")
+    async def undo(request: Request) -> Response:
+        form = await request.form()
+        require_write(request, form)
+        with open_campaign() as camp:
+            try:
+                raw = _field(form, "record_id")
+                rid = None if raw in (None, "") else _int_field(form, "record_id")
+                rec = camp.undo(rid, by=_field(form, "by"))
+            except CertirankError as exc:
+                return after_write(request, form, camp, f"Not undone: {exc}", "error", 400)
+            return after_write(request, form, camp, f"Undid record #{rec.id}.", "ok", 200)
+
+    @app.post("/api/add-run", name="add_run")
+    async def add_run(request: Request) -> Response:
+        form = await request.form()
+        require_write(request, form)
+        upload = form.get("file")
+        if upload is None or not hasattr(upload, "read"):
+            raise _Refused(400, "attach the replicate file as 'file': nothing was changed")
+        suffix = "".join(Path(upload.filename or "run.csv").suffixes[-2:]) or ".csv"
+        tmp = Path(tempfile.mkdtemp(prefix="certirank-upload-"))
+        path = tmp / f"replicate{suffix}"
+        try:
+            path.write_bytes(await upload.read())
+            with open_campaign() as camp:
+                try:
+                    rec = camp.add_run(path, by=_field(form, "by"))
+                except CertirankError as exc:
+                    return after_write(request, form, camp, f"Not added: {exc}", "error", 400)
+                return after_write(request, form, camp, f"Added replicate #{rec.id}.", "ok", 200)
+        finally:
+            _remove_tree(tmp)
+
+    return app
+
+
+def _escape(text: str) -> str:
+    from markupsafe import escape
+    return str(escape(text))
+
+
+def _field(form: Any, name: str, *, required: bool = False) -> str | None:
+    from ..errors import ParameterError
+    value = form.get(name)
+    if value is None or (isinstance(value, str) and not value.strip()):
+        if required:
+            raise ParameterError(f"the form field {name!r} is missing")
+        return None
+    if not isinstance(value, str):
+        raise ParameterError(f"the form field {name!r} must be text")
+    return value.strip()
+
+
+def _int_field(form: Any, name: str) -> int:
+    from ..errors import ParameterError
+    value = _field(form, name, required=True)
+    try:
+        return int(value)  # type: ignore[arg-type]
+    except ValueError:
+        raise ParameterError(f"{name} must be a whole number, got {value!r}") from None
+
+
+def _float_field(form: Any, name: str) -> float:
+    from ..errors import ParameterError
+    value = _field(form, name, required=True)
+    try:
+        return float(value)  # type: ignore[arg-type]
+    except ValueError:
+        raise ParameterError(f"{name} must be a number in [0, 1], got {value!r}") from None
+
+
+def _remove_tree(path: Path) -> None:
+    import shutil
+    shutil.rmtree(path, ignore_errors=True)
