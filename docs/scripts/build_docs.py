@@ -15,7 +15,7 @@ from pathlib import Path
 DOCS = Path(__file__).resolve().parents[1]
 PARTS = DOCS / "parts"
 AREAS = ["evidence", "multitest", "anyrank", "bbedge", "baselines", "rposst", "sim", "campaign", "data", "report",
-         "integrations"]
+         "integrations", "web"]
 
 INTRO = {
     "performance": (
