@@ -258,21 +258,20 @@ def _field(form: Any, name: str, *, required: bool = False) -> str | None:
 
 
 def _int_field(form: Any, name: str) -> int:
-    from ..errors import ParameterError
-    value = _field(form, name, required=True)
-    try:
-        return int(value)  # type: ignore[arg-type]
-    except ValueError:
-        raise ParameterError(f"{name} must be a whole number, got {value!r}") from None
+    return _number_field(form, name, int, "a whole number")
 
 
 def _float_field(form: Any, name: str) -> float:
+    return _number_field(form, name, float, "a number in [0, 1]")
+
+
+def _number_field(form: Any, name: str, kind: type, expected: str) -> Any:
     from ..errors import ParameterError
     value = _field(form, name, required=True)
     try:
-        return float(value)  # type: ignore[arg-type]
+        return kind(value)
     except ValueError:
-        raise ParameterError(f"{name} must be a number in [0, 1], got {value!r}") from None
+        raise ParameterError(f"{name} must be {expected}, got {value!r}") from None
 
 
 def _remove_tree(path: Path) -> None:
