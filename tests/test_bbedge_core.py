@@ -59,7 +59,7 @@ V1_EQUAL = [1.027882, 1.060247, 1.094650, 1.130794, 1.168649]
 
 
 def test_v1_proposition1_proportional_stakes_keep_e_below_one():
-    lb = Leaderboard(["a", "b"], alpha=0.05, blocks=V1_LABELS, weights=[0.25] * 4)
+    lb = Leaderboard(["a", "b"], alpha=0.05, blocks=V1_LABELS, weights=[0.25] * 4, stake="grid")
     for r in range(200):
         lb.add_replicate(np.vstack([V1_A, V1_B]))
         e = np.exp(lb.log_e_matrix())
@@ -109,7 +109,7 @@ def _log_e_vector(lb):
 
 
 def test_v2_singleton_every_replicate():
-    lb = Leaderboard(list("ABC"), alpha=0.1)
+    lb = Leaderboard(list("ABC"), alpha=0.1, stake="grid")
     for r in range(1, 5):
         lb.add_replicate(v2_panel(r - 1))
         want, c, cert = V2_SINGLETON[r]
@@ -129,7 +129,7 @@ def test_v2_singleton_every_replicate():
     (dict(tau=0.1), [0.546830, 3.153852, -1.943572, 0.373859, -2.321041, -1.807509], 56.413476, set()),
 ])
 def test_v2_variants_at_r4(kwargs, want, c4, cert):
-    lb = Leaderboard(list("ABC"), alpha=0.1, **kwargs)
+    lb = Leaderboard(list("ABC"), alpha=0.1, stake="grid", **kwargs)
     for r in range(4):
         lb.add_replicate(v2_panel(r))
     np.testing.assert_allclose(_log_e_vector(lb), want, atol=1e-6)
@@ -182,7 +182,7 @@ def test_vectorised_core_matches_loop_reference(case):
         ref_labels = ["all"] * N
     scores = rng.random((R, L, N))
     scores[:, :, : N // 2] = np.round(scores[:, :, : N // 2])  # mix binary and fractional scores
-    lb = Leaderboard(["x", "y", "z"], **kwargs)
+    lb = Leaderboard(["x", "y", "z"], stake="grid", **kwargs)
     got = []
     for r in range(R):
         lb.add_replicate(scores[r])
@@ -249,7 +249,7 @@ def test_grid_and_penalty_definitions():
 
 def test_lambda_zero_component_bounds_e_below():
     # the lambda = 0 component is identically 1, so E >= 1/41 however strong the evidence against
-    lb = Leaderboard(["good", "bad"], blocks="items")
+    lb = Leaderboard(["good", "bad"], blocks="items", stake="grid")
     for _ in range(30):
         lb.add_replicate(np.vstack([np.ones(50), np.zeros(50)]))
     m = lb.log_e_matrix()

@@ -118,7 +118,7 @@ def table_panels(table: pd.DataFrame) -> tuple[list[str], list[str], list[int], 
 @keyword_only(("tau", "blocks", "top_k", "pilot"))
 def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None, top_k: int | None = None,
                 pilot: int | None = None, method: str = "bb-edge", weights: Any = None, output: str = "current",
-                score_range: Any = None, format: str | None = None) -> LeaderboardResult:
+                score_range: Any = None, format: str | None = None, stake: str | None = None) -> LeaderboardResult:
     """Certify a leaderboard from per-item scores of L models over R replicates (BB-EDGE, spec 04).
 
     Parameters
@@ -141,6 +141,9 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     weights : optional item weights (mapping item -> weight, summing to 1); default the ``weight`` column,
         else 1/N.
     output : {"current", "cumulative"}
+    stake : {"plugin", "grid"}, optional
+        For "bb-edge" / "cr-edge": the predictable growth plug-in stake (default) or the 41-point stake
+        mixture of spec 04 (see :class:`Leaderboard`).
 
     Returns
     -------
@@ -167,7 +170,7 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
         raise ParameterError("--pilot needs --top-k: the pilot replicates choose the candidate Top-k set")
     board = Leaderboard(models, alpha=alpha, tau=tau, blocks=blk, weights=weights, items=items, method=method,
                         top_k=top_k, pilot=pilot, output=output, keep_history=False, blocks_source=source,
-                        blocks_column=column)
+                        blocks_column=column, stake=stake)
     if pilot is not None and pilot >= len(panels):
         raise DataError(f"the data has {len(panels)} replicate(s); a pilot of {pilot} leaves none for confirmation",
                         source=table.attrs.get("source"))
@@ -184,7 +187,7 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
 
 def bbedge_path(panels: Any, alpha: float = 0.05, tau: float = 0.0, blocks: Any = "items", *,
                 method: str = "bb-edge", weights: Any = None, top_k: int | None = None,
-                pilot: int | None = None) -> dict[str, Any]:
+                pilot: int | None = None, stake: str | None = None) -> dict[str, Any]:
     """Run BB-EDGE over a stack of panels (R, L, N) and return the whole certification path.
 
     For simulations: no names, no validation beyond the engine's. Returns a dict with ``certified``
@@ -196,7 +199,7 @@ def bbedge_path(panels: Any, alpha: float = 0.05, tau: float = 0.0, blocks: Any 
         raise ParameterError(f"panels must have shape (replicates, models, items), got {stack.shape}")
     R, L, _ = stack.shape
     board = Leaderboard([str(i) for i in range(L)], alpha=alpha, tau=tau, blocks=blocks, weights=weights,
-                        method=method, top_k=top_k, pilot=pilot, keep_history=False)
+                        method=method, top_k=top_k, pilot=pilot, keep_history=False, stake=stake)
     cert = np.zeros((R, L, L), dtype=bool)
     log_e = np.full((R, L, L), np.nan)
     for r in range(R):

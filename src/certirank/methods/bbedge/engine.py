@@ -31,10 +31,15 @@ from ...errors import DataError, ParameterError, StateError
 from .result import LeaderboardResult
 from .core import (
     GRID_SIZE,
+    PLUGIN_BETTING_DRIFTS,
+    STAKES,
     BlockDesign,
     PenaltyPlan,
     default_grid,
+    betting_terms,
+    growth_stake,
     hoeffding_log_factors,
+    kelly_stake,
     log_mixture,
     make_design,
     mixture_log_factors,
@@ -183,7 +188,15 @@ class Leaderboard:
         Item names in benchmark order; default: taken from the first replicate.
     method : {"bb-edge", "bfh-e-holm", "cr-edge", "bb-edge-pi"}, default "bb-edge"
         The e-process: empirical-Bernstein mixture (BB-EDGE), Hoeffding penalty (BFH-e-Holm), one block per
-        run (CR-EDGE), or the plug-in stake (BB-EDGE-PI).
+        run (CR-EDGE), or the plug-in stake of spec 04 B10 (BB-EDGE-PI).
+    stake : {"plugin", "plugin-eb", "grid"}, optional
+        Stake rule of "bb-edge" and "cr-edge" (their default: "plugin"). "plugin": one predictable stake per
+        direction and replicate, chosen from earlier replicates only and scaled by w_m / w_* across blocks
+        (so spec 04 Proposition 1 holds), on the exact betting factor of spec 04 §5's lemma
+        (:func:`certirank.methods.bbedge.core.betting_terms`; costs O(L^2 M) elementwise logs per replicate).
+        "plugin-eb": the same kind of stake on the empirical-Bernstein factor of §4 (cheaper at large L,
+        less powerful). "grid": the spec 04 uniform mixture over 41 constant stakes. "bfh-e-holm" always uses
+        the grid and "bb-edge-pi" its own B10 stake (reported as "b10").
     top_k : int, optional
         Track Top-k certification (full graph, spec 04 §8.1; or pilot-targeted with ``pilot``).
     pilot : int, optional
@@ -206,7 +219,7 @@ class Leaderboard:
                  weights: Any = None, items: Sequence[Any] | None = None, method: str = "bb-edge",
                  top_k: int | None = None, pilot: int | None = None, epochs: int | str = 1,
                  additions: int | str = 0, output: str = "current", keep_history: bool = True,
-                 blocks_source: str | None = None, blocks_column: str | None = None) -> None:
+                 blocks_source: str | None = None, blocks_column: str | None = None, stake: str | None = None) -> None:
         names = [str(m) for m in models] if models is not None and not isinstance(models, str) else None
         if not names:
             raise ParameterError("models must be a non-empty list of model names")
@@ -220,6 +233,7 @@ class Leaderboard:
         if self.tau >= 1:
             raise ParameterError(f"tau must satisfy 0 <= tau < 1 (scores are in [0, 1]), got {tau!r}")
         self.method = _method(method)
+        self.stake = self._stake(stake, self.method)
         self.output = check_choice("output", output, ("current", "cumulative"))
         self.keep_history = bool(keep_history)
         self.models = names
@@ -264,6 +278,20 @@ class Leaderboard:
             self._design = self._build_design(self.items, self._labels, weights)
 
     # ----------------------------------------------------------------------------------- configuration
+    @staticmethod
+    def _stake(stake: str | None, method: str) -> str:
+        eb = method in ("bb-edge", "cr-edge")
+        if stake is None:
+            return "plugin" if eb else ("b10" if method == "bb-edge-pi" else "grid")
+        if isinstance(stake, str):
+            stake = {"kelly": "plugin", "betting": "plugin", "eb": "plugin-eb"}.get(stake.strip().lower(),
+                                                                                 stake.strip().lower())
+        stake = check_choice("stake", stake, STAKES)
+        if not eb and stake != "grid" or method == "bb-edge-pi":
+            raise ParameterError(f"stake={stake!r} applies to methods 'bb-edge' and 'cr-edge'; method {method!r} has "
+                                 "its own stake rule (leave stake unset)")
+        return stake
+
     @staticmethod
     def _schedule(name: str, value: Any, minimum: int) -> int | str:
         if isinstance(value, str):
@@ -349,7 +377,7 @@ class Leaderboard:
         assert d is not None
         if self._plan is None:
             self._plan = PenaltyPlan(d, self.grid)
-            if self.method == "bb-edge-pi" and d.class_weight.shape[0] <= _MAX_CLASSES_PLUGIN:
+            if self._single_stake and d.class_weight.shape[0] <= _MAX_CLASSES_PLUGIN:
                 self._plan_pi = PenaltyPlan(d, self.grid, force_classes=True)
         if not self._families and self.pilot is None:
             L = len(self.models)
@@ -357,8 +385,15 @@ class Leaderboard:
             self._families.append(_new_family("board", f"epoch {self.epoch} board", self._alpha_stage(self.epoch, 0),
                                               a, b, np.arange(L), d.n_blocks, self._n_comp(), 0))
 
+    @property
+    def _single_stake(self) -> bool:
+        """One predictable stake per direction (B10 or the growth plug-in) instead of the grid mixture."""
+        return self.method == "bb-edge-pi" or self.stake in ("plugin", "plugin-eb")
+
     def _n_comp(self) -> int:
-        return 1 if self.method == "bb-edge-pi" else GRID_SIZE
+        if self.stake == "plugin":
+            return len(PLUGIN_BETTING_DRIFTS)
+        return 1 if self._single_stake else GRID_SIZE
 
     # ----------------------------------------------------------------------------------- panel input
     def _coerce_panel(self, panel: Any, models: list[str], what: str = "replicate") -> tuple[np.ndarray, list[str],
@@ -536,9 +571,33 @@ class Leaderboard:
                 fam.comp[sl] += hoeffding_log_factors(td[sl], d, self.grid, self.tau)
                 log_e[sl] = log_mixture(fam.comp[sl])
             fam.log_e = log_e
-        elif self.method == "bb-edge-pi":
+        elif self.stake == "plugin":
             u = yb - fam.C / r
-            lam = plugin_stake(fam.s2, r, float(np.sum((d.block_weight / d.w_star) ** 2)), fam.alpha)
+            th_sum = fam.C @ d.block_weight  # replicates < r only: the stake is predictable
+            lin_sum = (th_sum[fam.a_row] - th_sum[fam.b_row] - fam.r * self.tau) / (2.0 * d.w_star)
+            lam = np.stack([kelly_stake(lin_sum, fam.s2, d, drift) for drift in PLUGIN_BETTING_DRIFTS], axis=1)
+            ratio = d.block_weight / d.w_star
+            v_b = u * (0.5 * ratio)
+            v_a = v_b + kappa * ratio
+            # lin - sum_m x_m = sum_m ratio_m (Yhat_m - mu_0), from per-model row sums
+            ya, yb_ = v_a.sum(axis=1), v_b.sum(axis=1)
+            drift = (td - self.tau) / (2.0 * d.w_star) - (ya[fam.a_row] - yb_[fam.b_row])
+            step = max(1, _CHUNK // max(1, u.shape[1]))
+            for s in range(0, fam.n_directions, step):
+                sl = slice(s, s + step)
+                s2, lp = betting_terms(v_a, v_b, fam.a_row[sl], fam.b_row[sl], lam[sl])
+                fam.comp[sl] += lam[sl] * drift[sl, None] + lp
+                fam.s2[sl] += s2
+            fam.log_e = log_mixture(fam.comp)
+        elif self._single_stake:
+            u = yb - fam.C / r
+            if self.method == "bb-edge-pi":
+                lam = plugin_stake(fam.s2, r, float(np.sum((d.block_weight / d.w_star) ** 2)), fam.alpha)
+            else:
+                # C and s2 still hold replicates < r only: the stake is predictable
+                th_sum = fam.C @ d.block_weight
+                lin_sum = (th_sum[fam.a_row] - th_sum[fam.b_row] - fam.r * self.tau) / (2.0 * d.w_star)
+                lam = growth_stake(lin_sum, fam.s2, d)
             if self._plan_pi is not None:
                 Qk = self._pair_sums(u, fam, kappa, self._plan_pi)
                 fam.comp[:, 0] += plugin_step(td, Qk, lam, d, self.tau)
@@ -847,7 +906,7 @@ class Leaderboard:
         """The complete engine state as JSON-able data (see :meth:`to_json`)."""
         return {
             "version": _STATE_VERSION, "models": list(self.models), "alpha": self.alpha, "tau": self.tau,
-            "method": self.method, "output": self.output, "keep_history": self.keep_history,
+            "method": self.method, "stake": self.stake, "output": self.output, "keep_history": self.keep_history,
             "resolution": self.resolution,
             "labels": (self._labels if isinstance(self._labels, (dict, type(None))) else list(self._labels)),
             "weights": self._weights_state(),
@@ -906,6 +965,8 @@ class Leaderboard:
         labels = s["labels"]
         self = cls.__new__(cls)
         self.alpha, self.tau, self.method, self.output = s["alpha"], s["tau"], s["method"], s["output"]
+        # states saved before the stake option used the grid (B10 for bb-edge-pi)
+        self.stake = s.get("stake", "b10" if self.method == "bb-edge-pi" else "grid")
         self.keep_history = s["keep_history"]
         self.models = list(s["models"])
         self.resolution, self._labels = s["resolution"], labels
@@ -972,6 +1033,7 @@ class Leaderboard:
             raise EditedStateError(f"{path}: {exc}") from None
 
     def __repr__(self) -> str:
-        return (f"Leaderboard({len(self.models)} models, method={self.method!r}, alpha={self.alpha}, tau={self.tau}, "
+        return (f"Leaderboard({len(self.models)} models, method={self.method!r}, stake={self.stake!r}, "
+                f"alpha={self.alpha}, tau={self.tau}, "
                 f"blocks={self.resolution!r}, epoch={self.epoch}, replicates={self.R})")
 

@@ -34,6 +34,9 @@ class LeaderboardResult(ResultMixin):
         Completed replicates of the current benchmark version.
     method : str
         "bb-edge", "bfh-e-holm", "cr-edge" or "bb-edge-pi".
+    stake : str
+        "plugin" (the predictable growth plug-in stake), "grid" (the spec 04 41-point stake mixture; always
+        for bfh-e-holm) or "b10" (bb-edge-pi's own plug-in).
     blocks : dict
         Block resolution, its source and the plain-words assumption it rests on.
     models : list of dict
@@ -76,6 +79,7 @@ class LeaderboardResult(ResultMixin):
     path_margins: list[dict[str, Any]] | None = None
     trust_edited: str | None = None
     ranking: Ranking | None = field(default=None, repr=False)
+    stake: str = "grid"
     _names: tuple[str, ...] = field(repr=False, default=())
     _means: np.ndarray | None = field(repr=False, default=None)
     _relation: np.ndarray | None = field(repr=False, default=None)
@@ -162,5 +166,5 @@ def build_result(lb: "Leaderboard") -> LeaderboardResult:
         models=models, edges=[[names[a], names[b]] for a, b in pairs], top_k=lb._top_k_dict(),
         inconsistent=not consistent, epoch=lb.epoch, n_items=len(lb.items or []), stages=stages,
         edge_details=details, earlier_epochs=list(lb._history), path_margins=margins, ranking=ranking,
-        trust_edited=_edited_warning(lb), _names=tuple(names), _means=means,
+        trust_edited=_edited_warning(lb), stake=lb.stake, _names=tuple(names), _means=means,
         _relation=rel, _log_e=log_e)
