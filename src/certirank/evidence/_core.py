@@ -99,6 +99,13 @@ def _pos(pos: np.ndarray) -> str:
     return str(p[0]) if len(p) == 1 else str(tuple(p))
 
 
+def require_binary(v: np.ndarray, name: str, what: str, hint: str) -> None:
+    """Refuse any score other than 0 or 1 in ``v`` (``what`` needs binary scores; ``hint`` says what to use)."""
+    bad = (v != 0) & (v != 1)
+    if np.any(bad):
+        raise DataError(f"{name}: {what} needs binary scores (0 or 1), got {v[bad].ravel()[0]!r}; {hint}")
+
+
 def _check_unit(name: str, value: Any, lo: float, hi: float, *, lo_open: bool = True, hi_open: bool = True) -> float:
     try:
         v = float(value)
@@ -288,10 +295,7 @@ class _BernoulliKelly(_Bettor):
     @staticmethod
     def check(x: np.ndarray, y: np.ndarray) -> None:
         for name, v in (("x", x), ("y", y)):
-            bad = (v != 0) & (v != 1)
-            if np.any(bad):
-                raise DataError(f"{name}: bettor 'bernoulli_kelly' needs binary scores (0 or 1), got "
-                                f"{v[bad].ravel()[0]!r}; use 'nscore' for partial progress")
+            require_binary(v, name, "bettor 'bernoulli_kelly'", "use 'nscore' for partial progress")
 
     def observe(self, st: dict, sel: Any, t_new: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         lam = st["lam"][sel]

@@ -42,6 +42,7 @@ from scipy import special, stats
 
 from .._validate import check_alpha, check_choice, check_positive_int
 from ..errors import DataError, ParameterError
+from ._core import require_binary
 
 __all__ = ["ARMS", "log_statistic", "log_upper_tail", "crossing_boundary", "first_passage", "level_of", "threshold",
            "tune_concentration", "BudgetDesign", "design", "budget_batch", "MAX_BUDGET"]
@@ -329,10 +330,7 @@ def design(n_max: int, alpha: float = 0.05, arms: str = "paired", ties: str = "a
 
 
 def check_binary(v: np.ndarray, name: str) -> None:
-    bad = (v != 0) & (v != 1)
-    if np.any(bad):
-        raise DataError(f"{name}: the exact budget test needs binary scores (0 or 1), got {v[bad].ravel()[0]!r}; "
-                        "for partial-progress scores compare without n_max")
+    require_binary(v, name, "the exact budget test", "for partial-progress scores compare without n_max")
 
 
 def budget_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, *, extendable: bool = False,

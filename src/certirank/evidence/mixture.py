@@ -24,8 +24,8 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-from ..errors import DataError, ParameterError
-from ._core import _Bettor, _check_unit
+from ..errors import ParameterError
+from ._core import _Bettor, _check_unit, require_binary
 from .budget import log_statistic, log_upper_tail
 
 __all__ = ["Adaptive", "BetaMixture", "GridMixture", "ADAPTIVE_CONCENTRATION", "DEFAULT_CONCENTRATION", "GRID_SIZE"]
@@ -58,10 +58,7 @@ class BetaMixture(_Bettor):
     @staticmethod
     def check(x: np.ndarray, y: np.ndarray) -> None:
         for name, v in (("x", x), ("y", y)):
-            bad = (v != 0) & (v != 1)
-            if np.any(bad):
-                raise DataError(f"{name}: bettor 'beta_mixture' needs binary scores (0 or 1), got "
-                                f"{v[bad].ravel()[0]!r}; use 'mixture' or 'nscore' for partial progress")
+            require_binary(v, name, "bettor 'beta_mixture'", "use 'mixture' or 'nscore' for partial progress")
 
     def observe(self, st: dict, sel: Any, t_new: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
         k0 = st["disc"][sel]
