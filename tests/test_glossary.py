@@ -32,9 +32,12 @@ def _public_parameters() -> dict[str, str]:
             continue
         funcs = [(n, obj)]
         if inspect.isclass(obj):
-            funcs = [(f"{n}.{m}", f) for m, f in vars(obj).items() if (not m.startswith("_") or m == "__init__")
+            # methods a class inherits from the package's own mixins are public on it too
+            members = {m: f for k in reversed(obj.__mro__) if k.__module__.startswith("certirank")
+                       for m, f in vars(k).items()}
+            funcs = [(f"{n}.{m}", f) for m, f in members.items() if (not m.startswith("_") or m == "__init__")
                      and callable(f)]
-            funcs += [(f"{n}.{m}", f.__func__) for m, f in vars(obj).items()
+            funcs += [(f"{n}.{m}", f.__func__) for m, f in members.items()
                       if isinstance(f, (classmethod, staticmethod)) and not m.startswith("_")]
         for q, f in funcs:
             try:

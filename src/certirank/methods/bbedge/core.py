@@ -1,4 +1,5 @@
-"""BB-EDGE numerical core: block designs and the block-factorised e-processes (spec 04 §3-§5, §11, §12).
+"""BB-EDGE numerical core: block designs (with the words every output states about them) and the
+block-factorised e-processes (spec 04 §3-§5, §11, §12).
 
 Everything here is vectorised over all ordered model pairs (directions) and the stake grid, and lives in
 log space.
@@ -48,6 +49,8 @@ __all__ = [
     "STAKES",
     "log_mixture",
     "RESOLUTIONS",
+    "RESOLUTION_TEXT",
+    "block_statement",
 ]
 
 GRID_SIZE = 41
@@ -56,6 +59,8 @@ LAMBDA_MAX = 0.95
 _MAX_CLASSES = 64
 
 RESOLUTIONS = ("singleton", "protocol", "replicate")
+#: the CLI's ``--blocks`` spelling of each resolution
+_CLI_NAME = {"singleton": "items", "replicate": "replicate", "protocol": "column"}
 #: stake rules: one predictable plug-in stake per direction on the exact betting factor (:func:`kelly_stake`,
 #: :func:`betting_terms`), the same idea on the empirical-Bernstein factor (:func:`growth_stake`), or the
 #: spec 04 41-point mixture
@@ -69,6 +74,29 @@ PLUGIN_BETTING_DRIFTS = (0.015, 0.1)
 PLUGIN_PRIOR_VAR = 1.0 / 16.0
 #: cap on lambda_r (w_m / w_* <= 1, so every block stake stays <= 0.9 and psi_E finite)
 PLUGIN_CAP = 0.9
+
+#: the independence assumption each resolution rests on, in the words every output states
+RESOLUTION_TEXT = {
+    "singleton": ("assumes items are scored independently within a run (independent sampling per item; no "
+                  "shared cache, provider state, judge or batch randomness); if runs share a cache, a judge or "
+                  "batch state, use --blocks replicate"),
+    "protocol": ("assumes the blocks are independently randomised within a run (items inside a block may depend "
+                 "on each other in any way); if blocks share a cache, a judge or batch state, use --blocks "
+                 "replicate"),
+    "replicate": ("treats each complete run as one block: valid under any dependence within a run (needs only "
+                  "independent, identically distributed runs), but it certifies nothing from a single run"),
+}
+
+
+def block_statement(resolution: str, n_blocks: int, source: str, column: str | None = None) -> dict[str, Any]:
+    """The plain-words statement of the block resolution that every output carries (spec 04 §3)."""
+    name = {"singleton": "items (one block per item)", "replicate": "replicate (one block per run, CR-EDGE)",
+            "protocol": f"column {column!r} ({n_blocks} blocks)" if column else f"protocol ({n_blocks} blocks)"}
+    text = RESOLUTION_TEXT[resolution]
+    return {"resolution": resolution, "blocks": _CLI_NAME[resolution] if resolution != "protocol" else
+            (column or "protocol"), "n_blocks": int(n_blocks), "source": source,
+            "statement": f"blocks = {name[resolution]}, {source}; {text}; runs are assumed independent and "
+                         "identically distributed given the benchmark and protocol"}
 
 
 def default_grid() -> np.ndarray:

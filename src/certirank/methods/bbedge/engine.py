@@ -9,34 +9,37 @@ State between replicates (nothing is recomputed from history):
   ``keep_history=False``, the per-replicate block means (needed only to replay a newly added model).
 
 Every mutating method checks all of its input first and raises before changing anything.
+
+This module holds the configuration and the e-process update; panel input (``panels.py``), board growth
+(``extend.py``) and saved state (``persist.py``) are mixins, so a reader of the statistics sees only them.
 """
 
 from __future__ import annotations
 
-import base64
 import math
-import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-import pandas as pd
 
-from ..._io import atomic_write_text
 from ..._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
 from ..._compat import keyword_only
-from ...errors import DataError, ParameterError, StateError
+from ...errors import ParameterError, StateError
+from .extend import _Extensions
+from .family import _Family, _new_family
+from .panels import _PanelInput
+from .persist import _Persistence
 from .result import LeaderboardResult
 from .core import (
     GRID_SIZE,
     PLUGIN_BETTING_DRIFTS,
+    RESOLUTION_TEXT,
     STAKES,
     BlockDesign,
     PenaltyPlan,
     default_grid,
     betting_terms,
+    block_statement,
     growth_stake,
     hoeffding_log_factors,
     kelly_stake,
@@ -55,8 +58,6 @@ __all__ = ["Leaderboard", "METHODS", "RESOLUTION_TEXT", "block_statement"]
 METHODS = ("bb-edge", "bfh-e-holm", "cr-edge", "bb-edge-pi")
 _METHOD_ALIASES = {"bbedge": "bb-edge", "bfh": "bfh-e-holm", "credge": "cr-edge", "bb-edge-plugin": "bb-edge-pi",
                    "pi": "bb-edge-pi"}
-_CLI_NAME = {"singleton": "items", "replicate": "replicate", "protocol": "column"}
-_STATE_VERSION = 1
 _MAX_CLASSES_PLUGIN = 64
 _CHUNK = 2_000_000  # entries of a (directions x blocks) work array in the pair-by-pair paths
 #: directions per block of the e-process update: bounds its (directions x grid) temporaries (65,536 x 41
@@ -68,28 +69,6 @@ def _direction_blocks(n: int) -> list[slice]:
     step = max(1, int(DIRECTION_BLOCK))  # read at call time, so tests can shrink it
     return [slice(s, min(n, s + step)) for s in range(0, n, step)] or [slice(0, 0)]
 
-RESOLUTION_TEXT = {
-    "singleton": ("assumes items are scored independently within a run (independent sampling per item; no "
-                  "shared cache, provider state, judge or batch randomness); if runs share a cache, a judge or "
-                  "batch state, use --blocks replicate"),
-    "protocol": ("assumes the blocks are independently randomised within a run (items inside a block may depend "
-                 "on each other in any way); if blocks share a cache, a judge or batch state, use --blocks "
-                 "replicate"),
-    "replicate": ("treats each complete run as one block: valid under any dependence within a run (needs only "
-                  "independent, identically distributed runs), but it certifies nothing from a single run"),
-}
-
-
-def block_statement(resolution: str, n_blocks: int, source: str, column: str | None = None) -> dict[str, Any]:
-    """The plain-words statement of the block resolution that every output carries (spec 04 §3)."""
-    name = {"singleton": "items (one block per item)", "replicate": "replicate (one block per run, CR-EDGE)",
-            "protocol": f"column {column!r} ({n_blocks} blocks)" if column else f"protocol ({n_blocks} blocks)"}
-    text = RESOLUTION_TEXT[resolution]
-    return {"resolution": resolution, "blocks": _CLI_NAME[resolution] if resolution != "protocol" else
-            (column or "protocol"), "n_blocks": int(n_blocks), "source": source,
-            "statement": f"blocks = {name[resolution]}, {source}; {text}; runs are assumed independent and "
-                         "identically distributed given the benchmark and protocol"}
-
 
 def _method(name: str) -> str:
     if isinstance(name, str) and name.strip().lower().replace("_", "-") in _METHOD_ALIASES:
@@ -97,76 +76,9 @@ def _method(name: str) -> str:
     return check_choice("method", name, METHODS)
 
 
-# ------------------------------------------------------------------------------------------ array codec
-
-def _enc(arr: np.ndarray) -> dict[str, Any]:
-    a = np.ascontiguousarray(arr)
-    return {"dtype": a.dtype.str, "shape": list(a.shape), "b64": base64.b64encode(a.tobytes()).decode("ascii")}
-
-
-def _dec(obj: dict[str, Any]) -> np.ndarray:
-    raw = base64.b64decode(obj["b64"].encode("ascii"))
-    return np.frombuffer(raw, dtype=np.dtype(obj["dtype"])).reshape(obj["shape"]).copy()
-
-
-# ------------------------------------------------------------------------------------------ families
-
-@dataclass
-class _Family:
-    """One e-Holm family of directions with its own level and its own (fresh) e-processes."""
-
-    kind: str                # "board" | "addition" | "pilot"
-    label: str
-    alpha: float
-    a: np.ndarray            # global model index of the better side of each direction
-    b: np.ndarray
-    models: np.ndarray       # global indices of the models whose running block sums are kept
-    C: np.ndarray            # (len(models), M) running sums of block means over this family's replicates
-    r: int                   # replicates seen
-    comp: np.ndarray         # (E, G) cumulative log components; (E, 1) for the plug-in variant
-    s2: np.ndarray           # (E,) plug-in: cumulative weighted squared errors (zeros otherwise)
-    log_e: np.ndarray        # (E,) current log e-values
-    current: np.ndarray      # (E,) bool, certified at the latest replicate
-    first: np.ndarray        # (E,) int, first replicate (family-local count) certified, 0 = never
-    log_c: float
-    start: int               # epoch replicate count before this family's first replicate
-
-    def __post_init__(self) -> None:
-        self._row = {int(g): i for i, g in enumerate(self.models)}
-        self.a_row = np.array([self._row[int(v)] for v in self.a], dtype=np.int64)
-        self.b_row = np.array([self._row[int(v)] for v in self.b], dtype=np.int64)
-
-    @property
-    def n_directions(self) -> int:
-        return int(self.a.shape[0])
-
-    def to_state(self) -> dict[str, Any]:
-        """The complete engine state as JSON-able data (see :meth:`to_json`)."""
-        return {"kind": self.kind, "label": self.label, "alpha": self.alpha, "a": _enc(self.a), "b": _enc(self.b),
-                "models": _enc(self.models), "C": _enc(self.C), "r": self.r, "comp": _enc(self.comp),
-                "s2": _enc(self.s2), "log_e": _enc(self.log_e), "current": _enc(self.current),
-                "first": _enc(self.first), "log_c": self.log_c, "start": self.start}
-
-    @classmethod
-    def from_state(cls, s: dict[str, Any]) -> "_Family":
-        return cls(s["kind"], s["label"], float(s["alpha"]), _dec(s["a"]), _dec(s["b"]), _dec(s["models"]),
-                   _dec(s["C"]), int(s["r"]), _dec(s["comp"]), _dec(s["s2"]), _dec(s["log_e"]), _dec(s["current"]),
-                   _dec(s["first"]), float(s["log_c"]), int(s["start"]))
-
-
-def _new_family(kind: str, label: str, alpha: float, a: Sequence[int], b: Sequence[int], models: Sequence[int],
-                n_blocks: int, n_comp: int, start: int) -> _Family:
-    a = np.asarray(a, dtype=np.int64)
-    b = np.asarray(b, dtype=np.int64)
-    E = a.shape[0]
-    return _Family(kind, label, alpha, a, b, np.asarray(models, dtype=np.int64),
-                   np.zeros((len(models), n_blocks)), 0, np.zeros((E, n_comp)), np.zeros(E), np.zeros(E),
-                   np.zeros(E, dtype=bool), np.zeros(E, dtype=np.int64), float(np.log(1.0 / alpha)), start)
-
-
 # ------------------------------------------------------------------------------------------ engine
 
-class Leaderboard:
+class Leaderboard(_PanelInput, _Extensions, _Persistence):
     """Streaming BB-EDGE leaderboard: certified edges, rank intervals and Top-k after every replicate.
 
     Parameters
@@ -395,93 +307,6 @@ class Leaderboard:
             return len(PLUGIN_BETTING_DRIFTS)
         return 1 if self._single_stake else GRID_SIZE
 
-    # ----------------------------------------------------------------------------------- panel input
-    def _coerce_panel(self, panel: Any, models: list[str], what: str = "replicate") -> tuple[np.ndarray, list[str],
-                                                                                             Any]:
-        """Return (scores (len(models), N) in board item order, item names, replicate id from the panel)."""
-        rep_id = None
-        if isinstance(panel, pd.DataFrame):
-            cols = {str(c).strip().lower(): c for c in panel.columns}
-            if "score" in cols:
-                from ...data.table import validate_table
-                t = validate_table(panel, source=f"{what} panel")
-                if t["env"].isna().any():
-                    raise DataError(f"the {what} panel needs an item column ('item' or 'env') to pair scores across "
-                                    "models")
-                reps = t["replicate"].unique()
-                if "replicate" in cols:
-                    if len(reps) != 1:
-                        raise DataError(f"a {what} panel must hold one replicate; got replicate ids "
-                                        f"{', '.join(map(str, sorted(reps)[:5]))}")
-                    rep_id = int(reps[0])
-                wide = t.pivot(index="env", columns="policy", values="score")
-                order = list(dict.fromkeys(t["env"]))
-                wide = wide.reindex(index=order)
-            else:
-                wide = panel.copy()
-                wide.index = [str(i) for i in wide.index]
-                wide.columns = [str(c) for c in wide.columns]
-            unknown = [c for c in wide.columns if c not in models]
-            if unknown:
-                raise DataError(f"the {what} panel has unknown model(s) {', '.join(map(repr, unknown[:5]))}; "
-                                f"expected {', '.join(map(repr, models[:10]))}")
-            absent = [m for m in models if m not in wide.columns]
-            if absent:
-                raise DataError(f"model(s) {', '.join(map(repr, absent[:5]))} have no scores in this {what}; every "
-                                "model must be scored on every item in every replicate")
-            item_names = [str(i) for i in wide.index]
-            if self.items is not None:
-                extra = [i for i in item_names if i not in set(self.items)]
-                if extra:
-                    raise DataError(f"the {what} panel has item(s) not in the benchmark: "
-                                    f"{', '.join(map(repr, extra[:5]))}")
-                wide = wide.reindex(index=self.items)
-                item_names = list(self.items)
-            arr = wide[models].to_numpy(dtype=float).T
-        elif isinstance(panel, Mapping):
-            unknown = [str(c) for c in panel if str(c) not in models]
-            if unknown:
-                raise DataError(f"the {what} panel has unknown model(s) {', '.join(map(repr, unknown[:5]))}")
-            absent = [m for m in models if m not in {str(k) for k in panel}]
-            if absent:
-                raise DataError(f"model(s) {', '.join(map(repr, absent[:5]))} have no scores in this {what}; every "
-                                "model must be scored on every item in every replicate")
-            pm = {str(k): v for k, v in panel.items()}
-            rows = [np.asarray(pm[m], dtype=float).reshape(-1) for m in models]
-            if len({r.shape[0] for r in rows}) != 1:
-                raise DataError(f"models have different numbers of item scores in this {what}: "
-                                + ", ".join(f"{m}: {r.shape[0]}" for m, r in zip(models, rows)))
-            arr = np.vstack(rows)
-            item_names = self.items if self.items is not None else [str(i) for i in range(arr.shape[1])]
-        else:
-            try:
-                arr = np.array(panel, dtype=float)
-            except (TypeError, ValueError):
-                raise DataError(f"a {what} panel must be a models x items array, a mapping model -> scores or a "
-                                f"DataFrame, got {type(panel).__name__}") from None
-            if arr.ndim == 1 and len(models) == 1:
-                arr = arr[None, :]
-            if arr.ndim != 2 or arr.shape[0] != len(models):
-                raise DataError(f"a {what} panel array must have shape (models, items) = ({len(models)}, N), got "
-                                f"{arr.shape}")
-            item_names = self.items if self.items is not None else [str(i) for i in range(arr.shape[1])]
-        if self.items is not None and arr.shape[1] != len(self.items):
-            raise DataError(f"the {what} panel has {arr.shape[1]} items; the benchmark has {len(self.items)}")
-        nan = np.isnan(arr)
-        if nan.any():
-            li, ii = np.nonzero(nan)
-            m = models[int(li[0])]
-            miss = [item_names[int(j)] for j in ii[li == li[0]]]
-            raise DataError(f"model {m!r} is missing item(s) {', '.join(map(repr, miss[:5]))}"
-                            f"{' and more' if len(miss) > 5 else ''} in this {what}; panels must be complete "
-                            "(every model scored on every item)")
-        bad = ~np.isfinite(arr) | (arr < 0) | (arr > 1)
-        if bad.any():
-            li, ii = np.nonzero(bad)
-            raise DataError(f"score {arr[li[0], ii[0]]!r} of model {models[int(li[0])]!r} on item "
-                            f"{item_names[int(ii[0])]!r} is outside [0, 1]")
-        return arr, list(item_names), rep_id
-
     # ----------------------------------------------------------------------------------- updates
     def add_replicate(self, panel: Any, replicate: Any = None) -> "Leaderboard":
         """Add one complete replicate (every model on every item) and update all e-processes.
@@ -696,153 +521,6 @@ class Leaderboard:
             elif sorted(self._topk_set) != [int(i) for i in t]:
                 self._topk_conflict = True
 
-    # ----------------------------------------------------------------------------------- extensions
-    def add_model(self, name: str, panels: Any) -> "Leaderboard":
-        """Add a model to the board (spec 04 §9.2): new directions only, replayed in replicate order.
-
-        Parameters
-        ----------
-        name : str
-            The new model's name (its inclusion must not depend on the inference panels).
-        panels : sequence or DataFrame
-            Its scores on the same benchmark for every replicate stored so far in this epoch, paired
-            replicate r with r: an (R, N) array, a sequence of R item-score vectors, or a long DataFrame with
-            ``item`` / ``replicate`` / ``score`` columns (replicates in ascending id order).
-
-        Only the 2 |V| new directions get e-processes, tested with direct e-Holm at this stage's level
-        alpha_v; earlier edges are kept and the reported graph is the union over stages.
-        """
-        name = str(name)
-        if name in self.models:
-            raise StateError(f"model {name!r} is already on the board")
-        if self.additions == 0:
-            raise StateError("model additions were not planned: create the Leaderboard with additions=n or "
-                             "additions='open' so that part of alpha is reserved for them")
-        if self.additions != "open" and self.n_additions >= int(self.additions):
-            raise StateError(f"all {self.additions} planned model additions of this epoch have been used")
-        if self.R > 0 and not self.keep_history:
-            raise StateError("this board was created with keep_history=False, so a new model cannot be replayed "
-                             "against the stored replicates")
-        rows = self._coerce_model_panels(name, panels)
-        # ---- no errors below: mutate
-        if self._design is None and self.items is not None:
-            self._design = self._build_design(self.items, self._labels, self._weights_arg)
-        L_old = len(self.models)
-        self.models.append(name)
-        self._theta_sum = np.append(self._theta_sum, 0.0)
-        self.n_additions += 1
-        if self._design is None:
-            return self
-        self._ensure_families()
-        fam = _new_family("addition", f"epoch {self.epoch} addition {self.n_additions} ({name})",
-                          self._alpha_stage(self.epoch, self.n_additions),
-                          [L_old] * L_old + list(range(L_old)), list(range(L_old)) + [L_old] * L_old,
-                          np.arange(L_old + 1), self._design.n_blocks, self._n_comp(), 0)
-        for r in range(self.R):
-            yb_new = self._design.block_means(rows[r][None, :])
-            th_new = self._design.weighted_means(rows[r][None, :])
-            self._hist_yb[r] = np.vstack([self._hist_yb[r], yb_new])
-            self._hist_theta[r] = np.append(self._hist_theta[r], th_new)
-            self._theta_sum[L_old] += float(th_new[0])
-            self._update_family(fam, self._hist_yb[r], self._hist_theta[r])
-        self._families.append(fam)
-        self._track_top_k()
-        return self
-
-    def _coerce_model_panels(self, name: str, panels: Any) -> np.ndarray:
-        if isinstance(panels, pd.DataFrame):
-            from ...data.table import validate_table
-            df = panels.copy()
-            if not ({"model", "policy"} & {str(c).lower() for c in df.columns}):
-                df["model"] = name
-            t = validate_table(df, source=f"model {name!r}")
-            t = t[t["policy"] == name]
-            ids = sorted(t["replicate"].unique())
-            arrs = []
-            for rid in ids:
-                sub = t[t["replicate"] == rid]
-                arr, _, _ = self._coerce_panel(sub.drop(columns=["replicate"]), [name], what=f"replicate {rid}")
-                arrs.append(arr[0])
-            rows = np.array(arrs) if arrs else np.zeros((0, len(self.items or [])))
-        else:
-            try:
-                rows = np.array(panels, dtype=float)
-            except (TypeError, ValueError):
-                raise DataError(f"scores of model {name!r} must be an (replicates x items) array or a DataFrame")
-            if rows.ndim == 1 and self.R == 1:
-                rows = rows[None, :]
-            if rows.ndim != 2 and not (rows.size == 0 and self.R == 0):
-                raise DataError(f"scores of model {name!r} must be an (replicates x items) array, got shape "
-                                f"{rows.shape}")
-            for r in range(rows.shape[0] if rows.ndim == 2 else 0):
-                self._coerce_panel(rows[r][None, :], [name], what=f"replicate {r + 1}")
-        if rows.shape[0] != self.R:
-            raise DataError(f"model {name!r} must come with one score vector per stored replicate of this epoch "
-                            f"({self.R}), paired replicate r with r; got {rows.shape[0]}")
-        if self.R and self.items is not None and rows.shape[1] != len(self.items):
-            raise DataError(f"model {name!r} has {rows.shape[1]} item scores per replicate; the benchmark has "
-                            f"{len(self.items)} items")
-        return rows.reshape(self.R, -1) if self.R else rows
-
-    @keyword_only(("weights", "blocks"))
-    def expand_benchmark(self, new_items: Sequence[Any], *, weights: Any = None, blocks: Any = None) -> "Leaderboard":
-        """Start a new benchmark version B^(v) = B^(v-1) + ``new_items`` with fresh e-processes (spec 04 §9.1).
-
-        Parameters
-        ----------
-        new_items : sequence of item names added to the benchmark.
-        weights : optional item weights for the whole new version (default 1/N_v).
-        blocks : for protocol blocks, the labels of the new items (sequence aligned with ``new_items`` or a
-            mapping); other resolutions carry over.
-
-        The finished epoch's certified edges are archived (they are claims about the old version); the new
-        version is tested on fresh replicates at level alpha_v.
-        """
-        if self.pilot is not None:
-            raise StateError("a pilot-targeted board cannot expand its benchmark")
-        if self.items is None:
-            raise StateError("add at least one replicate (or pass items=) before expanding the benchmark")
-        if self.epochs != "open" and self.epoch >= int(self.epochs):
-            raise StateError(f"all {self.epochs} planned benchmark versions are used: create the Leaderboard with "
-                             "epochs=V (or 'open') to reserve alpha for later versions")
-        new = [str(i) for i in new_items]
-        if not new:
-            raise ParameterError("new_items is empty: a new benchmark version must add items")
-        clash = [i for i in new if i in set(self.items)]
-        if clash or len(set(new)) != len(new):
-            shown = ", ".join(map(repr, (clash or new)[:5]))
-            raise ParameterError(f"new item(s) already in the benchmark or repeated: {shown}")
-        items = self.items + new
-        labels = self._labels
-        if self.resolution == "protocol":
-            if blocks is None:
-                known = labels if isinstance(labels, Mapping) else {}
-                if not all(i in known for i in new):
-                    raise ParameterError("protocol blocks: give the block label of every new item (blocks=...)")
-                blocks = {i: known[i] for i in new}
-            if isinstance(blocks, Mapping):
-                add = {str(k): str(v) for k, v in blocks.items()}
-            else:
-                vals = [str(v) for v in blocks]
-                if len(vals) != len(new):
-                    raise ParameterError(f"blocks must give one label per new item ({len(new)}), got {len(vals)}")
-                add = dict(zip(new, vals))
-            old = labels if isinstance(labels, Mapping) else dict(zip(self.items, labels))
-            clash_b = [i for i in add if i in old and old[i] != add[i]]
-            if clash_b:
-                raise DataError(f"item {clash_b[0]!r} would be in two blocks")
-            labels = {**old, **add}
-        design = self._build_design(items, labels, weights)
-        # ---- mutate
-        self._history.append(self._epoch_summary())
-        self.items = items
-        self._labels = labels
-        self._weights_arg = weights
-        self._design = design
-        self.epoch += 1
-        self._reset_epoch_state()
-        return self
-
     # ----------------------------------------------------------------------------------- outputs
     def _epoch_summary(self) -> dict[str, Any]:
         rel = self._relation()
@@ -892,145 +570,6 @@ class Leaderboard:
     def certified_matrix(self) -> np.ndarray:
         """(L, L) boolean matrix of the reported edges (current or cumulative, per ``output``)."""
         return self._relation()
-
-    # ----------------------------------------------------------------------------------- persistence
-    def _weights_state(self) -> Any:
-        w = self._weights_arg
-        if w is None:
-            return None
-        if isinstance(w, Mapping):
-            return {str(k): float(v) for k, v in w.items()}
-        return _enc(np.asarray(w, dtype=float))
-
-    def to_state(self) -> dict[str, Any]:
-        """The complete engine state as JSON-able data (see :meth:`to_json`)."""
-        return {
-            "version": _STATE_VERSION, "models": list(self.models), "alpha": self.alpha, "tau": self.tau,
-            "method": self.method, "stake": self.stake, "output": self.output, "keep_history": self.keep_history,
-            "resolution": self.resolution,
-            "labels": (self._labels if isinstance(self._labels, (dict, type(None))) else list(self._labels)),
-            "weights": self._weights_state(),
-            "items": self.items, "top_k": self.top_k, "pilot": self.pilot, "epochs": self.epochs,
-            "additions": self.additions, "blocks_source": self.blocks_source, "blocks_column": self.blocks_column,
-            "epoch": self.epoch, "n_additions": self.n_additions, "history": self._history,
-            "design": None if self._design is None else {k: (_enc(v) if isinstance(v, np.ndarray) else v)
-                                                         for k, v in self._design.to_state().items()},
-            "R": self.R, "replicate_ids": list(self.replicate_ids), "theta_sum": _enc(self._theta_sum),
-            "hist_yb": [_enc(x) for x in self._hist_yb], "hist_theta": [_enc(x) for x in self._hist_theta],
-            "families": [f.to_state() for f in self._families],
-            "pilot_set": self._pilot_set, "topk_set": self._topk_set, "topk_at": self._topk_at,
-            "topk_now": self._topk_now, "topk_conflict": self._topk_conflict,
-        }
-
-    def to_json(self) -> str:
-        """Serialise the complete engine state (exact: arrays are stored as raw float64 bytes)."""
-        import json
-
-        from ..._integrity import EDITED_FIELD, seal
-        state = self.to_state()
-        if getattr(self, "_edited", None):
-            state[EDITED_FIELD] = self._edited
-        # one checksum over configuration and recorded replicates: from_json refuses an edited state
-        return json.dumps(seal(state))
-
-    @classmethod
-    def from_json(cls, text: str | bytes, *, trust_edited: bool = False) -> "Leaderboard":
-        """Rebuild an engine from :meth:`to_json`; it resumes exactly where the original stopped.
-
-        The state's checksum (``state_sha256``, over configuration and every recorded replicate) must match;
-        an edited or unsealed state raises :class:`~certirank.errors.EditedStateError` unless
-        ``trust_edited=True``, and then every result carries a ``trust_edited`` warning.
-        """
-        import json
-
-        from ..._integrity import verify
-        try:
-            s = json.loads(text)
-        except (TypeError, ValueError) as exc:  # includes UnicodeDecodeError of bytes
-            raise StateError(f"not a saved Leaderboard state (invalid JSON: {exc})") from None
-        if not isinstance(s, dict) or s.get("version") != _STATE_VERSION or "families" not in s:
-            raise StateError("not a saved Leaderboard state (missing version/families)")
-        edited = verify(s, what="saved Leaderboard state", trust_edited=trust_edited)
-        try:
-            board = cls._from_state(s)
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
-            raise StateError(f"corrupt saved Leaderboard state ({type(exc).__name__}: {exc})") from None
-        board._edited = edited
-        return board
-
-    @classmethod
-    def _from_state(cls, s: dict[str, Any]) -> "Leaderboard":
-        w = s["weights"]
-        weights = None if w is None else (w if isinstance(w, dict) and "b64" not in w else _dec(w))
-        labels = s["labels"]
-        self = cls.__new__(cls)
-        self.alpha, self.tau, self.method, self.output = s["alpha"], s["tau"], s["method"], s["output"]
-        # states saved before the stake option used the grid (B10 for bb-edge-pi)
-        self.stake = s.get("stake", "b10" if self.method == "bb-edge-pi" else "grid")
-        self.keep_history = s["keep_history"]
-        self.models = list(s["models"])
-        self.resolution, self._labels = s["resolution"], labels
-        self.top_k, self.pilot, self.epochs, self.additions = s["top_k"], s["pilot"], s["epochs"], s["additions"]
-        self.blocks_source, self.blocks_column = s["blocks_source"], s["blocks_column"]
-        self._weights_arg = weights
-        self.items = s["items"]
-        self.grid = default_grid()
-        self.epoch = int(s["epoch"])
-        self._history = s["history"]
-        self._reset_epoch_state()
-        self.n_additions = int(s["n_additions"])
-        ds = s["design"]
-        self._design = None if ds is None else BlockDesign.from_state(
-            {k: (_dec(v) if isinstance(v, dict) and "b64" in v else v) for k, v in ds.items()})
-        self.R = int(s["R"])
-        self.replicate_ids = list(s["replicate_ids"])
-        self._theta_sum = _dec(s["theta_sum"])
-        self._hist_yb = [_dec(x) for x in s["hist_yb"]]
-        self._hist_theta = [_dec(x) for x in s["hist_theta"]]
-        self._pilot_set, self._topk_set, self._topk_at = s["pilot_set"], s["topk_set"], s["topk_at"]
-        self._topk_now, self._topk_conflict = s["topk_now"], s["topk_conflict"]
-        if self._design is not None:
-            self._ensure_families()
-            self._families = [_Family.from_state(f) for f in s["families"]]
-        self._check_loaded()
-        return self
-
-    def _check_loaded(self) -> None:
-        """Shapes and indices of a loaded state agree with its model list (reachable only with trust_edited)."""
-        L = len(self.models)
-        if L < 2 or len(set(map(str, self.models))) != L:
-            raise ValueError(f"models must be at least 2 distinct names, got {self.models!r}")
-        if self._theta_sum.shape != (L,) or any(t.shape != (L,) for t in self._hist_theta):
-            raise ValueError(f"the recorded means do not have one value per model ({L} models)")
-        if len(self._hist_yb) != len(self._hist_theta):
-            raise ValueError("recorded replicates and their means differ in number")
-        for fam in self._families:
-            if fam.a.size and (max(int(fam.a.max()), int(fam.b.max())) >= L or min(int(fam.a.min()),
-                                                                                   int(fam.b.min())) < 0):
-                raise ValueError(f"family {fam.label!r} refers to a model outside the {L} models")
-
-    def save(self, path: str | os.PathLike[str]) -> Path:
-        """Write :meth:`to_json` to ``path`` atomically (temporary file in the same folder, then rename)."""
-        path = Path(path)
-        atomic_write_text(path, self.to_json())
-        return path
-
-    @classmethod
-    def load(cls, path: str | os.PathLike[str], *, trust_edited: bool = False) -> "Leaderboard":
-        """Read a state written by :meth:`save` (its checksum is required; see :meth:`from_json`)."""
-        from ...errors import EditedStateError
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise StateError(f"cannot read saved leaderboard {str(path)!r}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise StateError(f"cannot read saved leaderboard {str(path)!r}: not a text (UTF-8 JSON) file") from None
-        except (TypeError, ValueError):
-            raise StateError(f"cannot read saved leaderboard {path!r}: expected a file path") from None
-        try:
-            return cls.from_json(text, trust_edited=trust_edited)
-        except EditedStateError as exc:
-            raise EditedStateError(f"{path}: {exc}") from None
 
     def __repr__(self) -> str:
         return (f"Leaderboard({len(self.models)} models, method={self.method!r}, stake={self.stake!r}, "
