@@ -21,11 +21,8 @@ record numbers for Parquet and JSON arrays.
 
 from __future__ import annotations
 
-import csv
 import json
-import math
 import os
-import warnings
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -33,22 +30,23 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._escape import csv_cell, csv_uncell
+from .._escape import csv_cell
 from .._io import atomic_path
 from .._validate import check_choice
 from .._compat import keyword_only
 from ..errors import DataError, ParameterError
 from . import formats as _formats
+# the file and preference readers live in their own modules; their names stay importable from here
+from .files import (FILE_TYPES, _SUFFIX_TYPES, _existing_path, _file_type,  # noqa: F401
+                    _is_missing, jsonl_records, read_frame)
+from .preferences import PREFERENCE_COLUMNS, _preference_columns, load_preferences, validate_preferences
 from .table import ALIASES, validate_table
 
 __all__ = ["FORMATS", "load", "load_preferences", "validate_preferences", "write_table", "detect_layout"]
 
 LAYOUTS = ("long", "wide", "preferences")
-FILE_TYPES = ("csv", "tsv", "parquet", "jsonl", "json")
 IMPORTERS = ("lm-eval", "inspect")
 FORMATS = LAYOUTS + FILE_TYPES + IMPORTERS + _formats.NAMES
-
-PREFERENCE_COLUMNS = ("policy_a", "policy_b", "preference")
 
 # Extra env aliases accepted in files only: spec 03 §9.1 names long replay data (policy, trial, score) and
 # the RRPS matrix is `test_case,policy,score`. validate_table keeps its own alias list unchanged.
@@ -57,10 +55,6 @@ _FILE_ENV_ALIASES = ("trial", "test_case")
 _WIDE_ID_COLUMNS = ("env", "environment", "item", "trial", "test_case")
 # Cells of a wide table that mean "not run".
 _BLANKS = frozenset({"", "nan", "na", "n/a", "null", "none"})
-_COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst", ".zip")
-_SUFFIX_TYPES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet",
-                 ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
-_TIE_LABELS = frozenset({"tie", "tie (bothbad)", "both", "draw"})
 
 # Options each reader understands; anything else is a ParameterError rather than silently ignored.
 _OPTIONS = {
@@ -149,136 +143,6 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
                        file_type=file_type, options=options)
 
 
-def _existing_path(path: Any) -> Path:
-    """`path` as a Path that exists; anything else is a DataError (never a bare TypeError from Path(None))."""
-    if not isinstance(path, (str, os.PathLike)):
-        raise DataError(f"expected a file path or a pandas DataFrame, got {type(path).__name__}")
-    p = Path(path)
-    if not p.exists():
-        raise DataError("no such file or folder", source=str(path))
-    return p
-
-
-def load_preferences(path: str | os.PathLike[str] | pd.DataFrame, format: str | None = None, *,
-                     policies: Sequence[str] | None = None, **options: Any) -> pd.DataFrame:
-    """Read a preference / battle table and return it validated (see `validate_preferences`).
-
-    `format` may name the file type (``csv``, ``tsv``, ``parquet``, ``jsonl``, ``json``); the only layout
-    accepted is ``preferences``.
-    """
-    fmt = None if format is None else check_choice("format", format, ("preferences",) + FILE_TYPES)
-    if isinstance(path, pd.DataFrame):
-        return validate_preferences(path, policies=policies, row_offset=0)
-    p = _existing_path(path)
-    source = str(path)
-    if p.is_dir():
-        raise DataError("is a folder; expected a preference table file (A,B,preference or "
-                        "model_a,model_b,winner)", source=source)
-    sep = options.pop("sep", None)
-    if options:
-        raise ParameterError(f"unknown option(s) for preference tables: {', '.join(sorted(options))} "
-                             "(valid: policies, sep)")
-    file_type = fmt if fmt in FILE_TYPES else _file_type(p)
-    frame, row_offset = read_frame(p, file_type, sep=sep)
-    table = validate_preferences(frame, policies=policies, source=source, row_offset=row_offset)
-    table.attrs["file_type"] = file_type
-    return table
-
-
-def validate_preferences(frame: pd.DataFrame, policies: Sequence[str] | None = None, source: str | None = None,
-                         *, row_offset: int = 2) -> pd.DataFrame:
-    """Check and canonicalise a preference table; the one validation point for pairwise comparisons.
-
-    Accepted layouts: ``A,B,preference`` or ``policy_a,policy_b,preference`` (preference 0 = A preferred,
-    1 = B preferred, 0.5 = tie) and ``model_a,model_b,winner`` (winner ``model_a``, ``model_b``, ``tie``
-    (also ``tie (bothbad)``), or the name of one of the two models).
-
-    Parameters
-    ----------
-    frame:
-        The raw table.
-    policies:
-        If given, every compared policy must be in this list.
-    source:
-        Name used in error messages.
-    row_offset:
-        Added to 0-based row positions in messages (2 = CSV line numbers).
-
-    Returns
-    -------
-    pandas.DataFrame
-        Columns ``policy_a``, ``policy_b`` (str) and ``preference`` (float64 in {0, 0.5, 1}), in file order;
-        ``attrs["format"] == "preferences"``.
-    """
-    if not isinstance(frame, pd.DataFrame):
-        raise DataError(f"expected a table (pandas DataFrame), got {type(frame).__name__}", source=source)
-    cols = _preference_columns(frame.columns)
-    if cols is None:
-        found = ", ".join(repr(str(c)) for c in frame.columns) or "none"
-        raise DataError(f"not a preference table: expected columns A,B,preference or model_a,model_b,winner; "
-                        f"found {found}", source=source)
-    a_col, b_col, v_col = cols
-    if len(frame) == 0:
-        raise DataError("the preference table is empty (no comparisons)", source=source)
-    df = frame.reset_index(drop=True)
-    names = {}
-    for col in (a_col, b_col):
-        raw = df[col]
-        text = raw.map(lambda v: "" if _is_missing(v) else str(v).strip())
-        bad = np.flatnonzero((text == "").to_numpy())
-        if len(bad):
-            raise DataError("empty policy name; every comparison names both sides", source=source,
-                            row=int(bad[0]) + row_offset, column=str(col))
-        names[col] = text.to_numpy(dtype=object)
-    a, b = names[a_col], names[b_col]
-    same = np.flatnonzero(a == b)
-    if len(same):
-        i = int(same[0])
-        raise DataError(f"policy {a[i]!r} is compared with itself; a comparison needs two different policies",
-                        source=source, row=i + row_offset)
-
-    raw = df[v_col]
-    pref = np.empty(len(df), dtype="float64")
-    if v_col.lower() == "winner":
-        for i, w in enumerate(raw):
-            label = "" if _is_missing(w) else str(w).strip()
-            key = label.lower()
-            if key in ("model_a", "a"):
-                pref[i] = 0.0
-            elif key in ("model_b", "b"):
-                pref[i] = 1.0
-            elif key in _TIE_LABELS:
-                pref[i] = 0.5
-            elif label == a[i]:
-                pref[i] = 0.0
-            elif label == b[i]:
-                pref[i] = 1.0
-            else:
-                raise DataError(f"winner {label!r} is neither side of this comparison ({a[i]!r} vs {b[i]!r}); "
-                                "expected 'model_a', 'model_b', 'tie' or one of the two names",
-                                source=source, row=i + row_offset, column=str(v_col))
-    else:
-        num = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64")
-        for i in np.flatnonzero(~np.isin(num, (0.0, 0.5, 1.0))):
-            v = raw.iloc[int(i)]
-            raise DataError(f"preference {v!r} is not 0 (A preferred), 1 (B preferred) or 0.5 (tie)",
-                            source=source, row=int(i) + row_offset, column=str(v_col))
-        pref[:] = num
-    if policies is not None:
-        allowed = {str(p) for p in policies}
-        for col, side in ((a_col, a), (b_col, b)):
-            unknown = np.flatnonzero([s not in allowed for s in side])
-            if len(unknown):
-                i = int(unknown[0])
-                raise DataError(f"unknown policy {side[i]!r}; expected one of {', '.join(map(repr, policies))}",
-                                source=source, row=i + row_offset, column=str(col))
-    out = pd.DataFrame({"policy_a": pd.Series(a, dtype=object).astype(str),
-                        "policy_b": pd.Series(b, dtype=object).astype(str), "preference": pref})
-    out.attrs["source"] = source
-    out.attrs["format"] = "preferences"
-    return out
-
-
 def detect_layout(columns: Sequence[Any]) -> str:
     """Layout of a table from its column names: ``preferences``, ``long`` or ``wide``."""
     if _preference_columns(columns) is not None:
@@ -349,151 +213,7 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike[str], format: str |
 
 
 # ---------------------------------------------------------------------------------------------------
-# file reading
-
-def read_frame(p: Path, file_type: str, *, sep: str | None = None) -> tuple[pd.DataFrame, int]:
-    """Read a table file into a raw DataFrame (text cells stay text); return it and its row offset."""
-    source = str(p)
-    if p.stat().st_size == 0:
-        raise DataError("the file is empty (expected a header line and data rows)", source=source)
-    if file_type in ("csv", "tsv"):
-        return _read_csv(p, sep or ("," if file_type == "csv" else "\t")), 2
-    if file_type == "parquet":
-        try:
-            frame = pd.read_parquet(p)
-        except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
-            raise DataError(f"cannot read as Parquet ({_first_line(exc)})", source=source) from None
-        return frame, 1
-    if file_type == "jsonl":
-        return _read_jsonl(p), 1
-    if file_type == "json":
-        obj = _read_json(p)
-        if isinstance(obj, dict) and "eval" in obj:
-            raise DataError("this is an inspect_ai log; load it with format='inspect'", source=source)
-        if not isinstance(obj, list) or not all(isinstance(r, dict) for r in obj):
-            raise DataError("expected a JSON array of records (one object per observation)", source=source)
-        return pd.DataFrame.from_records(obj), 1
-    raise ParameterError(f"unknown file type {file_type!r}")
-
-
-def _read_csv(p: Path, sep: str) -> pd.DataFrame:
-    source = str(p)
-    kind = "TSV" if sep == "\t" else "CSV"
-    try:
-        # The header is read on its own because pandas silently renames duplicate columns ("score.1").
-        head = pd.read_csv(p, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False,
-                           encoding="utf-8-sig", skip_blank_lines=False)
-    except pd.errors.EmptyDataError:
-        raise DataError("the file is empty or starts with a blank line (expected a header line naming the "
-                        "columns, then data rows)", source=source) from None
-    except UnicodeDecodeError:
-        raise DataError(f"not a UTF-8 text file (expected {kind} text)", source=source) from None
-    except (pd.errors.ParserError, OSError, EOFError, ValueError) as exc:
-        raise DataError(f"cannot read as {kind} ({_first_line(exc)})", source=source) from None
-    names = [str(h).strip() for h in head.iloc[0].tolist()] if len(head) else []
-    if not any(names):
-        raise DataError("the first line is empty; expected a header line naming the columns", source=source)
-    seen: set[str] = set()
-    for n in names:
-        if n in seen:
-            raise DataError("column name appears twice in the header", source=source, row=1, column=n)
-        seen.add(n)
-    try:
-        with warnings.catch_warnings():
-            # index_col=False stops pandas from silently turning the first column into an index when every
-            # row has one field too many; it warns instead, which we make an error.
-            warnings.simplefilter("error", pd.errors.ParserWarning)
-            frame = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, na_values=[""], encoding="utf-8-sig",
-                                skip_blank_lines=True, index_col=False)
-    except pd.errors.ParserWarning:
-        line = _first_long_row(p, sep, len(names))
-        raise DataError(f"malformed {kind}: line {line} has more fields than the "
-                        f"{len(names)} columns of the header", source=source) from None
-    except pd.errors.EmptyDataError:
-        raise DataError("the file is empty (expected a header line and data rows)", source=source) from None
-    except pd.errors.ParserError as exc:
-        raise DataError(f"malformed {kind}: {_first_line(exc)}", source=source) from None
-    except UnicodeDecodeError:
-        raise DataError(f"not a UTF-8 text file (expected {kind} text)", source=source) from None
-    frame.columns = [csv_uncell(str(c).strip()) for c in frame.columns]
-    # undo write_table's spreadsheet-formula guard (a leading ' before = + - @); see certirank._escape.csv_cell
-    for c in frame.columns:
-        col = frame[c]
-        if col.map(lambda v: isinstance(v, str) and v[:1] == "'").any():
-            frame[c] = col.map(lambda v: csv_uncell(v) if isinstance(v, str) else v)
-    return frame
-
-
-def _first_long_row(p: Path, sep: str, width: int) -> int | str:
-    try:
-        with open(p, newline="", encoding="utf-8-sig") as fh:
-            for n, row in enumerate(csv.reader(fh, delimiter=sep), start=1):
-                if len(row) > width:
-                    return n
-    except (UnicodeDecodeError, csv.Error):  # compressed files: pandas read them, we cannot point at the line
-        pass
-    return "?"
-
-
-def jsonl_records(p: Path) -> list[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every non-blank line of a JSON-lines file; one clear error per bad line."""
-    source = str(p)
-    out = []
-    try:
-        with open(p, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    rec = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise DataError(f"not valid JSON ({exc.msg}); expected one JSON object per line",
-                                    source=source, row=n) from None
-                if not isinstance(rec, dict):
-                    raise DataError(f"expected a JSON object per line, got {type(rec).__name__}", source=source,
-                                    row=n)
-                out.append((n, rec))
-    except UnicodeDecodeError:
-        raise DataError("not a UTF-8 text file (expected JSON lines)", source=source) from None
-    return out
-
-
-def _read_jsonl(p: Path) -> pd.DataFrame:
-    records = [rec for _, rec in jsonl_records(p)]
-    if not records:
-        raise DataError("the file has no records (expected one JSON object per line)", source=str(p))
-    return pd.DataFrame.from_records(records)
-
-
-def _read_json(p: Path) -> Any:
-    try:
-        with open(p, encoding="utf-8") as fh:
-            return json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON ({exc.msg})", source=str(p), row=exc.lineno) from None
-    except UnicodeDecodeError:
-        raise DataError("not a UTF-8 text file (expected JSON)", source=str(p)) from None
-
-
-def _file_type(p: Path) -> str:
-    suffixes = [s.lower() for s in p.suffixes]
-    if suffixes and suffixes[-1] in _COMPRESSIONS:
-        suffixes = suffixes[:-1]
-    if suffixes and suffixes[-1] in _SUFFIX_TYPES:
-        return _SUFFIX_TYPES[suffixes[-1]]
-    # No telling extension: look at the first bytes.
-    with open(p, "rb") as fh:
-        head = fh.read(4096)
-    if head.startswith(b"PAR1"):
-        return "parquet"
-    text = head.lstrip()
-    if text.startswith(b"["):
-        return "json"
-    if text.startswith(b"{"):
-        return "jsonl"
-    first = head.split(b"\n", 1)[0]
-    return "tsv" if first.count(b"\t") > first.count(b",") else "csv"
-
+# importers and options
 
 def _detect_importer(p: Path) -> str | None:
     from . import importers
@@ -630,21 +350,6 @@ def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tupl
 # ---------------------------------------------------------------------------------------------------
 # helpers
 
-def _preference_columns(columns: Sequence[Any]) -> tuple[str, str, str] | None:
-    by_lower = {str(c).strip().lower(): c for c in columns}
-    for a, b, v in (("policy_a", "policy_b", "preference"), ("a", "b", "preference"),
-                    ("model_a", "model_b", "winner")):
-        if a in by_lower and b in by_lower and v in by_lower:
-            return by_lower[a], by_lower[b], by_lower[v]
-    return None
-
-
-def _is_missing(v: Any) -> bool:
-    if v is None or v is pd.NA:
-        return True
-    return isinstance(v, (float, np.floating)) and math.isnan(v)
-
-
 def _is_blank(v: Any) -> bool:
     if _is_missing(v):
         return True
@@ -665,11 +370,6 @@ def _cell_label(v: Any) -> str:
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
         return str(int(v))
     return str(v).strip()
-
-
-def _first_line(exc: BaseException) -> str:
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__
 
 
 def _bare_message(err: DataError) -> str:

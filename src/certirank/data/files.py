@@ -1,0 +1,193 @@
+"""Reading table files into raw frames: the file type from the name (or the first bytes), then CSV/TSV,
+Parquet, JSON lines or a JSON array, with one located DataError per unreadable file, line or record.
+
+Nothing here knows about layouts: `certirank.data.readers` decides what the raw frame means.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import warnings
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .._escape import csv_uncell
+from ..errors import DataError, ParameterError
+
+__all__ = ["FILE_TYPES", "read_frame", "jsonl_records"]
+
+FILE_TYPES = ("csv", "tsv", "parquet", "jsonl", "json")
+_COMPRESSIONS = (".gz", ".bz2", ".xz", ".zst", ".zip")
+_SUFFIX_TYPES = {".csv": "csv", ".tsv": "tsv", ".tab": "tsv", ".parquet": "parquet", ".pq": "parquet",
+                 ".jsonl": "jsonl", ".ndjson": "jsonl", ".json": "json"}
+
+
+def _existing_path(path: Any) -> Path:
+    """`path` as a Path that exists; anything else is a DataError (never a bare TypeError from Path(None))."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise DataError(f"expected a file path or a pandas DataFrame, got {type(path).__name__}")
+    p = Path(path)
+    if not p.exists():
+        raise DataError("no such file or folder", source=str(path))
+    return p
+
+
+def read_frame(p: Path, file_type: str, *, sep: str | None = None) -> tuple[pd.DataFrame, int]:
+    """Read a table file into a raw DataFrame (text cells stay text); return it and its row offset."""
+    source = str(p)
+    if p.stat().st_size == 0:
+        raise DataError("the file is empty (expected a header line and data rows)", source=source)
+    if file_type in ("csv", "tsv"):
+        return _read_csv(p, sep or ("," if file_type == "csv" else "\t")), 2
+    if file_type == "parquet":
+        try:
+            frame = pd.read_parquet(p)
+        except Exception as exc:  # pyarrow raises several unrelated types for corrupt files
+            raise DataError(f"cannot read as Parquet ({_first_line(exc)})", source=source) from None
+        return frame, 1
+    if file_type == "jsonl":
+        return _read_jsonl(p), 1
+    if file_type == "json":
+        obj = _read_json(p)
+        if isinstance(obj, dict) and "eval" in obj:
+            raise DataError("this is an inspect_ai log; load it with format='inspect'", source=source)
+        if not isinstance(obj, list) or not all(isinstance(r, dict) for r in obj):
+            raise DataError("expected a JSON array of records (one object per observation)", source=source)
+        return pd.DataFrame.from_records(obj), 1
+    raise ParameterError(f"unknown file type {file_type!r}")
+
+
+def _read_csv(p: Path, sep: str) -> pd.DataFrame:
+    source = str(p)
+    kind = "TSV" if sep == "\t" else "CSV"
+    try:
+        # The header is read on its own because pandas silently renames duplicate columns ("score.1").
+        head = pd.read_csv(p, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False,
+                           encoding="utf-8-sig", skip_blank_lines=False)
+    except pd.errors.EmptyDataError:
+        raise DataError("the file is empty or starts with a blank line (expected a header line naming the "
+                        "columns, then data rows)", source=source) from None
+    except UnicodeDecodeError:
+        raise DataError(f"not a UTF-8 text file (expected {kind} text)", source=source) from None
+    except (pd.errors.ParserError, OSError, EOFError, ValueError) as exc:
+        raise DataError(f"cannot read as {kind} ({_first_line(exc)})", source=source) from None
+    names = [str(h).strip() for h in head.iloc[0].tolist()] if len(head) else []
+    if not any(names):
+        raise DataError("the first line is empty; expected a header line naming the columns", source=source)
+    seen: set[str] = set()
+    for n in names:
+        if n in seen:
+            raise DataError("column name appears twice in the header", source=source, row=1, column=n)
+        seen.add(n)
+    try:
+        with warnings.catch_warnings():
+            # index_col=False stops pandas from silently turning the first column into an index when every
+            # row has one field too many; it warns instead, which we make an error.
+            warnings.simplefilter("error", pd.errors.ParserWarning)
+            frame = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, na_values=[""], encoding="utf-8-sig",
+                                skip_blank_lines=True, index_col=False)
+    except pd.errors.ParserWarning:
+        line = _first_long_row(p, sep, len(names))
+        raise DataError(f"malformed {kind}: line {line} has more fields than the "
+                        f"{len(names)} columns of the header", source=source) from None
+    except pd.errors.EmptyDataError:
+        raise DataError("the file is empty (expected a header line and data rows)", source=source) from None
+    except pd.errors.ParserError as exc:
+        raise DataError(f"malformed {kind}: {_first_line(exc)}", source=source) from None
+    except UnicodeDecodeError:
+        raise DataError(f"not a UTF-8 text file (expected {kind} text)", source=source) from None
+    frame.columns = [csv_uncell(str(c).strip()) for c in frame.columns]
+    # undo write_table's spreadsheet-formula guard (a leading ' before = + - @); see certirank._escape.csv_cell
+    for c in frame.columns:
+        col = frame[c]
+        if col.map(lambda v: isinstance(v, str) and v[:1] == "'").any():
+            frame[c] = col.map(lambda v: csv_uncell(v) if isinstance(v, str) else v)
+    return frame
+
+
+def _first_long_row(p: Path, sep: str, width: int) -> int | str:
+    try:
+        with open(p, newline="", encoding="utf-8-sig") as fh:
+            for n, row in enumerate(csv.reader(fh, delimiter=sep), start=1):
+                if len(row) > width:
+                    return n
+    except (UnicodeDecodeError, csv.Error):  # compressed files: pandas read them, we cannot point at the line
+        pass
+    return "?"
+
+
+def jsonl_records(p: Path) -> list[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line of a JSON-lines file; one clear error per bad line."""
+    source = str(p)
+    out = []
+    try:
+        with open(p, encoding="utf-8") as fh:
+            for n, line in enumerate(fh, start=1):
+                if not line.strip():
+                    continue
+                try:
+                    rec = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise DataError(f"not valid JSON ({exc.msg}); expected one JSON object per line",
+                                    source=source, row=n) from None
+                if not isinstance(rec, dict):
+                    raise DataError(f"expected a JSON object per line, got {type(rec).__name__}", source=source,
+                                    row=n)
+                out.append((n, rec))
+    except UnicodeDecodeError:
+        raise DataError("not a UTF-8 text file (expected JSON lines)", source=source) from None
+    return out
+
+
+def _read_jsonl(p: Path) -> pd.DataFrame:
+    records = [rec for _, rec in jsonl_records(p)]
+    if not records:
+        raise DataError("the file has no records (expected one JSON object per line)", source=str(p))
+    return pd.DataFrame.from_records(records)
+
+
+def _read_json(p: Path) -> Any:
+    try:
+        with open(p, encoding="utf-8") as fh:
+            return json.load(fh)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"not valid JSON ({exc.msg})", source=str(p), row=exc.lineno) from None
+    except UnicodeDecodeError:
+        raise DataError("not a UTF-8 text file (expected JSON)", source=str(p)) from None
+
+
+def _file_type(p: Path) -> str:
+    suffixes = [s.lower() for s in p.suffixes]
+    if suffixes and suffixes[-1] in _COMPRESSIONS:
+        suffixes = suffixes[:-1]
+    if suffixes and suffixes[-1] in _SUFFIX_TYPES:
+        return _SUFFIX_TYPES[suffixes[-1]]
+    # No telling extension: look at the first bytes.
+    with open(p, "rb") as fh:
+        head = fh.read(4096)
+    if head.startswith(b"PAR1"):
+        return "parquet"
+    text = head.lstrip()
+    if text.startswith(b"["):
+        return "json"
+    if text.startswith(b"{"):
+        return "jsonl"
+    first = head.split(b"\n", 1)[0]
+    return "tsv" if first.count(b"\t") > first.count(b",") else "csv"
+
+
+def _is_missing(v: Any) -> bool:
+    if v is None or v is pd.NA:
+        return True
+    return isinstance(v, (float, np.floating)) and math.isnan(v)
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
