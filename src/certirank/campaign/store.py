@@ -22,8 +22,7 @@ import json
 import math
 import os
 import sqlite3
-import tempfile
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -31,38 +30,28 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..errors import CertirankError, DataError, ParameterError, StateError
+from ..errors import DataError, ParameterError, StateError
 from . import _schema
-from ._blind import make_codes
-from ._engines import KINDS, AnyRankEngine, LeaderboardEngine, engine_class
-from ._util import (
-    _HASHED,
-    _canon,
-    _check_note,
-    _check_range,
-    _check_trial,
-    _config_diff,
-    _environment,
-    _now,
-    _operator,
-    _row_hash,
-    _sha,
-)
+from ._audit import _AuditTrail
+from ._create import FORMAT, _Creation
+from ._engines import engine_class
+from ._util import _HASHED, _check_note, _check_trial, _now, _operator, _row_hash, _sha
 from ._views import relabel, remaining
-from .results import AuditLog, CampaignStatus, ExportResult, Record, Suggestion, VerifyReport
+from .results import CampaignStatus, ExportResult, Record, Suggestion, VerifyReport
 
 __all__ = ["FORMAT", "Campaign"]
 
-FORMAT = "certirank.campaign/1"
 STATUS_SCHEMA = "certirank.campaign.status/1"
 
 
-class Campaign:
+class Campaign(_Creation, _AuditTrail):
     """A live AnyRank (or BB-EDGE leaderboard) campaign stored in one SQLite file.
 
     Create one with :meth:`init`, reopen it anywhere with :meth:`open` (or ``Campaign(path)``). Every method
     either returns a result object (``to_dict()``) or raises a :class:`certirank.CertirankError` subclass with
-    a one-line reason, leaving the file unchanged. Safe to use from several processes at once.
+    a one-line reason, leaving the file unchanged. Safe to use from several processes at once. Creation
+    (``_create.py``) and the audit-trail readers (``_audit.py``) are mixins; the writes stay here, next to
+    the transactions they depend on.
 
     Examples
     --------
@@ -71,114 +60,6 @@ class Campaign:
     ...     c.record(s.policy, s.trial, run_on_robot(s.policy, s.environment))
     >>> c.status().ranking.sentences()                                  # doctest: +SKIP
     """
-
-    # ------------------------------------------------------------------------------------------ creation
-    @classmethod
-    def init(cls, path: str | os.PathLike[str], policies: Sequence[str] | None = None, *, kind: str = "anyrank",
-             models: Sequence[str] | None = None, alpha: float = 0.05, method: str | None = None,
-             prior: Any = None, gamma: float = 1.0, n_max: int | None = None, ties: str = "allow",
-             guarantee: str = "paper", environments: Sequence[str] | None = None, seed: int | None = None,
-             blind: bool = False, score_range: Sequence[float] | None = None, blocks: Any = None,
-             tau: float = 0.0, top_k: int | None = None, by: str | None = None, **options: Any) -> Campaign:
-        """Create the campaign file at ``path`` with its configuration locked (refused if ``path`` exists).
-
-        ``kind="anyrank"`` (default): ``policies`` and the :class:`certirank.Ranker` settings (``n_max`` is the
-        per-comparison budget, default 5000; ``environments`` + ``seed`` draw each trial's environment;
-        ``score_range=(lo, hi)`` declares raw scores that are rescaled to [0, 1]; ``blind=True`` gives every
-        policy a stable code shown instead of its name). ``kind="leaderboard"``: ``models`` (or ``policies``),
-        ``alpha``, ``tau``, ``blocks`` ("items" or "replicate"), ``top_k``, ``method`` (BB-EDGE).
-        """
-        path = Path(path)
-        kind = str(kind).strip().lower()
-        if kind not in KINDS:
-            raise ParameterError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-        config: dict[str, Any] = {"format": FORMAT, "kind": kind}
-        if kind == "anyrank":
-            if models is not None:
-                raise ParameterError("models= is for --kind leaderboard; an AnyRank campaign takes policies=")
-            if policies is None:
-                raise ParameterError("give the policies to rank (--policies a,b,c)")
-            if seed is not None and environments is None and not blind:
-                raise ParameterError("seed draws the environments and the blind codes; give environments or blind "
-                                     "as well")
-            config["engine"] = AnyRankEngine.make_config(
-                policies, alpha=alpha, method=method or "anyrank", prior=prior, gamma=gamma, n_max=n_max, ties=ties,
-                guarantee=guarantee, environments=environments, seed=None if environments is None else seed,
-                options=options)
-            names = list(config["engine"]["ranker"]["policies"])
-            config["score_range"] = None if score_range is None else _check_range(score_range)
-        else:
-            given = {"prior": prior, "n_max": n_max, "environments": environments, "seed": seed,
-                     "score_range": score_range}
-            bad = [k for k, v in given.items() if v is not None] + (["blind"] if blind else []) + sorted(options)
-            if bad:
-                raise ParameterError(f"{', '.join(bad)}: not used by a leaderboard campaign (--kind leaderboard "
-                                     "takes --models, --alpha, --tau, --blocks, --top-k, --method)")
-            names_in = models if models is not None else policies
-            if names_in is None:
-                raise ParameterError("give the models of the leaderboard (--models a,b,c)")
-            config["engine"] = LeaderboardEngine.make_config(names_in, alpha=alpha, tau=tau, blocks=blocks,
-                                                             top_k=top_k, method=method or "bb-edge")
-            names = list(config["engine"]["models"])
-        config["blind"] = bool(blind)
-        config["codes"] = make_codes(names, seed) if blind else None
-        text = _canon(config)
-        sha = _sha(text)
-        if path.exists():
-            cls._refuse_reinit(path, config)
-        folder = path.parent if str(path.parent) else Path(".")
-        if not folder.is_dir():
-            raise ParameterError(f"cannot create campaign {path}: folder {folder} does not exist")
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".init", dir=folder)
-        os.close(fd)
-        os.unlink(tmp)
-        try:
-            conn = _schema.connect(tmp)
-            try:
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.execute(f"PRAGMA application_id = {_schema.APPLICATION_ID}")
-                conn.execute(f"PRAGMA user_version = {_schema.SCHEMA_VERSION}")
-                conn.execute("BEGIN IMMEDIATE")
-                for stmt in _schema.DDL.split(";"):
-                    if stmt.strip():
-                        conn.execute(stmt)
-                meta = {"schema_version": str(_schema.SCHEMA_VERSION), "kind": kind, "config": text,
-                        "config_sha256": sha, "created_at": _now(), "created_by": _operator(by) or "",
-                        "certirank_version": __version__}
-                conn.executemany("INSERT INTO meta (key, value) VALUES (?, ?)", meta.items())
-                engine = engine_class(kind).fresh(config["engine"])
-                blob = engine.checkpoint()
-                conn.execute("INSERT INTO checkpoint VALUES (1, 0, ?, 0, ?, ?, ?, ?)",
-                             (sha, engine.fmt, blob, _sha(blob), _now()))
-                conn.execute("COMMIT")
-            finally:
-                conn.close()
-            try:  # a hard link never replaces an existing file: two concurrent inits cannot clobber each other
-                os.link(tmp, path)
-            except FileExistsError:
-                cls._refuse_reinit(path, config)
-        finally:
-            for suffix in ("", "-wal", "-shm"):
-                if os.path.exists(tmp + suffix):
-                    os.unlink(tmp + suffix)
-        return cls(path)
-
-    @staticmethod
-    def _refuse_reinit(path: Path, config: Mapping[str, Any]) -> None:
-        try:
-            old = Campaign(path)
-        except CertirankError:
-            raise ParameterError(f"{path} already exists and is not a campaign file; choose another name") from None
-        try:
-            before = old.config
-        finally:
-            old.close()
-        changed = _config_diff(before, config)
-        if changed:
-            raise StateError(f"{path} is already a campaign and its configuration is locked (changed: "
-                             f"{', '.join(changed)}); the pre-registered settings cannot change after init -- "
-                             "start a new campaign file instead")
-        raise StateError(f"{path} is already a campaign with this configuration; use it as it is (campaign next)")
 
     # ------------------------------------------------------------------------------------------ opening
     def __init__(self, path: str | os.PathLike[str]) -> None:
@@ -565,51 +446,6 @@ class Campaign:
         """The engine's own result (names, never codes): what ``status`` shows, for programs."""
         with self._read() as conn:
             return self._current(conn).result()
-
-    def log(self) -> AuditLog:
-        """The audit trail: every record, undo and unblinding, in order, with who and when."""
-        with self._read() as conn:
-            self._current(conn)
-            rows = self._rows(conn)
-        return AuditLog(path=str(self.path), created_at=self._meta["created_at"],
-                        created_by=self._meta.get("created_by") or None, config_sha256=self.config_sha256,
-                        entries=rows)
-
-    def records(self, *, live_only: bool = True) -> list[Record]:
-        """Recorded results (default: those not undone), in recording order."""
-        with self._read() as conn:
-            self._current(conn)
-            rows = self._rows(conn)
-        return [r for r in rows if r.action == "record" and (r.live or not live_only)]
-
-    _SELECT = ("SELECT r.id, r.action, r.policy, r.trial, r.score, r.raw_score, r.payload, r.target, r.by, r.note, "
-               "r.ahead, r.at, r.undone_by, r.prev_hash, r.hash, u.at, u.by FROM records r LEFT JOIN records u ON "
-               "u.id = r.undone_by")
-
-    def _rows(self, conn: sqlite3.Connection) -> list[Record]:
-        out = []
-        for vals in conn.execute(self._SELECT + " ORDER BY r.id"):
-            out.append(self._from_sql(vals))
-        return out
-
-    def _fetch(self, conn: sqlite3.Connection, rid: int) -> Record:
-        return self._from_sql(conn.execute(self._SELECT + " WHERE r.id = ?", (rid,)).fetchone())
-
-    def _from_sql(self, vals: Sequence[Any]) -> Record:
-        keys = ("id", "action", "policy", "trial", "score", "raw_score", "payload", "target", "by", "note", "ahead",
-                "at", "undone_by", "prev_hash", "hash", "undone_at", "undone_who")
-        row = dict(zip(keys, vals))
-        return self._as_record(row)
-
-    def _as_record(self, row: Mapping[str, Any], env: str | None = None) -> Record:
-        if env is None and self.kind == "anyrank" and row.get("action") == "record" and row.get("trial") is not None \
-                and self.config["engine"].get("environment_draw"):
-            env = _environment(self.config["engine"]["environment_draw"], int(row["trial"]))
-        return Record(id=int(row["id"]), action=row["action"], policy=self._shown(row.get("policy")),
-                      trial=row.get("trial"), score=row.get("score"), by=row.get("by"), note=row.get("note"),
-                      at=row["at"], ahead=bool(row.get("ahead")), raw_score=row.get("raw_score"),
-                      target=row.get("target"), environment=env, undone_by=row.get("undone_by"),
-                      undone_at=row.get("undone_at"), undone_who=row.get("undone_who"), hash=row["hash"])
 
     # ------------------------------------------------------------------------------------------ export
     def export(self, out: str | os.PathLike[str], *, unblind: bool = False) -> ExportResult:
