@@ -61,7 +61,29 @@ def test_graph_output(small_csv):
     assert out.exit_code == 0 and "flowchart TD" in out.output
 
 
+def test_stake_option_reaches_the_result(small_csv):
+    got = {}
+    for stake in ("grid", "plugin-eb", "plugin"):
+        out = runner.invoke(app, ["leaderboard", str(small_csv), "--json", "--stake", stake])
+        assert out.exit_code == 0, out.output
+        got[stake] = json.loads(out.output)
+        assert got[stake]["stake"] == stake
+        assert got[stake] == json.loads(json.dumps(leaderboard(small_csv, stake=stake).to_dict()))
+    default = json.loads(runner.invoke(app, ["leaderboard", str(small_csv), "--json"]).output)
+    assert default == got["plugin"]  # the engine's default, not a second default in the CLI
+    evidence = {k: [d["log_e"] for d in v["edge_details"]] for k, v in got.items()}
+    assert evidence["grid"] and evidence["grid"] != evidence["plugin"]  # the stake changed the e-values too
+
+
+def test_stake_help_names_every_allowed_value():
+    from certirank.methods.bbedge.core import STAKES
+    help_text = " ".join(runner.invoke(app, ["leaderboard", "--help"], env={"COLUMNS": "200"}).output.split())
+    assert all(v in help_text for v in STAKES), help_text
+
+
 @pytest.mark.parametrize("args, msg", [
+    (["--stake", "nope"], "unknown stake 'nope'; valid choices: plugin, plugin-eb, grid"),
+    (["--stake", "plugin", "--method", "bfh-e-holm"], "has its own stake rule"),
     (["--tau", "-0.1"], "tau"),
     (["--blocks", "nope"], "blocks column 'nope' not found"),
     (["--graph", "png"], "graph"),

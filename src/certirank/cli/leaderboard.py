@@ -22,6 +22,11 @@ def leaderboard_cmd(
     top_k: Optional[int] = typer.Option(None, "--top-k", help="Certify a Top-k set."),
     pilot: Optional[int] = typer.Option(None, "--pilot", help="Pilot replicates choosing the Top-k candidates."),
     method: str = typer.Option("bb-edge", "--method", help="bb-edge, bfh-e-holm, cr-edge or bb-edge-pi."),
+    # the values are checked by the engine against methods.bbedge.core.STAKES (a test keeps this help in step)
+    stake: Optional[str] = typer.Option(None, "--stake", help="Stake rule of bb-edge and cr-edge: plugin (default; "
+                                        "a predictable stake on the exact betting factor), plugin-eb (the same on "
+                                        "the empirical-Bernstein factor: cheaper at many models, less powerful) or "
+                                        "grid (the spec 04 41-point mixture). Other methods have their own."),
     graph: Optional[str] = typer.Option(None, "--graph", help="Also print the confidence graph: dot or mermaid."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw the confidence graph to FILE.png or FILE.svg."),
     format: Optional[str] = FORMAT_OPT,
@@ -48,13 +53,13 @@ def leaderboard_cmd(
     if cols is not None:
         from ..methods.groups import run_by_group
         grouped = run_by_group(source, cols, lambda tab, level: leaderboard(
-            tab, alpha=level, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method),
+            tab, alpha=level, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method, stake=stake),
             alpha=alpha, alpha_across_groups=alpha_across_groups, method=method)
         emit(grouped, as_json, lambda r: render_groups(r, f"{data}: {method} in {len(r.groups)} groups of "
                                                        f"{', '.join(cols)}"))
         return
     result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
-                         score_range=sr, format=fmt)
+                         score_range=sr, format=fmt, stake=stake)
 
     def render(res: Any) -> None:
         from ..report.text import ranking_renderables
@@ -63,7 +68,7 @@ def leaderboard_cmd(
             tk = res.top_k
             extra.append(f"Top-{tk['k']}: not certified yet." if tk["set"] is None else
                          f"Top-{tk['k']} certified at replicate {tk['certified_at']}: {', '.join(tk['set'])}.")
-        title = (f"{data}: {res.method}, {len(res.models)} models, {res.replicates} replicate(s), alpha = "
+        title = (f"{data}: {res.method} (stake {res.stake}), {len(res.models)} models, {res.replicates} replicate(s), alpha = "
                  f"{res.alpha:g}, tau = {res.tau:g}")
         show(ranking_renderables(res.ranking, title=title, full=show_all, width=console.width,
                                  n_label="reps", extra=extra))

@@ -141,9 +141,10 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     weights : optional item weights (mapping item -> weight, summing to 1); default the ``weight`` column,
         else 1/N.
     output : {"current", "cumulative"}
-    stake : {"plugin", "grid"}, optional
-        For "bb-edge" / "cr-edge": the predictable growth plug-in stake (default) or the 41-point stake
-        mixture of spec 04 (see :class:`Leaderboard`).
+    stake : {"plugin", "plugin-eb", "grid"}, optional
+        For "bb-edge" / "cr-edge": the predictable plug-in stake on the exact betting factor (default), the
+        same on the empirical-Bernstein factor, or the 41-point stake mixture of spec 04 (see
+        :class:`Leaderboard`).
 
     Returns
     -------

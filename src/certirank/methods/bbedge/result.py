@@ -35,8 +35,9 @@ class LeaderboardResult(ResultMixin):
     method : str
         "bb-edge", "bfh-e-holm", "cr-edge" or "bb-edge-pi".
     stake : str
-        "plugin" (the predictable growth plug-in stake), "grid" (the spec 04 41-point stake mixture; always
-        for bfh-e-holm) or "b10" (bb-edge-pi's own plug-in).
+        "plugin" (the predictable plug-in stake on the exact betting factor), "plugin-eb" (the same on the
+        empirical-Bernstein factor), "grid" (the spec 04 41-point stake mixture; always for bfh-e-holm) or
+        "b10" (bb-edge-pi's own plug-in).
     blocks : dict
         Block resolution, its source and the plain-words assumption it rests on.
     models : list of dict
