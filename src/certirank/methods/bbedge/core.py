@@ -74,6 +74,8 @@ PLUGIN_BETTING_DRIFTS = (0.015, 0.1)
 PLUGIN_PRIOR_VAR = 1.0 / 16.0
 #: cap on lambda_r (w_m / w_* <= 1, so every block stake stays <= 0.9 and psi_E finite)
 PLUGIN_CAP = 0.9
+#: entries per row block of :func:`betting_terms` (three such float64 buffers, ~2 MB, stay in cache)
+BETTING_BLOCK_ENTRIES = 80_000
 
 #: the independence assumption each resolution rests on, in the words every output states
 RESOLUTION_TEXT = {
@@ -417,17 +419,33 @@ def betting_terms(v_a: np.ndarray, v_b: np.ndarray, a_row: np.ndarray, b_row: np
     So it is a supermartingale factor under the same conditions, and since exp(lambda xi - psi_E(lambda) xi^2)
     <= 1 + lambda xi it is >= the empirical-Bernstein factor of the same stake on every path.
     """
-    x = v_a[a_row]
-    x -= v_b[b_row]
-    s2 = np.einsum("ij,ij->i", x, x)
-    out = np.empty((x.shape[0], lam.shape[1]))
-    f = np.empty_like(x)
-    for k in range(lam.shape[1]):
-        np.multiply(x, lam[:, k, None], out=f)
-        f += 1.0
-        # np.log on 1 + y (SIMD) is ~10x faster than np.log1p here; it loses at most ~1e-16 absolute per
-        # block, and 1 + y >= 0.1 by the stake cap
-        out[:, k] = np.log(f, out=f).sum(axis=1)
+    E, M, K = a_row.shape[0], v_a.shape[1], lam.shape[1]
+    s2 = np.empty(E)
+    out = np.empty((E, K))
+    # a few directions at a time in reused buffers: the K passes of multiply, add and log then read cached
+    # rows instead of a fresh multi-MB array each (2.1x at L = 100, M = 10,000: docs/performance.md); every
+    # row's arithmetic, and so the result, is the same whatever the block size
+    rows = max(1, min(E, BETTING_BLOCK_ENTRIES // max(1, M)))
+    x, y, f = np.empty((rows, M)), np.empty((rows, M)), np.empty((rows, M))
+    for s in range(0, E, rows):
+        n = min(rows, E - s)
+        xs, ys, fs = x[:n], y[:n], f[:n]
+        a_blk, b_blk = a_row[s:s + n], b_row[s:s + n]
+        a0, b0 = int(a_blk[0]), int(b_blk[0])
+        if (a_blk == a0).all() and (b_blk == np.arange(b0, b0 + n)).all():
+            # one better model against a run of consecutive others (most blocks of a full board): views, no copy
+            np.subtract(v_a[a0], v_b[b0:b0 + n], out=xs)
+        else:
+            np.take(v_a, a_blk, axis=0, out=xs)
+            np.take(v_b, b_blk, axis=0, out=ys)
+            xs -= ys
+        s2[s:s + n] = np.einsum("ij,ij->i", xs, xs)
+        for k in range(K):
+            np.multiply(xs, lam[s:s + n, k, None], out=fs)
+            fs += 1.0
+            # np.log on 1 + y (SIMD) is ~10x faster than np.log1p here; it loses at most ~1e-16 absolute per
+            # block, and 1 + y >= 0.1 by the stake cap
+            out[s:s + n, k] = np.log(fs, out=fs).sum(axis=1)
     return s2, out
 
 
