@@ -176,8 +176,7 @@ def _graph_sections(page: _Page, pr: Any, what: str) -> None:
     body = page.figure(fig, f"Confidence graph of the {what}: arrows are the transitive reduction of the certified "
                        "relations (better → worse); rows are tiers; boxes show mean | letters | rank interval.")
     if pr.inconsistent:
-        body = ('<p class="warn">The certified relations contain a cycle, which can only happen after an error; '
-                "rank intervals fail closed to [1, L].</p>") + body
+        body = f'<p class="warn">{_e(pr.cycle_note)}</p>' + body
     body += (f"<details><summary>Graphviz DOT</summary><pre>{_e(dot)}</pre></details>"
              f"<details><summary>Mermaid</summary><pre>{_e(mermaid)}</pre></details>")
     page.section("graph", "Confidence graph", body)
