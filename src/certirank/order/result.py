@@ -252,7 +252,7 @@ class Ranking:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Ranking:
         """Rebuild from :meth:`to_dict` output (also when nested as ``"ranking"`` in a command's JSON)."""
-        if "schema" not in d and isinstance(d.get("ranking"), Mapping):
+        if d.get("schema") != SCHEMA and isinstance(d.get("ranking"), Mapping):  # a command's JSON (own schema)
             d = d["ranking"]
         if d.get("schema") != SCHEMA:
             raise ParameterError(f"not a {SCHEMA} object (schema = {d.get('schema')!r})")
