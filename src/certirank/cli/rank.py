@@ -49,10 +49,10 @@ def render_preferences(res: Any, *, title: str, full: bool = False) -> None:
     show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, mean_label="share",
                              n_label="battles", verb="is preferred to", extra=extra))
     rows = [[p["a"], p["b"], str(p["battles"]), str(p["wins_a"]), str(p["wins_b"]), str(p["draws"]),
-             {"a>b": f"{p['a']} > {p['b']}", "a<b": f"{p['b']} > {p['a']}"}.get(p["decision"], "undecided")]
+             {"a>b": "A > B", "a<b": "B > A"}.get(p["decision"], "undecided")]
             for p in res.pairs]
-    show(table_renderables(["pair: A", "B", "battles", "A won", "B won", "draws", "certified"], rows,
-                           left=(0, 1, 6), limit=None if full else MAX_ROWS))
+    show(table_renderables(["A", "B", "battles", "A won", "B won", "draws", "certified"], rows,
+                           left=(0, 1), limit=None if full else MAX_ROWS))
 
 
 @app.command("rank")

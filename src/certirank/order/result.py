@@ -224,6 +224,15 @@ class Ranking:
         t = top_k(self.closure, k)
         return None if t is None else [self.names[i] for i in t]
 
+    def how(self, rel: Relation) -> str:
+        """How a relation was certified, in words: "by transitivity", "after 29 paired trials", or "" (a direct
+        test with no time axis). Every renderer words relations with this."""
+        if rel.via == "closure":
+            return "by transitivity"
+        if rel.when is None:
+            return ""
+        return f"after {_num(rel.when):g} {self.when_unit or ''}".rstrip()
+
     def sentences(self) -> list[str]:
         """Every certified relation and undecided pair in plain words."""
         conf = "certified" + ("" if self.alpha is None else f", alpha = {self.alpha:g}")

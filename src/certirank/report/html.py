@@ -220,12 +220,7 @@ def _ranking_sections(page: _Page, r: Ranking, what: str, *, guarantee: str = ""
     conf = "certified" + ("" if r.alpha is None else f", alpha = {r.alpha:g}")
     items = []
     for rel in r.relations:
-        if rel.via == "closure":
-            how = "by transitivity"
-        elif rel.when is not None:
-            how = f"after {rel.when:g} {r.when_unit or ''}".rstrip()
-        else:
-            how = "direct"
+        how = r.how(rel) or "direct"
         items.append(f"<li>{_e(rel.better)} {_e(verb)} {_e(rel.worse)} ({_e(conf)}, {_e(how)})</li>")
     items += [f"<li>{_e(a)} vs {_e(b)}: undecided</li>" for a, b in r.undecided]
     tail = "" if r.undecided else "<p>Every pair is decided: the ranking is complete.</p>"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ..order.result import Ranking, Relation
+from ..order.result import Ranking
 
 __all__ = ["to_markdown", "ranking_markdown"]
 
@@ -44,14 +44,6 @@ def _table(header: list[str], align: list[str], rows: list[list[Any]]) -> list[s
     return out
 
 
-def _how(rel: Relation, r: Ranking) -> str:
-    if rel.via == "closure":
-        return "by transitivity"
-    if rel.when is not None and r.when_unit:
-        return f"after {rel.when:g} {r.when_unit}"
-    return ""
-
-
 def ranking_markdown(r: Ranking, *, title: str | None = None, n_label: str | None = "n",
                      notes: Sequence[str] = (), level: int = 2, verb: str = "is better than") -> str:
     """The Markdown report of a :class:`~certirank.order.Ranking`: summary, table, certified and undecided
@@ -76,7 +68,7 @@ def ranking_markdown(r: Ranking, *, title: str | None = None, n_label: str | Non
         lines.append("**Certified pairs**")
         lines.append("")
         lines += [f"- {_text(x.better)} {verb} {_text(x.worse)}"
-                  + (f" ({_text(_how(x, r))})" if _how(x, r) else "") for x in r.relations]
+                  + (f" ({_text(r.how(x))})" if r.how(x) else "") for x in r.relations]
     else:
         lines.append("**Certified pairs:** none yet.")
     lines.append("")

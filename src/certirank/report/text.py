@@ -136,12 +136,7 @@ def ranking_renderables(r: Ranking, *, title: str | None = None, full: bool = Fa
     lines = None if full else MAX_LIST_LINES
     if r.relations and (full or len(r.relations) <= MAX_SENTENCES):
         for x in r.relations:
-            if x.via == "closure":
-                how = ", by transitivity"
-            elif x.when is not None and r.when_unit:
-                how = f", after {_fmt(x.when, 'g')} {r.when_unit}"
-            else:
-                how = ""
+            how = f", {r.how(x)}" if r.how(x) else ""
             out.append(Text(f"  {x.better} {verb} {x.worse} ({qualifier}{how})"))
     elif r.relations:
         rels = [f"{x.better} > {x.worse}" for x in r.relations if x.via == "test"]
