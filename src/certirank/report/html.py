@@ -520,34 +520,15 @@ def html_report(result: Any, *, data: Any = None, title: str | None = None, form
             "preference-graph": "Certified preference graph", "grouped": "Certified rankings by group"}
     page = _Page(title or name.get(kind, f"certirank {kind}"), f"certirank {kind}" + (f" — {source}" if source else ""))
     opts = {"format": format, "score_range": score_range}
-    if kind == "rank":
-        _rank(page, d, data, opts)
-    elif kind == "demo":
-        _demo(page, d, data, opts)
-    elif kind == "leaderboard":
-        _leaderboard(page, d, data, opts)
-    elif kind == "baseline":
-        _baseline(page, d, data, opts)
-    elif kind == "compare":
-        _compare(page, d, data, opts)
+    with_data = {"rank": _rank, "demo": _demo, "leaderboard": _leaderboard, "baseline": _baseline,
+                 "compare": _compare, "ranking": _plain_ranking, "shuffled-rank": _shuffled,
+                 "preference-graph": _preferences, "grouped": _grouped}
+    if kind in with_data:
+        with_data[kind](page, d, data, opts)
     elif kind == "simulate":
         _simulate(page, d, data, opts, sim_obj)
-    elif kind == "compose-test":
-        _compose(page, d)
-    elif kind == "test-designs":
-        _designs(page, d)
-    elif kind == "inspect":
-        _inspect(page, d)
-    elif kind == "ranking":
-        _plain_ranking(page, d, data, opts)
-    elif kind == "shuffled-rank":
-        _shuffled(page, d, data, opts)
-    elif kind == "preference-graph":
-        _preferences(page, d, data, opts)
-    elif kind == "grouped":
-        _grouped(page, d, data, opts)
-    else:
-        _inspect(page, d)
+    else:  # a kind with no page of its own gets the generic page of its fields
+        {"compose-test": _compose, "test-designs": _designs}.get(kind, _inspect)(page, d)
     page.kind = kind  # type: ignore[attr-defined]
     return page.render(), page
 
