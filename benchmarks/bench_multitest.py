@@ -28,7 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from certirank.multitest import Graph, SequentialGraphTest, e_holm, from_prior, graph_test, pair_gaps
-from certirank.order import letters, partial_ranking, transitive_closure
+from certirank.order import letters, make_ranking, transitive_closure
 from certirank.order.letters import letter_columns
 
 
@@ -102,8 +102,8 @@ def main() -> None:
         rels = [(names[a], names[b]) for a in range(n) for b in range(n) if mu[a] - mu[b] > 0.35]
         adj = np.array([[mu[a] - mu[b] > 0.35 for b in range(n)] for a in range(n)])
         add(f"transitive_closure, L={n}", lambda adj=adj: transitive_closure(adj), 20)
-        add(f"partial_ranking + DOT, L={n} ({len(rels)} relations)",
-            lambda names=names, rels=rels, mu=mu: partial_ranking(names, rels, mu).to_dot(), 1)
+        add(f"make_ranking + DOT, L={n} ({len(rels)} relations)",
+            lambda names=names, rels=rels, mu=mu: make_ranking(names, rels, kind="bench", means=mu).to_dot(), 1)
     names50 = [f"p{i:02d}" for i in range(50)]
     mu50 = rng.random(50)
     for gap in (0.6, 0.3, 0.1):

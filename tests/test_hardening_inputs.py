@@ -139,9 +139,9 @@ def test_escape_helpers_on_hostile_names() -> None:
 
 
 def test_mermaid_and_dot_outputs_escape_hostile_names() -> None:
-    from certirank.order import partial_ranking
+    from certirank.order import make_ranking
     names = HOSTILE[:6]
-    pr = partial_ranking(names, [(names[0], names[1]), (names[2], names[3])])
+    pr = make_ranking(names, [(names[0], names[1]), (names[2], names[3])], kind="x")
     mer = pr.to_mermaid()
     assert "<script" not in mer and "<img" not in mer and "onerror=\"" not in mer
     assert len(mer.splitlines()) == 1 + len(names) + 2  # a raw newline in a name did not add a line

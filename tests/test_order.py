@@ -23,8 +23,8 @@ from certirank.order import (
     letter_name,
     letters,
     longest_paths,
+    make_ranking,
     minimax_times,
-    partial_ranking,
     rank_intervals,
     relation_matrix,
     tiers,
@@ -313,41 +313,40 @@ E2E_MERMAID = """flowchart TD
 
 
 def test_end_to_end_vector():
-    # given in a scrambled order: display order must come from the means
-    pr = partial_ranking(["C", "E", "A", "D", "B"], [("A", "B"), ("B", "C"), ("A", "D")],
-                         means=[0.5, 0.3, 0.9, 0.4, 0.7])
-    assert pr.items == ("A", "B", "C", "D", "E")
-    closure = {(a, b) for a in pr.items for b in pr.items if pr.better(a, b)}
+    # given in a scrambled order: display order must come from the certified order, then the means
+    pr = make_ranking(["C", "E", "A", "D", "B"], [("A", "B"), ("B", "C"), ("A", "D")], kind="spec07",
+                      means=[0.5, 0.3, 0.9, 0.4, 0.7])
+    assert pr.names == ("A", "B", "C", "D", "E")
+    closure = {(a, b) for a in pr.names for b in pr.names if pr.better(a, b)}
     assert closure == {("A", "B"), ("A", "C"), ("A", "D"), ("B", "C")}
-    assert [(r["winner"], r["loser"], r["kind"]) for r in pr.relations] == [
-        ("A", "B", "direct"), ("A", "C", "implied"), ("A", "D", "direct"), ("B", "C", "direct")]
+    assert [(r.better, r.worse, r.via) for r in pr.relations] == [
+        ("A", "B", "test"), ("A", "C", "closure"), ("A", "D", "test"), ("B", "C", "test")]
     assert set(pr.reduction) == {("A", "B"), ("A", "D"), ("B", "C")}
     assert [pr.rank_interval(x) for x in "ABCDE"] == [(1, 2), (2, 4), (3, 5), (2, 5), (1, 5)]
-    assert list(zip(pr.wins.tolist(), pr.losses.tolist())) == [(3, 0), (1, 1), (0, 2), (0, 1), (0, 0)]
-    assert pr.order == ("A", "B", "E", "D", "C")
-    assert pr.tiers.tolist() == [1, 2, 3, 2, 1]
+    assert [(p.better_than, p.worse_than) for p in pr.policies] == [(3, 0), (1, 1), (0, 2), (0, 1), (0, 0)]
+    assert [p.tier for p in pr.policies] == [1, 2, 3, 2, 1]
     assert pr.letters == {"A": "a", "B": "b", "C": "c", "D": "bc", "E": "abc"}
     assert pr.resolved_fraction == 0.4
     assert not pr.inconsistent and pr.cycles == ()
     assert pr.to_dot() == E2E_DOT
     assert pr.to_mermaid(edges="closure") == E2E_MERMAID
     d = json.loads(pr.to_json())
-    assert [i["name"] for i in d["items"]] == list("ABCDE")
-    assert d["items"][3] == {"name": "D", "mean": 0.4, "letters": "bc", "rank_lo": 2, "rank_hi": 5, "tier": 2,
-                             "wins": 0, "losses": 1}
-    assert d["reduction"] == [["A", "B"], ["A", "D"], ["B", "C"]]
-    assert d["inconsistent"] is False and d["resolved_fraction"] == 0.4
+    assert [i["name"] for i in d["policies"]] == list("ABCDE")
+    assert d["policies"][3] == {"name": "D", "mean": 0.4, "n": None, "letters": "bc", "rank_lo": 2, "rank_hi": 5,
+                                "tier": 2, "better_than": 0, "worse_than": 1}
+    assert d["inconsistent"] is False and d["counts"]["certified"] == 4 and d["undecided"] == [
+        ["A", "E"], ["B", "D"], ["B", "E"], ["C", "D"], ["C", "E"], ["D", "E"]]
     assert pr.top_k(1) is None
     direct = pr.to_mermaid(edges="direct")
     assert "n0 --> n1" in direct and "-.->" not in direct and "n0 --> n2" not in direct
 
 
 def test_cycle_vector():
-    pr = partial_ranking(["A", "B", "C"], [("A", "B"), ("B", "C"), ("C", "A")], means=[0.5, 0.9, 0.1])
+    pr = make_ranking(["A", "B", "C"], [("A", "B"), ("B", "C"), ("C", "A")], kind="x", means=[0.5, 0.9, 0.1])
     assert pr.inconsistent
     assert [pr.rank_interval(x) for x in "ABC"] == [(1, 3)] * 3
-    assert pr.tiers.tolist() == [1, 1, 1]
-    assert pr.order == ("B", "A", "C")  # by mean
+    assert [p.tier for p in pr.policies] == [1, 1, 1]
+    assert pr.names == ("B", "A", "C")  # by mean
     assert pr.cycles == (("A", "B", "C"),)
     assert len(pr.relations) == 3  # still listed
     assert pr.to_dict()["inconsistent"] is True
@@ -363,7 +362,7 @@ def test_cycle_vector():
 
 
 def test_text_escaping_and_modes():
-    pr = partial_ranking(['a"q', "b\\s"], [('a"q', "b\\s", "implied")], means=[0.5, 0.25])
+    pr = make_ranking(['a"q', "b\\s"], [('a"q', "b\\s", "closure")], kind="x", means=[0.5, 0.25])
     dot = pr.to_dot(edges="closure")
     assert '"a\\"q" [label="a\\"q\\n0.500 | a | [1,1]"];' in dot
     assert '"a\\"q" -> "b\\\\s" [style=dashed];' in dot
@@ -373,12 +372,28 @@ def test_text_escaping_and_modes():
     assert "->" not in pr.to_dot(edges="direct").split("node [shape=box];")[1].replace("label", "")
     with pytest.raises(ParameterError, match="edges"):
         pr.to_dot(edges="all")
-    no_means = partial_ranking(["x", "y"], np.array([[False, True], [False, False]]))
-    assert no_means.items == ("x", "y") and '"x" [label="x\\na | [1,1]"];' in no_means.to_dot()
-    with pytest.raises(ParameterError, match="unknown item"):
-        partial_ranking(["x"], [("x", "y")])
+    no_means = make_ranking(["x", "y"], [("x", "y")], kind="x")
+    assert no_means.names == ("x", "y") and '"x" [label="x\\na | [1,1]"];' in no_means.to_dot()
+    with pytest.raises(ParameterError, match="unknown policy"):
+        make_ranking(["x"], [("x", "y")], kind="x")
     with pytest.raises(ParameterError, match="itself"):
-        partial_ranking(["x", "y"], [("x", "x")])
+        make_ranking(["x", "y"], [("x", "x")], kind="x")
+
+
+def test_partial_ranking_is_a_deprecated_alias_of_the_one_ranking():
+    import certirank.order as order
+    with pytest.warns(DeprecationWarning, match="make_ranking"):
+        old = order.partial_ranking
+    with pytest.warns(DeprecationWarning):
+        assert order.PartialRanking is order.Ranking
+    r = old(["C", "A", "B"], [{"winner": "A", "loser": "B"}, ("B", "C", "direct"), ("A", "C", "implied")],
+            means=[0.1, 0.9, 0.5])
+    new = make_ranking(["C", "A", "B"], [("A", "B"), ("B", "C")], kind="partial", means=[0.1, 0.9, 0.5])
+    assert r == new and r.to_dot() == new.to_dot()
+    m = old(["x", "y"], np.array([[False, True], [False, False]]))
+    assert m.better("x", "y") and not m.better("y", "x")
+    with pytest.raises(ParameterError, match="kind"):
+        old(["x", "y"], [("x", "y", "maybe")])
 
 
 # ------------------------------------------------------------------------------------------ graph algorithms

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import numpy as np
 import pandas as pd
@@ -128,6 +129,68 @@ def test_letters_property_random_certified_relations():
                     assert share == (not (r.better(a, b) or r.better(b, a)))
 
 
+def test_shuffled_letters_follow_the_certified_order_not_the_mean(tmp_path):
+    """Shuffled replay: A ran only the first 40 rows, where B beats it on every row; B scores 0 on the rest, so
+    A's table average is higher although B > A is certified. C (last 80 rows only) beats B there."""
+    from certirank.methods.shuffled import shuffled_ranking
+    nan = np.full(80, np.nan)
+    df = pd.DataFrame({"A": np.r_[np.full(40, 0.6), nan], "B": np.r_[np.full(40, 1.0), np.zeros(80)],
+                       "C": np.r_[np.full(40, np.nan), np.full(80, 0.3)]})
+    res = shuffled_ranking(df, 0.05, seed=0)
+    assert {(d["better"], d["worse"]) for d in res.decisions} == {("B", "A"), ("C", "B")}
+    assert res.means["A"] > res.means["B"] > res.means["C"]  # the mean order contradicts both relations
+    r = res.ranking
+    assert type(r) is Ranking and r.kind == "shuffled" and not r.transitive
+    assert r.names == ("C", "B", "A") and list(res.letters) == ["C", "B", "A"] and res.letters == r.letters
+    assert "a" not in res.letters["A"] and "a" not in res.letters["B"]
+    assert not r.better("C", "A") and ("C", "A") in r.undecided  # no closure: C and A never shared a row
+    assert set(res.letters["A"]) & set(res.letters["C"])
+    path = tmp_path / "w.csv"
+    df.to_csv(path, index=False)
+    out = runner.invoke(app, ["rank", str(path), "--shuffle", "0"])
+    assert out.exit_code == 0, out.output
+    rows = [m.group(1) for m in re.finditer(r"^\d+\s+(\S+)\s+[\d.]+\s+\d+\s", out.stdout, re.M)]  # table rows
+    assert rows == ["C", "B", "A"]
+    d = json.loads(runner.invoke(app, ["rank", str(path), "--shuffle", "0", "--json"]).stdout)
+    assert Ranking.from_dict(d) == r and d["kind"] == "shuffled-rank"
+
+
+def test_preference_and_group_results_expose_the_ranking(tmp_path):
+    from certirank.methods.groups import run_by_group
+    from certirank.methods.preferences import preference_graph
+    # rock-paper-scissors: certified edges that go round; nothing is chained, the cycle is said as such
+    rows = [("rock", "scissors", 0.0)] * 30 + [("scissors", "paper", 0.0)] * 30 + [("paper", "rock", 0.0)] * 30
+    pg = preference_graph(pd.DataFrame(rows, columns=["A", "B", "preference"]), 0.05)
+    r = pg.ranking
+    assert type(r) is Ranking and r.kind == "preference-graph" and not r.transitive and r.inconsistent
+    assert {(x.better, x.worse) for x in r.relations} == {(e["better"], e["worse"]) for e in pg.edges}
+    assert all(x.via == "test" and x.when == e["decided_at"] for x, e in
+               zip(sorted(r.relations, key=lambda x: x.better), sorted(pg.edges, key=lambda e: e["better"])))
+    assert r.better("rock", "scissors") and not r.better("scissors", "rock")
+    assert "need not be transitive" in r.cycle_note and [sorted(c) for c in r.cycles] == [["paper", "rock", "scissors"]]
+    assert {p.name: p.n for p in r.policies} == {"rock": 60, "scissors": 60, "paper": 60}
+    # a chain a > b > c with a vs c never met: not implied (preferences need not chain)
+    chain = preference_graph(pd.DataFrame([("a", "b", 0.0)] * 30 + [("b", "c", 0.0)] * 30,
+                                          columns=["A", "B", "preference"]), 0.05)
+    assert chain.ranking.names == ("a", "b", "c") and not chain.ranking.better("a", "c")
+    lett = {k: set(v) for k, v in chain.ranking.letters.items()}
+    assert lett["a"] & lett["c"] and not lett["b"] & (lett["a"] | lett["c"]) and "a" in lett["a"]
+    assert chain.ranking.rank_interval("c") == (2, 3) and ["a", "c"] in chain.ranking.to_dict()["undecided"]
+    # --group-by: one Ranking per group, the same as running the group alone, and the summary reads it
+    df = _wide(n=120)
+    long = df.reset_index().melt(id_vars="index", var_name="policy", value_name="score")
+    long["env"] = long["index"].astype(str)
+    long["half"] = np.where(long["index"] % 2 == 0, "even", "odd")
+    table = certirank.load(long.drop(columns="index"))
+    res = run_by_group(table, ["half"], lambda sub, a: certirank.anyrank(sub, alpha=a), alpha=0.1)
+    assert len(res.rankings) == 2 and all(type(x) is Ranking for x in res.rankings)
+    alone = certirank.anyrank(table[table.half == "odd"], alpha=0.1).ranking
+    assert res.rankings[1] == alone
+    assert res.groups[1]["letters"] == ", ".join(f"{p.name} {p.letters}" for p in alone.policies)
+    assert res.groups[1]["certified_pairs"] == alone.n_certified
+    assert "rankings" not in res.to_dict() and res.to_dict()["kind"] == "grouped"
+
+
 def test_ties_in_display_order_broken_by_mean_then_name():
     r = make_ranking(["c", "b", "a", "d"], [("d", "a")], kind="x", means=[0.2, 0.5, 0.9, 0.1])
     # d must precede a (certified): d is pulled up to just above a, the rest keeps mean order
@@ -174,6 +237,14 @@ def test_report_html_on_the_json_of_every_command(tmp_path):
         "compose-test": ["compose-test", str(matrix), "--size", "2", "--rounds", "20"],
         "inspect": ["inspect", str(wide)],
     }
+    # rank's other results: a shuffled replay, a preference graph (battle data) and a --group-by run
+    grouped = tmp_path / "grouped.csv"
+    long = _wide(n=80).reset_index().melt(id_vars="index", var_name="policy", value_name="score")
+    long.assign(env=long["index"], half=np.where(long["index"] % 2 == 0, "even", "odd")).drop(
+        columns="index").to_csv(grouped, index=False)
+    commands.update({"shuffled-rank": ["rank", str(wide), "--shuffle", "3"],
+                     "preference-graph": ["rank", str(_prefs(tmp_path))],
+                     "grouped": ["rank", str(grouped), "--group-by", "half"]})
     for kind, args in commands.items():
         path, d = _json(args, tmp_path, kind)
         assert d["kind"] == kind
@@ -184,6 +255,13 @@ def test_report_html_on_the_json_of_every_command(tmp_path):
         assert info["kind"] == kind and page.read_text().startswith("<!DOCTYPE html>")
         if "ranking" in d or kind == "demo":
             assert {"graph", "summary", "decisions"} <= set(info["sections"]), kind
+            r = Ranking.from_dict(d if kind != "demo" else d["anyrank"])
+            text = page.read_text()
+            assert all(f"<td class=\"l\">{p.name}</td>" in text for p in r.policies), kind
+        if kind == "grouped":
+            assert {"summary", "g0-summary", "g0-graph", "g1-decisions"} <= set(info["sections"])
+        if kind == "preference-graph":
+            assert "battles" in info["sections"]
     # a command without a page of its own (here check) still gets a page, chosen by its kind
     check_path, d = _json(["check", str(wide), "--claim", "good>bad"], tmp_path, "check")
     assert d["kind"] == "check"

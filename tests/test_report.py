@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 import certirank
 from certirank.cli import app
 from certirank.errors import ParameterError
-from certirank.order import partial_ranking
+from certirank.order import make_ranking
 from certirank.report import (curves_plot, detect_kind, figure_png, figure_svg, graph_plot, html_report,
                               rank_interval_plot, ranking_of, score_plot, summary_plot, write_report)
 from certirank.report._mpl import wrap_label
@@ -172,7 +172,7 @@ def test_score_plot_on_roboarena(shared_data):
 # ----------------------------------------------------------------------------------------------- graph
 
 def test_graph_plot_spec_vector():
-    pr = partial_ranking(SPEC_ITEMS, SPEC_RELATIONS, SPEC_MEANS)
+    pr = make_ranking(SPEC_ITEMS, SPEC_RELATIONS, kind="spec07", means=SPEC_MEANS)
     fig = graph_plot(pr, title="g")
     ax = fig.axes[0]
     arrows = [p for p in ax.get_children() if isinstance(p, FancyArrowPatch)]
@@ -196,7 +196,7 @@ def test_graph_plot_spec_vector():
 
 
 def test_graph_plot_cycle_is_drawn_and_flagged():
-    pr = partial_ranking(["A", "B", "C"], [("A", "B"), ("B", "C"), ("C", "A")], [0.3, 0.2, 0.1])
+    pr = make_ranking(["A", "B", "C"], [("A", "B"), ("B", "C"), ("C", "A")], kind="x", means=[0.3, 0.2, 0.1])
     assert pr.inconsistent
     fig = graph_plot(pr)
     arrows = [p for p in fig.axes[0].get_children() if isinstance(p, FancyArrowPatch)]
@@ -208,7 +208,7 @@ def test_graph_plot_thirty_long_names_no_overlap():
     names = [f"model-{k:02d}-" + "y" * 31 for k in range(30)]  # 40 characters each
     group = [k // 6 for k in range(30)]  # five tiers of six, some pairs across neighbouring tiers certified
     rels = [(names[i], names[j]) for i in range(30) for j in range(30) if group[j] == group[i] + 1 and (i + j) % 3 == 0]
-    pr = partial_ranking(names, rels, np.linspace(0.9, 0.1, 30))
+    pr = make_ranking(names, rels, kind="x", means=np.linspace(0.9, 0.1, 30))
     fig = graph_plot(pr, title="thirty")
     items, bbox = rendered_texts(fig)
     assert_no_overlap(items, bbox)

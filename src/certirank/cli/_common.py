@@ -237,25 +237,15 @@ def group_columns(text: Optional[str]) -> Optional[list[str]]:
     return cols
 
 
-def render_shuffled(res: Any, title: str) -> None:
-    """A shuffled (without-replacement) replay: policies, table averages, letters, certified pairs."""
-    from rich.table import Table
-    t = Table(title=title)
-    for col in ("policy", "table average", "letters"):
-        t.add_column(col, justify="right" if col == "table average" else "left")
-    for p in sorted(res.policies, key=lambda q: -res.means[q]):
-        t.add_row(p, f"{res.means[p]:.3f}", res.letters[p])
-    console.print(t)
-    for d in res.decisions:
-        console.print(f"  {d['better']} is better than {d['worse']} on the table's average (certified after "
-                      f"{d['decided_at']} shuffled rows)")
-    if res.undecided:
-        console.print("Undecided: " + ", ".join(f"{a} vs {b}" for a, b in res.undecided))
-    console.print(res.statement)
+def render_shuffled(res: Any, title: str, full: bool = False) -> None:
+    """A shuffled (without-replacement) replay, drawn from its Ranking (the one text renderer)."""
+    from ..report.text import ranking_renderables
+    show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, mean_label="table average",
+                             n_label="rows", qualifier=f"certified on the table's average, alpha = {res.alpha:g}"))
 
 
 def render_groups(res: Any, title: str) -> None:
-    """The one summary table of a --group-by run, and its alpha statement."""
+    """The one summary table of a --group-by run (read from each group's Ranking), and its alpha statement."""
     from rich.table import Table
     t = Table(title=title)
     for col in (*res.by, "policies", "certified pairs", "letters"):

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import typer
 
 MARKDOWN_OPT = typer.Option(False, "--markdown", help="Print a GitHub-flavoured Markdown report (for a pull request "
@@ -13,3 +16,14 @@ def check_output_flags(as_json: bool, markdown: bool) -> None:
         from ..errors import ParameterError
 
         raise ParameterError("--json and --markdown are alternatives; give one")
+
+
+def emit_or_markdown(result: Any, as_json: bool, markdown: bool, render: Callable[[Any], None], *,
+                     title: str) -> None:
+    """`--markdown`: the Markdown report of `result` (drawn from its Ranking); otherwise `emit`."""
+    if markdown:
+        from ..report.markdown import to_markdown
+        typer.echo(to_markdown(result, title=title), nl=False)
+    else:
+        from ._common import emit
+        emit(result, as_json, render)

@@ -8,7 +8,7 @@ from typing import Any, Optional
 import typer
 from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, READ_OPT,
                       SCORE_RANGE_OPT, app, console, emit, group_columns, read_input, render_groups, show)
-from ._markdown import MARKDOWN_OPT, check_output_flags
+from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 
 
 @app.command("leaderboard")
@@ -55,8 +55,8 @@ def leaderboard_cmd(
         grouped = run_by_group(source, cols, lambda tab, level: leaderboard(
             tab, alpha=level, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method, stake=stake),
             alpha=alpha, alpha_across_groups=alpha_across_groups, method=method)
-        emit(grouped, as_json, lambda r: render_groups(r, f"{data}: {method} in {len(r.groups)} groups of "
-                                                       f"{', '.join(cols)}"))
+        title = f"{data}: {method} in {len(grouped.groups)} groups of {', '.join(cols)}"
+        emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
     result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
                          score_range=sr, format=fmt, stake=stake)

@@ -10,7 +10,7 @@ import typer
 from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
                       SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, deprecated_alias, emit, group_columns, pairing_arg,
                       read_input, render_groups, render_shuffled, show, warn_order, warn_order_groups)
-from ._markdown import MARKDOWN_OPT, check_output_flags
+from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 
 
 def ranking_title(res: Any, label: Any) -> str:
@@ -36,31 +36,23 @@ def render_anyrank(res: Any, *, title: str, full: bool) -> None:
                                     "trials the test used)."]))
 
 
-def render_preferences(res: Any, console: Any, *, title: str) -> None:
-    """Print a certified preference graph: every pair that met, the certified edges, cycles, the guarantee."""
-    from rich.table import Table
-
-    t = Table(title=title)
-    for col in ("policy A", "policy B", "battles", "A preferred", "B preferred", "draws", "certified"):
-        t.add_column(col, justify="left" if col.startswith("policy") or col == "certified" else "right")
-    for p in res.pairs:
-        dec = {"a>b": f"{p['a']} > {p['b']}", "a<b": f"{p['b']} > {p['a']}"}.get(p["decision"], "undecided")
-        t.add_row(p["a"], p["b"], str(p["battles"]), str(p["wins_a"]), str(p["wins_b"]), str(p["draws"]), dec)
-    console.print(t)
-    if res.edges:
-        console.print(f"Certified preferences ({len(res.edges)} edge(s)):", style="bold", markup=False)
-        for line in res.sentences():
-            console.print(f"  {line}", markup=False)
-    else:
-        console.print("No preference is certified yet.")
-    for c in res.cycles:
-        console.print(f"Cycle among certified edges (preferences are not transitive): {' , '.join(c)}", markup=False)
+def render_preferences(res: Any, *, title: str, full: bool = False) -> None:
+    """A certified preference graph: its Ranking through the one text renderer (policies, letters, edges,
+    undecided pairs, the guarantee), then the battles of each pair that met."""
+    from ..report.text import MAX_ROWS, capped_list, ranking_renderables, table_renderables
+    extra = []
     if res.never_met:
-        console.print(f"Never met ({len(res.never_met)} pair(s), nothing can be said): "
-                      + ", ".join(f"{a} vs {b}" for a, b in res.never_met), markup=False)
-    if res.mapping:
-        console.print(f"Ties: {res.mapping}.", markup=False)
-    console.print(res.statement, markup=False)
+        text, left = capped_list([f"{a} vs {b}" for a, b in res.never_met], width=console.width,
+                                 lines=None if full else 2)
+        extra.append(f"Never met ({len(res.never_met)} pair(s), nothing can be said): {text}"
+                     + (f" ... and {left} more." if left else "."))
+    show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, mean_label="share",
+                             n_label="battles", verb="is preferred to", extra=extra))
+    rows = [[p["a"], p["b"], str(p["battles"]), str(p["wins_a"]), str(p["wins_b"]), str(p["draws"]),
+             {"a>b": "A > B", "a<b": "B > A"}.get(p["decision"], "undecided")]
+            for p in res.pairs]
+    show(table_renderables(["A", "B", "battles", "A won", "B won", "draws", "certified"], rows,
+                           left=(0, 1), limit=None if full else MAX_ROWS))
 
 
 @app.command("rank")
@@ -116,8 +108,9 @@ def rank_cmd(data: Path = DATA_ARG,
         if plot is not None:
             raise ParameterError("--plot draws score violins; preference data has no per-trial scores")
         res = preference_graph(table, alpha)
-        emit(res, as_json, lambda r: render_preferences(r, console, title=f"{data}: certified preference graph, "
-                                                        f"{r.n_battles} battles (alpha = {r.alpha:g})"))
+        title = f"{data}: certified preference graph, {res.n_battles} battles (alpha = {res.alpha:g})"
+        emit_or_markdown(res, as_json, markdown, lambda r: render_preferences(r, title=title, full=show_all),
+                         title=title)
         return
 
     if shuffle is not None:
@@ -134,11 +127,12 @@ def rank_cmd(data: Path = DATA_ARG,
             from ..methods.groups import run_by_group
             res = run_by_group(table, cols, shuffled, alpha=alpha, alpha_across_groups=alpha_across_groups,
                                method="shuffled-without-replacement")
-            emit(res, as_json, lambda r: render_groups(r, f"{data}: shuffled replay (seed {shuffle}) in "
-                                                       f"{len(r.groups)} groups of {', '.join(cols)}"))
+            title = f"{data}: shuffled replay (seed {shuffle}) in {len(res.groups)} groups of {', '.join(cols)}"
+            emit_or_markdown(res, as_json, markdown, lambda r: render_groups(r, title), title=title)
         else:
-            emit(shuffled(table, alpha), as_json, lambda r: render_shuffled(
-                r, f"{data}: shuffled replay (seed {shuffle}), tested without replacement"))
+            title = f"{data}: shuffled replay (seed {shuffle}), tested without replacement"
+            emit_or_markdown(shuffled(table, alpha), as_json, markdown,
+                             lambda r: render_shuffled(r, title, full=show_all), title=title)
         return
 
     opts = dict(method=method, prior=prior, prior_means=prior_means, gamma=gamma, n_max=n_max, ties=ties,
@@ -151,8 +145,8 @@ def rank_cmd(data: Path = DATA_ARG,
         res = run_by_group(table, cols, lambda sub, a: compute_ranking(sub, alpha=a, **opts), alpha=alpha,
                            alpha_across_groups=alpha_across_groups, method=f"anyrank:{method}")
         warn_order_groups(table, cols)
-        emit(res, as_json, lambda r: render_groups(r, f"{data}: AnyRank ({method}) in {len(r.groups)} groups of "
-                                                   f"{', '.join(cols)}"))
+        title = f"{data}: AnyRank ({method}) in {len(res.groups)} groups of {', '.join(cols)}"
+        emit_or_markdown(res, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
     warn_order(table)
     res = compute_ranking(table, alpha=alpha, **opts)

@@ -11,8 +11,9 @@ from ._common import app, console, emit, parse_score_range, FORMAT_OPT, SCORE_RA
 
 
 @app.command("report")
-def report_cmd(result: Path = typer.Argument(..., help="A result file: the --json output of rank, leaderboard, "
-                                             "compare, simulate, compose-test, baseline or demo."),
+def report_cmd(result: Path = typer.Argument(..., help="A result file: the --json output of rank (also "
+                                             "--shuffle, --group-by, battle data), leaderboard, compare, simulate, "
+                                             "compose-test, baseline, inspect or demo."),
                html: Path = typer.Option(..., "--html", help="Write a self-contained HTML page here (inline SVG, "
                                          "works offline)."),
                data: Optional[Path] = typer.Option(None, "--data", help="Evaluation data: adds the score-distribution "

@@ -5,6 +5,11 @@ Alpha is either the level *within each group* (default: each group's statement h
 groups, up to G x alpha of them may contain an error) or, with ``alpha_across_groups=True``, split over the
 groups by Bonferroni (alpha / G each), so that every certified statement of every group holds together
 with probability at least 1 - alpha.
+
+A ranking method's result in each group exposes the one ranking result; ``GroupedResult.rankings`` holds
+them (one per group, None where the group could not be run or the method ranks nothing, e.g. ``compare``),
+and the summary's policies, certified pairs and letters are read from it. There is deliberately no single
+ranking across groups: policies of different groups were never compared.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from ..errors import CertirankError, DataError
+from ..order.result import Ranking
 from ..results import ResultMixin, plain
 
 __all__ = ["GroupedResult", "split_groups", "run_by_group", "summary_row"]
@@ -25,7 +31,8 @@ __all__ = ["GroupedResult", "split_groups", "run_by_group", "summary_row"]
 class GroupedResult(ResultMixin):
     """One result per group. ``groups[i]``: ``group`` ({column: value}), ``policies``, ``certified_pairs``,
     ``letters`` (text or None), ``error`` (why the group could not be run, else None) and ``result`` (the
-    method's own to_dict())."""
+    method's own to_dict(), which holds its ``"ranking"`` when it ranks). ``rankings[i]`` is group i's
+    :class:`~certirank.order.Ranking` or None (not in the JSON: it is ``groups[i]["result"]["ranking"]``)."""
 
     RESULT_KIND = "grouped"
 
@@ -35,6 +42,7 @@ class GroupedResult(ResultMixin):
     across_groups: bool
     groups: list[dict[str, Any]]
     method: str
+    rankings: tuple[Ranking | None, ...] = ()
 
     @property
     def statement(self) -> str:
@@ -49,8 +57,12 @@ class GroupedResult(ResultMixin):
                 "over the groups).")
 
     def to_dict(self) -> dict[str, Any]:
-        d = {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
-        return {"schema": "certirank.groups/1", **d, "statement": self.statement}
+        d = {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self) if f.name != "rankings"}
+        return {"kind": self.RESULT_KIND, "schema": "certirank.groups/1", **d, "statement": self.statement}
+
+    def label(self, i: int) -> str:
+        """Group i in words: "col = value, col = value"."""
+        return ", ".join(f"{c} = {v}" for c, v in self.groups[i]["group"].items())
 
 
 def split_groups(table: pd.DataFrame, by: Sequence[str]) -> list[tuple[dict[str, str], pd.DataFrame]]:
@@ -78,8 +90,12 @@ def split_groups(table: pd.DataFrame, by: Sequence[str]) -> list[tuple[dict[str,
     return out
 
 
-def summary_row(d: dict[str, Any]) -> dict[str, Any]:
-    """Policies, certified pairs and letters from a result's to_dict() (AnyRank, BB-EDGE, compare, preferences)."""
+def summary_row(d: dict[str, Any], ranking: Ranking | None = None) -> dict[str, Any]:
+    """Policies, certified pairs and letters of one group: from its Ranking when the method ranks, else (compare,
+    inspect) from the result's to_dict()."""
+    if ranking is not None:
+        return {"policies": len(ranking.policies), "certified_pairs": ranking.n_certified,
+                "letters": ", ".join(f"{p.name} {p.letters}" for p in ranking.policies)}
     letters = d.get("letters")
     pols = d.get("policies") or d.get("models") or (list(letters) if isinstance(letters, dict) else None)
     if isinstance(pols, list) and pols and isinstance(pols[0], dict):
@@ -104,6 +120,7 @@ def run_by_group(table: pd.DataFrame, by: Sequence[str], run: Callable[[pd.DataF
     groups = split_groups(table, by)
     a_g = alpha / len(groups) if alpha_across_groups else alpha
     rows = []
+    rankings: list[Ranking | None] = []
     for vals, sub in groups:
         try:
             res = run(sub, a_g)
@@ -111,8 +128,12 @@ def run_by_group(table: pd.DataFrame, by: Sequence[str], run: Callable[[pd.DataF
             rows.append({"group": vals, "policies": int(sub["policy"].nunique()) if "policy" in sub else None,
                          "certified_pairs": None, "letters": None, "error": str(exc).splitlines()[0],
                          "result": None})
+            rankings.append(None)
             continue
         d = res.to_dict() if hasattr(res, "to_dict") else dict(res)
-        rows.append({"group": vals, **summary_row(d), "error": None, "result": d})
+        r = getattr(res, "ranking", None)
+        r = r if isinstance(r, Ranking) else None
+        rankings.append(r)
+        rows.append({"group": vals, **summary_row(d, r), "error": None, "result": d})
     return GroupedResult(by=list(by), alpha=alpha, alpha_per_group=a_g, across_groups=alpha_across_groups,
-                         groups=rows, method=method)
+                         groups=rows, method=method, rankings=tuple(rankings))

@@ -10,7 +10,9 @@ the rejected set only grows as battles arrive, and the family-wise error, P(some
 wrong way or joins an exactly even pair), is at most alpha at whatever battle you stop.
 
 Preferences need not be transitive: certified edges are reported as they are, no closure is applied, and
-directed cycles among them (A > B > C > A, each edge certified) are listed as such.
+directed cycles among them (A > B > C > A, each edge certified) are listed as such. ``.ranking`` is the one
+ranking result (:class:`certirank.order.Ranking`, not transitive): the certified edges, letters and rank
+intervals from the edges alone, policies in a topological order of the edges, ties broken by preference share.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import pandas as pd
 
 from .._validate import check_alpha, check_choice
 from ..errors import DataError
+from ..order.result import Ranking, make_ranking
 from ..results import ResultMixin
 
 __all__ = ["PreferenceGraph", "preference_graph", "PROCEDURES"]
@@ -53,6 +56,9 @@ class PreferenceGraph(ResultMixin):
         Sets of policies joined by a directed cycle of certified edges (each shown as such, never closed).
     never_met : list of [str, str]
         Pairs with no battle: nothing can be said about them.
+    ranking : Ranking
+        The edges as the one ranking result (``mean`` = the policy's share over all its battles, ``n`` = its
+        battles, ``when`` = ``decided_at``).
     """
 
     RESULT_KIND = "preference-graph"
@@ -64,6 +70,7 @@ class PreferenceGraph(ResultMixin):
     never_met: list[list[str]]
     alpha: float
     n_battles: int
+    ranking: Ranking
     procedure: str = "holm"
     bettor: str = "nscore"
     draw_rule: str = DRAW_RULE
@@ -72,11 +79,8 @@ class PreferenceGraph(ResultMixin):
 
     @property
     def statement(self) -> str:
-        return (f"Guarantee: with probability at least {100 * (1 - self.alpha):g}%, every certified edge is right "
-                f"(the better side is preferred more often, {self.draw_rule}), at whatever battle you stop; "
-                f"alpha = {self.alpha:g} family-wise over the {len(self.pairs)} pairs that met ({self.procedure}). "
-                "Battles are replayed in recorded order; preferences need not be transitive, so edges are not "
-                "chained.")
+        g = _guarantee(self.alpha, self.draw_rule, len(self.pairs), self.procedure)
+        return f"Guarantee: {g[0].lower()}{g[1:]}"
 
     def sentences(self) -> list[str]:
         return [f"{e['better']} is preferred to {e['worse']} (certified after {e['battles_used']} of their "
@@ -85,7 +89,14 @@ class PreferenceGraph(ResultMixin):
     def to_dict(self) -> dict[str, Any]:
         from ..results import plain
         d = {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
-        return {"schema": "certirank.preferences/1", **d, "statement": self.statement}
+        return {"kind": self.RESULT_KIND, "schema": "certirank.preferences/1", **d, "statement": self.statement}
+
+
+def _guarantee(alpha: float, draw_rule: str, n_pairs: int, procedure: str) -> str:
+    return (f"With probability at least {100 * (1 - alpha):g}%, every certified edge is right (the better side is "
+            f"preferred more often, {draw_rule}), at whatever battle you stop; alpha = {alpha:g} family-wise over "
+            f"the {n_pairs} pairs that met ({procedure}). Battles are replayed in recorded order; preferences need "
+            "not be transitive, so edges are not chained.")
 
 
 def _orient(table: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -197,6 +208,7 @@ def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm",
 
     pairs: list[dict[str, Any]] = []
     edges: list[dict[str, Any]] = []
+    rels: list[dict[str, Any]] = []
     rel = np.zeros((L, L), dtype=bool)
     for k in range(m):
         i, j = divmod(int(uniq[k]), L)
@@ -212,6 +224,8 @@ def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm",
             dec = "a>b" if direction[k] > 0 else "a<b"
             better, worse = (names[i], names[j]) if direction[k] > 0 else (names[j], names[i])
             rel[names.index(better), names.index(worse)] = True
+            rels.append({"better": better, "worse": worse, "when": int(decided_at[k]), "evidence_kind": "pvalue",
+                         "evidence": float(p_tr[k, max(int(used[k]), 1) - 1])})
             edges.append({"better": better, "worse": worse, "decided_at": int(decided_at[k]),
                           "battles_used": int(used[k]), "battles": c,
                           "score": share if direction[k] > 0 else 1.0 - share})
@@ -225,5 +239,17 @@ def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm",
     cyc = [[names[q] for q in comp] for comp in cycles(transitive_closure(rel))]
     met = {(int(u) // L, int(u) % L) for u in uniq}
     never = [[names[i], names[j]] for i in range(L) for j in range(i + 1, L) if (i, j) not in met]
+    share = np.zeros(L)
+    battles = np.zeros(L, dtype=np.int64)
+    np.add.at(share, lo, z)
+    np.add.at(share, hi, 1.0 - z)
+    np.add.at(battles, lo, 1)
+    np.add.at(battles, hi, 1)
+    mapping = table.attrs.get("mapping")
+    ranking = make_ranking(names, rels, kind="preference-graph", alpha=alpha,
+                           guarantee=_guarantee(alpha, DRAW_RULE, m, procedure),
+                           means=[float(share[i] / battles[i]) if battles[i] else None for i in range(L)],
+                           n=battles.tolist(), when_unit="battles", stopped=f"all {n} battles replayed",
+                           notes=[f"Ties: {mapping}."] if mapping else [], closure=False)
     return PreferenceGraph(policies=names, edges=edges, pairs=pairs, cycles=cyc, never_met=never, alpha=alpha,
-                           n_battles=n, procedure=procedure, bettor=bettor, mapping=table.attrs.get("mapping"))
+                           n_battles=n, ranking=ranking, procedure=procedure, bettor=bettor, mapping=mapping)

@@ -9,7 +9,10 @@ finite-population e-process of `certirank.evidence.finite` (Waudby-Smith & Ramda
 running-minimum p-values, gives family-wise error <= alpha at whatever row the replay stops; at the last
 row the averages are known exactly and every pair with a nonzero difference is decided.
 
-No transitive closure is applied: each certified pair is tested directly.
+No transitive closure is applied: each certified pair is tested directly (two pairs may average over
+different rows). ``.ranking`` is the one ranking result (:class:`certirank.order.Ranking`, not transitive):
+its display order and letters follow a topological order of the certified pairs, ties broken by the table
+average, so a policy is never lettered or listed above one certified to beat it.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 
 from .._validate import check_alpha
 from ..errors import DataError, ParameterError
+from ..order.result import Ranking, make_ranking
 from ..results import ResultMixin, plain
 
 __all__ = ["ShuffledRanking", "shuffled_ranking"]
@@ -28,7 +32,11 @@ __all__ = ["ShuffledRanking", "shuffled_ranking"]
 
 @dataclasses.dataclass(frozen=True)
 class ShuffledRanking(ResultMixin):
-    """Certified pairwise ordering of policies by their average over the table, from a shuffled replay."""
+    """Certified pairwise ordering of policies by their average over the table, from a shuffled replay.
+
+    ``letters`` and ``ranking`` are in display order (certified order first, then table average); ``means`` is
+    each policy's average over the rows it ran.
+    """
 
     RESULT_KIND = "shuffled-rank"
 
@@ -41,19 +49,25 @@ class ShuffledRanking(ResultMixin):
     alpha: float
     seed: int
     rows: int
+    ranking: Ranking
     method: str = "shuffled-without-replacement"
 
     @property
     def statement(self) -> str:
-        return (f"Guarantee: with probability at least {100 * (1 - self.alpha):g}%, for every certified pair the "
-                "better policy's average score over the rows both ran is higher (a statement about this table's "
-                f"average, not its first rows): the {self.rows} rows were replayed in a random order (seed "
-                f"{self.seed}) and tested as sampling without replacement (Waudby-Smith & Ramdas 2020), alpha = "
-                f"{self.alpha:g} family-wise over {len(self.pairs)} pairs (Holm), at whatever row you stop.")
+        g = _guarantee(self.alpha, self.rows, self.seed, len(self.pairs))
+        return f"Guarantee: {g[0].lower()}{g[1:]}"
 
     def to_dict(self) -> dict[str, Any]:
         d = {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
-        return {"schema": "certirank.shuffled-ranking/1", **d, "statement": self.statement}
+        return {"kind": self.RESULT_KIND, "schema": "certirank.shuffled-ranking/1", **d, "statement": self.statement}
+
+
+def _guarantee(alpha: float, rows: int, seed: int, n_pairs: int) -> str:
+    return (f"With probability at least {100 * (1 - alpha):g}%, for every certified pair the better policy's "
+            "average score over the rows both ran is higher (a statement about this table's average, not its first "
+            f"rows): the {rows} rows were replayed in a random order (seed {seed}) and tested as sampling without "
+            f"replacement (Waudby-Smith & Ramdas 2020), alpha = {alpha:g} family-wise over {n_pairs} pairs (Holm), "
+            "at whatever row you stop.")
 
 
 def shuffled_ranking(data: Any, alpha: float = 0.05, *, seed: int, policies: Any = None,
@@ -63,7 +77,6 @@ def shuffled_ranking(data: Any, alpha: float = 0.05, *, seed: int, policies: Any
     from ..data.table import check_per_trial, to_wide
     from ..evidence.finite import _FiniteMeanEngine, _pvalue_sign
     from ..multitest.graphical import holm_rejections
-    from ..order.letters import letters
 
     alpha = check_alpha(alpha)
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
@@ -120,7 +133,7 @@ def shuffled_ranking(data: Any, alpha: float = 0.05, *, seed: int, policies: Any
             decided_at[k] = t + 1
             direction[k] = sign_tr[k, t]
     p_now = p_tr[:, -1] if rows else np.ones(m)
-    pairs, decisions, undecided, diff = [], [], [], []
+    pairs, decisions, undecided, rels = [], [], [], []
     for k, (i, j) in enumerate(pairs_ij):
         d = arr[masks[k], i] - arr[masks[k], j]
         rec = {"a": names[i], "b": names[j], "rows": int(masks[k].sum()),
@@ -131,12 +144,16 @@ def shuffled_ranking(data: Any, alpha: float = 0.05, *, seed: int, policies: Any
             rec.update(decision=f"{better}>{worse}", decided_at=int(decided_at[k]))
             decisions.append({"better": better, "worse": worse, "decided_at": int(decided_at[k]),
                               "rows_used": int(masks[k][:decided_at[k]].sum())})
-            diff.append((better, worse))
+            rels.append({"better": better, "worse": worse, "when": int(decided_at[k]),
+                         "evidence": float(p_tr[k, decided_at[k] - 1]), "evidence_kind": "pvalue"})
         else:
             undecided.append([names[i], names[j]])
         pairs.append(rec)
     decisions.sort(key=lambda e: e["decided_at"])
     means = {n: float(np.nanmean(arr[:, c])) for c, n in enumerate(names)}
-    lett = letters(names, diff, means=[means[n] for n in names])
+    ran = {n: int((~np.isnan(arr[:, c])).sum()) for c, n in enumerate(names)}
+    ranking = make_ranking(names, rels, kind="shuffled", alpha=alpha, guarantee=_guarantee(alpha, rows, int(seed), m),
+                           means=means, n=ran, when_unit="shuffled rows", stopped=f"all {rows} rows replayed",
+                           closure=False)
     return ShuffledRanking(policies=names, means=means, decisions=decisions, undecided=undecided, pairs=pairs,
-                           letters=lett, alpha=alpha, seed=int(seed), rows=int(arr.shape[0]))
+                           letters=ranking.letters, alpha=alpha, seed=int(seed), rows=rows, ranking=ranking)

@@ -30,12 +30,8 @@ The one ranking result (``result.py``, schema ``certirank.ranking/1``; every met
         ``names``, ``letters``, ``means``, ``n_pairs``, ``n_certified``, ``n_direct``, ``policy(name)``,
         ``better(a, b)``, ``rank_interval(name)``, ``top_k(k)``, ``closure``, ``reduction``, ``sentences()``,
         ``to_dict()``, ``to_dot(edges=)``, ``to_mermaid(edges=)``
-Partial ranking and text outputs (``ranking.py``)
-    ``partial_ranking(items, relations, means=None) -> PartialRanking`` (frozen result: ``items`` in
-        display order, ``letters``, ``rank_lo``/``rank_hi``, ``tiers``, ``wins``, ``losses``, ``order``,
-        ``relations``, ``reduction``, ``closure``, ``inconsistent``, ``cycles``, ``resolved_fraction``;
-        ``.to_dict()`` is the JSON of spec 07 §4.4, ``.to_dot(edges=...)``, ``.to_mermaid(edges=...)``
-        with edges in {"reduction", "closure", "direct"}, ``.top_k(k)``, ``.rank_interval(name)``)
+Deprecated (one release): ``partial_ranking(items, relations, means=None)`` and ``PartialRanking`` now give a
+    ``Ranking`` (with a DeprecationWarning); use ``make_ranking``.
 """
 
 from __future__ import annotations
@@ -59,12 +55,10 @@ from .closure import (
     transitive_reduction,
 )
 from .letters import display_order, letter_columns, letter_name, letters
-from .ranking import PartialRanking, partial_ranking
 from .result import SCHEMA, RankedPolicy, Ranking, Relation, certified_order, make_ranking
 
 __all__ = [
     "CycleError",
-    "PartialRanking",
     "RankedPolicy",
     "Ranking",
     "Relation",
@@ -83,7 +77,6 @@ __all__ = [
     "letters",
     "longest_paths",
     "minimax_times",
-    "partial_ranking",
     "rank_intervals",
     "relation_matrix",
     "superiors",
@@ -92,3 +85,11 @@ __all__ = [
     "transitive_closure",
     "transitive_reduction",
 ]
+
+
+def __getattr__(name: str):  # noqa: ANN202 -- the 0.1 names, with a DeprecationWarning
+    if name in ("partial_ranking", "PartialRanking"):
+        from . import _deprecated
+        _deprecated.warn(name)
+        return _deprecated.partial_ranking if name == "partial_ranking" else Ranking
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

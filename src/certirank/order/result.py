@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from .._escape import dot_string, mermaid_label
 from .._validate import check_choice
 from ..errors import ParameterError
 from .closure import cycles, is_consistent, rank_intervals, tiers, top_k, transitive_closure, transitive_reduction
@@ -113,8 +114,13 @@ class Ranking:
     notes : tuple of str
         Data the method ignored and why (ties, unpaired trials, errored samples), in words.
     inconsistent : bool
-        The relations contain a cycle (only possible after an error); intervals fail closed to [1, L].
+        The relations contain a cycle (after an error, or, when not ``transitive``, preferences that go round);
+        intervals fail closed to [1, L].
     cycles : tuple of tuple of str
+    transitive : bool
+        Relations chain (A > B and B > C certify A > C). False for relations that need not (preference edges,
+        averages over different rows): then nothing is implied, and letters, rank intervals and
+        :meth:`better` follow the direct relations only.
     """
 
     kind: str
@@ -128,6 +134,7 @@ class Ranking:
     notes: tuple[str, ...] = ()
     inconsistent: bool = False
     cycles: tuple[tuple[str, ...], ...] = ()
+    transitive: bool = True
     _pos: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------ queries
@@ -169,9 +176,10 @@ class Ranking:
             raise ParameterError(f"unknown policy {name!r}") from None
 
     def better(self, a: str, b: str) -> bool:
-        """True iff a ≻ b is certified (directly or by transitivity) and the relations are consistent."""
+        """True iff a ≻ b is certified (directly or by transitivity) and the relations are consistent; when not
+        ``transitive``, iff a ≻ b is a certified relation (a cycle elsewhere does not void it)."""
         self.policy(a), self.policy(b)
-        return bool(self.closure[self._pos[a], self._pos[b]]) and not self.inconsistent
+        return bool(self.closure[self._pos[a], self._pos[b]]) and (not self.inconsistent or not self.transitive)
 
     def rank_interval(self, name: str) -> tuple[int, int]:
         p = self.policy(name)
@@ -179,18 +187,33 @@ class Ranking:
 
     @cached_property
     def closure(self) -> np.ndarray:
-        """(L, L) bool reachability in display order."""
+        """(L, L) bool reachability in display order (the direct relations themselves when not ``transitive``)."""
         n = len(self.policies)
         adj = np.zeros((n, n), dtype=bool)
         for r in self.relations:
             adj[self._pos[r.better], self._pos[r.worse]] = True
-        clo = transitive_closure(adj)
+        clo = transitive_closure(adj) if self.transitive else adj
         clo.setflags(write=False)
         return clo
 
+    @property
+    def cycle_note(self) -> str | None:
+        """What a cycle among the relations means, in one sentence (None without one)."""
+        if not self.inconsistent:
+            return None
+        if self.transitive:
+            return ("The certified relations contain a cycle (only possible after an error); rank intervals fail "
+                    "closed to [1, L].")
+        sets = "; ".join("{" + ", ".join(c) + "}" for c in self.cycles)
+        return (f"Certified relations go round in a cycle among {sets}: they need not be transitive, so each is "
+                "reported as it is and rank intervals are [1, L].")
+
     @cached_property
     def reduction(self) -> tuple[tuple[str, str], ...]:
-        """Hasse-diagram edges (better, worse); empty when inconsistent (no unique reduction exists)."""
+        """Hasse-diagram edges (better, worse); empty when inconsistent (no unique reduction exists). When not
+        ``transitive`` nothing is implied, so every direct relation is an edge."""
+        if not self.transitive:
+            return tuple((r.better, r.worse) for r in self.relations)
         if self.inconsistent:
             return ()
         red = transitive_reduction(self.closure)
@@ -200,6 +223,15 @@ class Ranking:
         """Names of the certified Top-k set (spec 04 §8.1), or None."""
         t = top_k(self.closure, k)
         return None if t is None else [self.names[i] for i in t]
+
+    def how(self, rel: Relation) -> str:
+        """How a relation was certified, in words: "by transitivity", "after 29 paired trials", or "" (a direct
+        test with no time axis). Every renderer words relations with this."""
+        if rel.via == "closure":
+            return "by transitivity"
+        if rel.when is None:
+            return ""
+        return f"after {_num(rel.when):g} {self.when_unit or ''}".rstrip()
 
     def sentences(self) -> list[str]:
         """Every certified relation and undecided pair in plain words."""
@@ -217,7 +249,7 @@ class Ranking:
                 "relations": [r.to_dict() for r in self.relations],
                 "undecided": [list(u) for u in self.undecided], "when_unit": self.when_unit,
                 "stopped": self.stopped, "notes": list(self.notes), "inconsistent": bool(self.inconsistent),
-                "cycles": [list(c) for c in self.cycles],
+                "cycles": [list(c) for c in self.cycles], "transitive": bool(self.transitive),
                 "counts": {"policies": len(self.policies), "pairs": self.n_pairs, "certified": self.n_certified,
                            "direct": self.n_direct, "undecided": len(self.undecided)}}
 
@@ -229,7 +261,7 @@ class Ranking:
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Ranking:
         """Rebuild from :meth:`to_dict` output (also when nested as ``"ranking"`` in a command's JSON)."""
-        if "schema" not in d and isinstance(d.get("ranking"), Mapping):
+        if d.get("schema") != SCHEMA and isinstance(d.get("ranking"), Mapping):  # a command's JSON (own schema)
             d = d["ranking"]
         if d.get("schema") != SCHEMA:
             raise ParameterError(f"not a {SCHEMA} object (schema = {d.get('schema')!r})")
@@ -240,7 +272,7 @@ class Ranking:
                        policies=pols, relations=rels, undecided=tuple(tuple(u) for u in d["undecided"]),
                        when_unit=d.get("when_unit"), stopped=d.get("stopped"), notes=tuple(d.get("notes") or ()),
                        inconsistent=bool(d.get("inconsistent")), cycles=tuple(tuple(c) for c in d.get("cycles") or ()),
-                       _pos={p.name: i for i, p in enumerate(pols)})
+                       transitive=bool(d.get("transitive", True)), _pos={p.name: i for i, p in enumerate(pols)})
         except (KeyError, TypeError) as exc:
             raise ParameterError(f"malformed {SCHEMA} object: {exc}") from None
 
@@ -282,15 +314,14 @@ class Ranking:
         lines = ["flowchart TD"]
         for i in range(len(self.policies)):
             name, tail = self.label(i)
-            label = f"{name}<br/>{tail}".replace('"', "#quot;")
+            label = f"{mermaid_label(name)}<br/>{mermaid_label(tail)}"
             lines.append(f'  n{i}["{label}"]')
         for a, b, dashed in self._edges(edges):
             lines.append(f"  n{a} {'-.->' if dashed else '-->'} n{b}")
         return "\n".join(lines) + "\n"
 
 
-def _dot_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+_dot_escape = dot_string
 
 
 def certified_order(names: Sequence[str], closure: np.ndarray, means: Sequence[float | None] | None = None) -> list[int]:
@@ -387,7 +418,10 @@ def make_ranking(policies: Sequence[str], relations: Iterable[Any], *, kind: str
     means, n : mapping name -> value or sequence in ``policies`` order, optional
         Mean over the data used and trials / observations used, per policy.
     closure : bool, default True
-        Add the relations implied by transitivity (``via = "closure"``) when the set is consistent.
+        The relations are transitive: add the ones implied (``via = "closure"``) when the set is consistent,
+        and let letters and rank intervals follow them. False for relations that need not chain (preference
+        edges, averages over different rows): nothing is implied, letters and rank intervals follow the
+        direct relations, and a cycle is reported as it is (``Ranking.transitive`` is False).
     """
     names = [str(p) for p in policies]
     if not names:
@@ -436,10 +470,11 @@ def make_ranking(policies: Sequence[str], relations: Iterable[Any], *, kind: str
     pos = {i: k for k, i in enumerate(order)}
     shown = [names[i] for i in order]
     resolved = reach | reach.T
-    # letters always follow the closure (a pair implied by transitivity is certified different too)
-    known = clo | clo.T if consistent else resolved
+    # letters follow the closure when relations chain (a pair implied by transitivity is certified different
+    # too), otherwise the direct relations only
+    known = clo | clo.T if consistent and closure else resolved
     lett = order_letters(shown, clo[np.ix_(order, order)], known[np.ix_(order, order)])
-    lo, hi = rank_intervals(clo)
+    lo, hi = rank_intervals(clo if closure or not consistent else adj)
     tier = tiers(clo)
     off = reach.copy()
     np.fill_diagonal(off, False)
@@ -453,4 +488,4 @@ def make_ranking(policies: Sequence[str], relations: Iterable[Any], *, kind: str
     return Ranking(kind=str(kind), alpha=None if alpha is None else float(alpha), guarantee=str(guarantee),
                    policies=pols, relations=rels, undecided=undecided, when_unit=when_unit, stopped=stopped,
                    notes=tuple(str(v) for v in notes), inconsistent=not consistent, cycles=comps,
-                   _pos={v: k for k, v in enumerate(shown)})
+                   transitive=bool(closure), _pos={v: k for k, v in enumerate(shown)})

@@ -14,9 +14,8 @@ or get text with :func:`figure_svg`):
         method against evaluations, alpha line on FWER panels
     ``summary_plot(summary, *, alpha)``   FWER with exact interval vs alpha, power, cost (from --json)
     ``result_figure(result, data=None)`` / ``plot_result(result, path, data=None)``   the ``--plot`` picture
-Graph input: ``ranking_of(result)`` -> :class:`certirank.order.PartialRanking` from an AnyRank, BB-EDGE or
-    baseline result (object or ``--json`` dict); DOT / Mermaid text come from ``PartialRanking.to_dot`` /
-    ``to_mermaid``.
+Graph input: ``ranking_of(result)`` -> :class:`certirank.order.Ranking` from any ranking result (object or
+    ``--json`` dict); DOT / Mermaid text come from ``Ranking.to_dot`` / ``to_mermaid`` (the one writer).
 Pages: ``html_report(result, data=None, title=None) -> (html, page)``, ``write_report(result, path, ...)
     -> ReportResult``, ``detect_kind(dict)``.
 """

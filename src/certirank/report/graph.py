@@ -17,7 +17,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch, Rectangle
 
 from ..errors import ParameterError
-from ..order import PartialRanking, Ranking, make_ranking
+from ..order import Ranking
 from ._mpl import PALETTE, new_figure, rc, text_size, wrap_label
 
 __all__ = ["ranking_of", "graph_plot", "rank_interval_plot", "unresolved_groups"]
@@ -35,16 +35,12 @@ _MAX_GROUPS = 8       # letter groups spelled out under the graph; more only rep
 def ranking_of(result: Any) -> Ranking:
     """The :class:`~certirank.order.Ranking` of a result.
 
-    Accepts a ``Ranking``; any result object with a ``.ranking`` (AnyRank, BB-EDGE, baselines); a spec 07
-    :class:`~certirank.order.PartialRanking`; or a ``to_dict()`` / ``--json`` dict that is, or holds under
-    ``"ranking"``, a ``certirank.ranking/1`` object.
+    Accepts a ``Ranking``; any result object with a ``.ranking`` (AnyRank, BB-EDGE, baselines, shuffled
+    replays, preference graphs); or a ``to_dict()`` / ``--json`` dict that is, or holds under ``"ranking"``, a
+    ``certirank.ranking/1`` object.
     """
     if isinstance(result, Ranking):
         return result
-    if isinstance(result, PartialRanking):
-        rels = [(r["winner"], r["loser"], "test" if r["kind"] == "direct" else "closure") for r in result.relations]
-        return make_ranking(result.items, rels, kind="partial",
-                            means=None if result.means is None else list(result.means))
     if isinstance(getattr(result, "ranking", None), Ranking):
         return result.ranking
     if isinstance(result, Mapping):
@@ -53,7 +49,7 @@ def ranking_of(result: Any) -> Ranking:
         if result.get("kind") == "demo" and isinstance(result.get("anyrank"), Mapping):
             return Ranking.from_dict(result["anyrank"])
     raise ParameterError("this result holds no ranking (expected a certirank.ranking/1 object, or the result or "
-                         "--json of rank, leaderboard or baseline)")
+                         "--json of rank, leaderboard or baseline; a --group-by result has one per group)")
 
 
 def unresolved_groups(pr: Ranking) -> list[tuple[str, list[str]]]:
@@ -217,8 +213,7 @@ def _legend_text(groups: list[tuple[str, list[str]]], pr: Ranking, fig_w: float)
             + ("mean | " if any(p.mean is not None for p in pr.policies) else "") + "letters | rank interval. Dashed box: no certified "
             "relation. Same tier: not ordered.")
     if pr.inconsistent:
-        head = ("The certified relations contain a cycle (only possible after an error): every direct relation "
-                "is drawn and rank intervals fail closed to [1, L].")
+        head = f"{pr.cycle_note} Every direct relation is drawn."
     chars = max(40, int((fig_w - 0.12 - _MARGIN) * 72 / (7.5 * 0.56)))
     lines = textwrap.wrap(head, chars)
     if groups:

@@ -5,8 +5,9 @@ simulation curves and a plain statement of the guarantee with its assumptions. F
 styles are inline, so the file opens offline and can be mailed or attached as it is.
 
 The page is chosen by the result's ``"kind"`` (:func:`detect_kind`), so it can be built from the ``--json``
-output of every command (``rank``, ``demo``, ``leaderboard``, ``baseline``, ``compare``, ``simulate``,
-``compose-test`` also with ``--evaluate``, ``inspect``), from a bare ``certirank.ranking/1`` object, or from
+output of every command (``rank``, also ``--shuffle``, ``--group-by`` and on battle data, ``demo``,
+``leaderboard``, ``baseline``, ``compare``, ``simulate``, ``compose-test`` also with ``--evaluate``,
+``inspect``), from a bare ``certirank.ranking/1`` object, or from
 the result objects themselves. Every ranking page is drawn from the result's :class:`~certirank.order.Ranking`.
 """
 
@@ -31,7 +32,8 @@ from ._mpl import figure_svg
 __all__ = ["detect_kind", "html_report", "write_report", "ReportResult", "KINDS", "read_result"]
 
 KINDS = ("rank", "demo", "leaderboard", "baseline", "compare", "simulate", "compose-test", "test-designs", "inspect",
-         "ranking")
+         "ranking", "shuffled-rank", "preference-graph", "grouped")
+_MAX_GROUP_GRAPHS = 6  # groups drawn with their graph; the rest show table and pairs only
 
 
 @dataclass(frozen=True)
@@ -168,7 +170,7 @@ def _pct(alpha: float) -> str:
 
 # ----------------------------------------------------------------------------------------- by kind
 
-def _graph_sections(page: _Page, pr: Any, what: str) -> None:
+def _graph_sections(page: _Page, pr: Any, what: str, prefix: str = "", heading: str = "") -> None:
     from .graph import graph_plot, rank_interval_plot
 
     fig = graph_plot(pr)
@@ -176,12 +178,11 @@ def _graph_sections(page: _Page, pr: Any, what: str) -> None:
     body = page.figure(fig, f"Confidence graph of the {what}: arrows are the transitive reduction of the certified "
                        "relations (better → worse); rows are tiers; boxes show mean | letters | rank interval.")
     if pr.inconsistent:
-        body = ('<p class="warn">The certified relations contain a cycle, which can only happen after an error; '
-                "rank intervals fail closed to [1, L].</p>") + body
+        body = f'<p class="warn">{_e(pr.cycle_note)}</p>' + body
     body += (f"<details><summary>Graphviz DOT</summary><pre>{_e(dot)}</pre></details>"
              f"<details><summary>Mermaid</summary><pre>{_e(mermaid)}</pre></details>")
-    page.section("graph", "Confidence graph", body)
-    page.section("rank-intervals", "Rank intervals",
+    page.section(f"{prefix}graph", f"{heading}Confidence graph", body)
+    page.section(f"{prefix}rank-intervals", f"{heading}Rank intervals",
                  page.figure(rank_interval_plot(pr), "Simultaneous rank intervals: every rank still possible for "
                              "each item given the certified relations (1 = best)."))
 
@@ -199,10 +200,13 @@ def _letters_para() -> str:
 
 
 def _ranking_sections(page: _Page, r: Ranking, what: str, *, guarantee: str = "", summary_extra: str = "",
-                      columns: Mapping[str, Mapping[str, Any]] | None = None) -> None:
-    """Guarantee, table, pairs and graph of any :class:`Ranking` (the one renderer of every ranking page)."""
+                      columns: Mapping[str, Mapping[str, Any]] | None = None, prefix: str = "", heading: str = "",
+                      graph: bool = True, verb: str = "is better than") -> None:
+    """Guarantee, table, pairs and graph of any :class:`Ranking` (the one renderer of every ranking page).
+
+    ``prefix`` / ``heading`` go before each section id / title (several rankings on one page: groups)."""
     cls = "guarantee" if r.alpha is not None else "warn"
-    page.section("guarantee", "Guarantee", f'<p class="{cls}">{_e(r.guarantee)}{guarantee}</p>')
+    page.section(f"{prefix}guarantee", f"{heading}Guarantee", f'<p class="{cls}">{_e(r.guarantee)}{guarantee}</p>')
     columns = dict(columns or {})
     head = ["policy", "mean", "n", "letters", "rank interval", "tier", *columns]
     rows = [[p.name, _Raw(_num(p.mean)), "–" if p.n is None else p.n, p.letters, f"[{p.rank_lo}, {p.rank_hi}]",
@@ -211,22 +215,19 @@ def _ranking_sections(page: _Page, r: Ranking, what: str, *, guarantee: str = ""
               f"transitivity); {len(r.undecided)} undecided."
               + (f" Stopped because: {_e(r.stopped)}." if r.stopped else "") + "</p>")
     notes = "".join(f'<p class="warn">{_e(n)}</p>' for n in r.notes)
-    page.section("summary", f"{what.capitalize()} and letters",
+    page.section(f"{prefix}summary", f"{heading}{what[:1].upper()}{what[1:]} and letters",
                  counts + notes + _letters_para() + _table(head, rows) + summary_extra)
     conf = "certified" + ("" if r.alpha is None else f", alpha = {r.alpha:g}")
     items = []
     for rel in r.relations:
-        if rel.via == "closure":
-            how = "by transitivity"
-        elif rel.when is not None:
-            how = f"after {rel.when:g} {r.when_unit or ''}".rstrip()
-        else:
-            how = "direct"
-        items.append(f"<li>{_e(rel.better)} is better than {_e(rel.worse)} ({_e(conf)}, {_e(how)})</li>")
+        how = r.how(rel) or "direct"
+        items.append(f"<li>{_e(rel.better)} {_e(verb)} {_e(rel.worse)} ({_e(conf)}, {_e(how)})</li>")
     items += [f"<li>{_e(a)} vs {_e(b)}: undecided</li>" for a, b in r.undecided]
     tail = "" if r.undecided else "<p>Every pair is decided: the ranking is complete.</p>"
-    page.section("decisions", "Pairs", f'<ul class="pairs">{"".join(items) or "<li>none</li>"}</ul>{tail}')
-    _graph_sections(page, r, what)
+    page.section(f"{prefix}decisions", f"{heading}Pairs", f'<ul class="pairs">{"".join(items) or "<li>none</li>"}</ul>'
+                 f"{tail}")
+    if graph:
+        _graph_sections(page, r, what, prefix, heading)
 
 
 def _rank(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
@@ -284,6 +285,55 @@ def _plain_ranking(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str,
     _ranking_sections(page, r, f"{r.kind} ranking")
     if data is not None:
         _scores_section(page, data, r.letters, "Scores per trial, with the ranking's letters.", **opts)
+
+
+def _shuffled(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+    r = Ranking.from_dict(d)
+    _ranking_sections(page, r, "shuffled-replay ranking", summary_extra=f"<p>{d.get('rows')} rows replayed in a "
+                      f"random order (seed {_e(d.get('seed'))}); mean = the policy's average over the rows it ran.</p>")
+    if data is not None:
+        _scores_section(page, data, r.letters, "Scores per trial, with the certified letters of the shuffled "
+                        "replay.", **opts)
+
+
+def _preferences(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+    if data is not None:
+        raise ParameterError("--data adds nothing to a preference-graph report (battles have no per-trial scores)")
+    r = Ranking.from_dict(d)
+    never = d.get("never_met") or []
+    extra = ("<p>Mean = the policy's share of its battles (a draw is half a win); n = its battles.</p>"
+             + (f"<p>Never met ({len(never)} pair(s), nothing can be said): "
+                f"{_e(', '.join(f'{a} vs {b}' for a, b in never))}.</p>" if never else ""))
+    _ranking_sections(page, r, "preference graph", summary_extra=extra, verb="is preferred to")
+    rows = [[p["a"], p["b"], p["battles"], p["wins_a"], p["wins_b"], p["draws"], _Raw(_num(p["pvalue"], ".4g")),
+             {"a>b": f"{p['a']} > {p['b']}", "a<b": f"{p['b']} > {p['a']}"}.get(p["decision"], "undecided")]
+            for p in d.get("pairs") or []]
+    page.section("battles", "Battles per pair", _table(["A", "B", "battles", "A won", "B won", "draws", "p-value",
+                                                        "certified"], rows, left=2))
+
+
+def _grouped(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+    if data is not None:
+        raise ParameterError("--data is not available for a --group-by report (one page holds every group)")
+    by = list(d.get("by") or [])
+    groups = d.get("groups") or []
+    page.section("guarantee", "Guarantee", f'<p class="guarantee">{_e(d.get("statement", ""))}</p>')
+    rows = [[*[g["group"].get(c, "") for c in by], "–" if g.get("policies") is None else g["policies"],
+             "–" if g.get("certified_pairs") is None else g["certified_pairs"],
+             f"not run: {g['error']}" if g.get("error") else (g.get("letters") or "–")] for g in groups]
+    page.section("summary", f"{len(groups)} groups of {', '.join(by)}",
+                 _table([*by, "policies", "certified pairs", "letters"], rows, left=len(by)))
+    drawn = 0
+    for k, g in enumerate(groups):
+        res = g.get("result")
+        if not isinstance(res, Mapping) or not isinstance(res.get("ranking"), Mapping):
+            continue
+        label = ", ".join(f"{c} = {v}" for c, v in g["group"].items())
+        _ranking_sections(page, Ranking.from_dict(res), "ranking", prefix=f"g{k}-", heading=f"{label}: ",
+                          graph=drawn < _MAX_GROUP_GRAPHS)
+        drawn += 1
+    if drawn > _MAX_GROUP_GRAPHS:
+        page.notes.append(f"graphs drawn for the first {_MAX_GROUP_GRAPHS} of {drawn} ranked groups")
 
 
 def _inspect(page: _Page, d: Mapping[str, Any]) -> None:
@@ -466,31 +516,19 @@ def html_report(result: Any, *, data: Any = None, title: str | None = None, form
     name = {"rank": "Certified ranking", "demo": "Certified ranking (simulated demo)",
             "leaderboard": "Certified leaderboard", "baseline": "Baseline ranking", "compare": "Paired comparison",
             "simulate": "Simulation study", "compose-test": "Composed test", "test-designs": "Test-design evaluation",
-            "inspect": "Data summary", "ranking": "Ranking"}
+            "inspect": "Data summary", "ranking": "Ranking", "shuffled-rank": "Certified ranking (shuffled replay)",
+            "preference-graph": "Certified preference graph", "grouped": "Certified rankings by group"}
     page = _Page(title or name.get(kind, f"certirank {kind}"), f"certirank {kind}" + (f" — {source}" if source else ""))
     opts = {"format": format, "score_range": score_range}
-    if kind == "rank":
-        _rank(page, d, data, opts)
-    elif kind == "demo":
-        _demo(page, d, data, opts)
-    elif kind == "leaderboard":
-        _leaderboard(page, d, data, opts)
-    elif kind == "baseline":
-        _baseline(page, d, data, opts)
-    elif kind == "compare":
-        _compare(page, d, data, opts)
+    with_data = {"rank": _rank, "demo": _demo, "leaderboard": _leaderboard, "baseline": _baseline,
+                 "compare": _compare, "ranking": _plain_ranking, "shuffled-rank": _shuffled,
+                 "preference-graph": _preferences, "grouped": _grouped}
+    if kind in with_data:
+        with_data[kind](page, d, data, opts)
     elif kind == "simulate":
         _simulate(page, d, data, opts, sim_obj)
-    elif kind == "compose-test":
-        _compose(page, d)
-    elif kind == "test-designs":
-        _designs(page, d)
-    elif kind == "inspect":
-        _inspect(page, d)
-    elif kind == "ranking":
-        _plain_ranking(page, d, data, opts)
-    else:
-        _inspect(page, d)
+    else:  # a kind with no page of its own gets the generic page of its fields
+        {"compose-test": _compose, "test-designs": _designs}.get(kind, _inspect)(page, d)
     page.kind = kind  # type: ignore[attr-defined]
     return page.render(), page
 

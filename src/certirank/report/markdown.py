@@ -1,22 +1,22 @@
 """GitHub-flavoured Markdown reports: for a leaderboard pull request or a CI job summary.
 
-``to_markdown(result)`` renders any of: an AnyRank ranking (`certirank rank`), a BB-EDGE leaderboard
-(`certirank leaderboard`), a paired comparison (`certirank compare`; pass the policy names), a CI gate
-verdict (`certirank check`), or an `order` partial ranking. Every report has the same four parts: a
-summary, a table (letters and rank intervals for rankings), the certified pairs (and the undecided ones,
-never hidden), and the guarantee in one sentence.
-
-Rankings go through one neutral view (`RankingView`) so that a new ranking result type only needs an
-adapter here; objects exposing ``items``, ``letters``, ``rank_lo``/``rank_hi`` (as `order.PartialRanking`
-does) are rendered as they are.
+``to_markdown(result)`` renders any of: a ranking (:class:`certirank.order.Ranking`, or any result that
+exposes one as ``.ranking``: `certirank rank` with or without ``--shuffle``, preference graphs, `leaderboard`,
+`baseline`), a ``--group-by`` result (one ranking per group), a paired comparison (`certirank compare`; pass
+the policy names) or a CI gate verdict (`certirank check`). Every report has the same four parts: a summary,
+a table (letters and rank intervals for rankings), the certified pairs (and the undecided ones, never
+hidden), and the guarantee in one sentence. Every ranking report is drawn by :func:`ranking_markdown` from
+the Ranking alone; a method adds only its title, the name of its ``n`` column and a closing note.
 """
 
 from __future__ import annotations
 
-import dataclasses
+from collections.abc import Sequence
 from typing import Any
 
-__all__ = ["to_markdown", "RankingView", "ranking_view", "render_ranking_view"]
+from ..order.result import Ranking
+
+__all__ = ["to_markdown", "ranking_markdown"]
 
 
 def _cell(v: Any) -> str:
@@ -44,128 +44,55 @@ def _table(header: list[str], align: list[str], rows: list[list[Any]]) -> list[s
     return out
 
 
-@dataclasses.dataclass
-class RankingView:
-    """What a ranking report shows, independent of the method that produced it."""
-
-    title: str
-    policies: list[str]  # display order
-    means: dict[str, float | None]
-    letters: dict[str, str]
-    rank_intervals: dict[str, tuple[int, int]]
-    certified: list[tuple[str, str, str]]  # (better, worse, how)
-    undecided: list[tuple[str, str]]
-    guarantee: str
-    trials: dict[str, int] | None = None
-    notes: list[str] = dataclasses.field(default_factory=list)
-
-
-def _from_partial(pr: Any, title: str, guarantee: str, certified: list[tuple[str, str, str]] | None = None,
-                  means: dict[str, float | None] | None = None) -> RankingView:
-    items = [str(v) for v in pr.items]
-    mu = means if means is not None else ({n: m for n, m in zip(items, pr.means)} if pr.means is not None
-                                          else dict.fromkeys(items))
-    intervals = {n: (int(lo), int(hi)) for n, lo, hi in zip(items, pr.rank_lo, pr.rank_hi)}
-    if certified is None:
-        certified = [(str(r["winner"]), str(r["loser"]), str(r.get("kind", "direct"))) for r in pr.relations]
-    pos = {n: i for i, n in enumerate(items)}
-    closure = pr.closure
-    undecided = [(a, b) for i, a in enumerate(items) for b in items[i + 1:]
-                 if not closure[pos[a], pos[b]] and not closure[pos[b], pos[a]]]
-    return RankingView(title=title, policies=items, means=mu, letters=dict(pr.letters), rank_intervals=intervals,
-                       certified=certified, undecided=undecided, guarantee=guarantee)
-
-
-def _from_ranking(r: Any, title: str) -> RankingView:
-    """The view of a :class:`certirank.order.Ranking` (the one ranking result every method exposes)."""
-    certified = []
-    for x in r.relations:
-        if x.via == "closure":
-            how = "by transitivity"
-        elif x.when is not None and r.when_unit:
-            how = f"after {x.when:g} {r.when_unit}"
-        else:
-            how = "direct"
-        certified.append((x.better, x.worse, how))
-    trials = {p.name: p.n for p in r.policies} if all(p.n is not None for p in r.policies) else None
-    view = RankingView(title=title, policies=list(r.names), means=dict(r.means), letters=dict(r.letters),
-                       rank_intervals={p.name: (p.rank_lo, p.rank_hi) for p in r.policies}, certified=certified,
-                       undecided=[tuple(u) for u in r.undecided], guarantee=r.guarantee, trials=trials,
-                       notes=list(r.notes))
-    if r.inconsistent:
-        view.notes.append("Warning: the certified relations contain a cycle (only possible after an error); rank "
-                          "intervals fail closed to [1, L].")
-    return view
-
-
-def ranking_view(result: Any, *, title: str | None = None) -> RankingView:
-    """Adapt a ranking-like result to a `RankingView` (through its ``.ranking`` when it has one)."""
-    from ..methods.anyrank import RankingResult
-    from ..methods.bbedge.result import LeaderboardResult
-    from ..order.result import Ranking
-
-    if isinstance(result, Ranking):
-        return _from_ranking(result, title or f"Certified ranking ({result.kind})")
-    if isinstance(result, RankingResult) and result.ranking is not None:
-        view = _from_ranking(result.ranking, title or f"AnyRank ({result.method}, {result.guarantee} guarantee)")
-        view.notes.append(f"Rollouts used: {result.total_samples}; stopped because: {result.termination}.")
-        return view
-    if isinstance(result, LeaderboardResult) and result.ranking is not None:
-        view = _from_ranking(result.ranking, title or f"Leaderboard ({result.method}, {result.replicates} "
-                             "replicate(s))")
-        view.trials = None
-        if result.top_k is not None:
-            tk = result.top_k
-            view.notes.append(f"Top-{tk['k']}: " + ("not certified yet." if tk["set"] is None
-                                                   else f"certified at replicate {tk['certified_at']}: "
-                                                   + ", ".join(map(str, tk["set"])) + "."))
-        return view
-    if isinstance(getattr(result, "ranking", None), Ranking):
-        return _from_ranking(result.ranking, title or f"Ranking ({result.ranking.kind})")
-    if all(hasattr(result, a) for a in ("items", "letters", "rank_lo", "rank_hi", "closure", "relations")):
-        statement = getattr(result, "statement", None) or "Certified relations as given (see the producing method)."
-        return _from_partial(result, title or "Certified ranking", statement)
-    raise TypeError(f"no Markdown ranking view for {type(result).__name__}")
-
-
-def render_ranking_view(view: RankingView) -> str:
-    n = len(view.policies)
-    total = n * (n - 1) // 2
-    lines = [f"## {_text(view.title)}", ""]
-    lines.append(f"**Summary.** {n} {'policy' if n == 1 else 'policies'}; {len(view.certified)} certified "
-                 f"relation(s); {total - len(view.undecided)} of {total} pairs ordered, {len(view.undecided)} "
+def ranking_markdown(r: Ranking, *, title: str | None = None, n_label: str | None = "n",
+                     notes: Sequence[str] = (), level: int = 2, verb: str = "is better than") -> str:
+    """The Markdown report of a :class:`~certirank.order.Ranking`: summary, table, certified and undecided
+    pairs, notes, guarantee. ``n_label``: header of the ``n`` column (None: no such column); ``verb``: how a
+    relation reads ("A is better than B")."""
+    n = len(r.policies)
+    total = r.n_pairs
+    lines = [f"{'#' * level} {_text(title or f'Certified ranking ({r.kind})')}", ""]
+    lines.append(f"**Summary.** {n} {'policy' if n == 1 else 'policies'}; {r.n_certified} certified "
+                 f"relation(s); {total - len(r.undecided)} of {total} pairs ordered, {len(r.undecided)} "
                  "undecided.")
     lines.append("")
-    header = ["rank", "policy", "mean"] + (["trials"] if view.trials is not None else []) + ["letters",
-                                                                                              "rank interval"]
-    align = ["r", "l", "r"] + (["r"] if view.trials is not None else []) + ["c", "c"]
-    rows = []
-    for i, p in enumerate(view.policies, start=1):
-        lo, hi = view.rank_intervals.get(p, (1, n))
-        row = [i, p, _num(view.means.get(p))]
-        if view.trials is not None:
-            row.append(view.trials.get(p, 0))
-        row += [view.letters.get(p, ""), f"[{lo}, {hi}]"]
-        rows.append(row)
+    with_n = n_label is not None and all(p.n is not None for p in r.policies)
+    header = ["rank", "policy", "mean"] + ([n_label] if with_n else []) + ["letters", "rank interval"]
+    align = ["r", "l", "r"] + (["r"] if with_n else []) + ["c", "c"]
+    rows = [[i, p.name, _num(p.mean)] + ([p.n] if with_n else []) + [p.letters, f"[{p.rank_lo}, {p.rank_hi}]"]
+            for i, p in enumerate(r.policies, start=1)]
     lines += _table(header, align, rows)
     lines += ["", "Policies that share a letter are not certified to differ; the rank interval holds every rank "
               "the certified relations allow.", ""]
-    if view.certified:
+    if r.relations:
         lines.append("**Certified pairs**")
         lines.append("")
-        lines += [f"- {_text(b)} is better than {_text(w)}" + (f" ({_text(how)})" if how and how != "direct" else "")
-                  for b, w, how in view.certified]
+        lines += [f"- {_text(x.better)} {verb} {_text(x.worse)}"
+                  + (f" ({_text(r.how(x))})" if r.how(x) else "") for x in r.relations]
     else:
         lines.append("**Certified pairs:** none yet.")
     lines.append("")
-    if view.undecided:
-        lines.append("**Undecided:** " + ", ".join(f"{_text(a)} vs {_text(b)}" for a, b in view.undecided))
+    if r.undecided:
+        lines.append("**Undecided:** " + ", ".join(f"{_text(a)} vs {_text(b)}" for a, b in r.undecided))
         lines.append("")
-    lines += [_text(n) for n in view.notes]
-    if view.notes:
+    tail = [*r.notes, *([f"Warning: {r.cycle_note}"] if r.inconsistent else []), *notes]
+    lines += [_text(t) for t in tail]
+    if tail:
         lines.append("")
-    lines.append(f"> **Guarantee.** {_text(view.guarantee)}")
+    lines.append(f"> **Guarantee.** {_text(r.guarantee)}")
     return "\n".join(lines) + "\n"
+
+
+def _grouped_markdown(res: Any, title: str | None) -> str:
+    lines = [f"## {_text(title or f'{res.method} in {len(res.groups)} groups')}", "",
+             f"> **Guarantee.** {_text(res.statement)}", ""]
+    for k, (g, r) in enumerate(zip(res.groups, res.rankings)):
+        if r is None:
+            why = g["error"] or "the method ranks nothing"
+            lines += [f"### {_text(res.label(k))}", "", f"Not ranked: {_text(why)}.", ""]
+        else:
+            lines.append(ranking_markdown(r, title=res.label(k), level=3))
+    return "\n".join(lines).rstrip("\n") + "\n"
 
 
 def _compare_markdown(result: Any, x: str, y: str, title: str | None) -> str:
@@ -226,12 +153,42 @@ def _check_markdown(result: Any, title: str | None) -> str:
 
 
 def to_markdown(result: Any, *, title: str | None = None, x: str | None = None, y: str | None = None) -> str:
-    """GitHub-flavoured Markdown for a ranking, leaderboard, comparison (give `x`, `y`) or check result."""
+    """GitHub-flavoured Markdown for a ranking (a :class:`~certirank.order.Ranking`, or any result exposing one
+    as ``.ranking``), a ``--group-by`` result, a comparison (give `x`, `y`) or a check result."""
     from ..evidence.compare import CompareResult
+    from ..methods.anyrank import RankingResult
+    from ..methods.bbedge.result import LeaderboardResult
     from ..methods.check import CheckResult
+    from ..methods.groups import GroupedResult
+    from ..methods.preferences import PreferenceGraph
+    from ..methods.shuffled import ShuffledRanking
 
     if isinstance(result, CheckResult):
         return _check_markdown(result, title)
     if isinstance(result, CompareResult):
         return _compare_markdown(result, x or "X", y or "Y", title)
-    return render_ranking_view(ranking_view(result, title=title))
+    if isinstance(result, GroupedResult):
+        return _grouped_markdown(result, title)
+    r = result if isinstance(result, Ranking) else getattr(result, "ranking", None)
+    if not isinstance(r, Ranking):
+        raise TypeError(f"no Markdown report for {type(result).__name__} (it holds no Ranking)")
+    # what each method adds to its ranking's report: a title, the name of its n, a closing note
+    if isinstance(result, RankingResult):
+        return ranking_markdown(r, title=title or f"AnyRank ({result.method}, {result.guarantee} guarantee)",
+                                n_label="trials", notes=[f"Rollouts used: {result.total_samples}; stopped because: "
+                                                         f"{result.termination}."])
+    if isinstance(result, LeaderboardResult):
+        tk = result.top_k
+        notes = [] if tk is None else [f"Top-{tk['k']}: " + (
+            "not certified yet." if tk["set"] is None else
+            f"certified at replicate {tk['certified_at']}: " + ", ".join(map(str, tk["set"])) + ".")]
+        return ranking_markdown(r, title=title or f"Leaderboard ({result.method}, {result.replicates} replicate(s))",
+                                n_label=None, notes=notes)
+    if isinstance(result, ShuffledRanking):
+        return ranking_markdown(r, title=title or f"Shuffled replay (seed {result.seed})", n_label="rows")
+    if isinstance(result, PreferenceGraph):
+        never = [f"Never met ({len(result.never_met)} pair(s), nothing can be said): "
+                 + ", ".join(f"{a} vs {b}" for a, b in result.never_met) + "."] if result.never_met else []
+        return ranking_markdown(r, title=title or "Certified preference graph", n_label="battles", notes=never,
+                                verb="is preferred to")
+    return ranking_markdown(r, title=title or (None if result is r else f"Ranking ({r.kind})"))

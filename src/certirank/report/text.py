@@ -17,7 +17,7 @@ from rich.text import Text
 
 from ..order.result import Ranking
 
-__all__ = ["MAX_ROWS", "ranking_renderables", "capped_list", "summary_line"]
+__all__ = ["MAX_ROWS", "ranking_renderables", "table_renderables", "capped_list", "summary_line"]
 
 # ASCII rules: logs are often read with byte-counting tools (awk 'length > 80'), where "─" counts three
 _HEAD_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
@@ -42,7 +42,8 @@ def summary_line(r: Ranking) -> str:
     """"K of N pairs certified (D by a direct test), U undecided, alpha = a." in words."""
     if r.n_pairs == 0:
         return "Only one policy: nothing to compare."
-    direct = f" ({r.n_direct} by a direct test, {r.n_certified - r.n_direct} by transitivity)" if r.n_certified else ""
+    direct = (f" ({r.n_direct} by a direct test, {r.n_certified - r.n_direct} by transitivity)"
+              if r.n_certified and r.transitive else "")
     alpha = "" if r.alpha is None else f", alpha = {r.alpha:g}"
     return (f"{r.n_certified} of {r.n_pairs} pairs certified{direct}; {len(r.undecided)} undecided"
             f"{alpha}.")
@@ -73,6 +74,25 @@ def capped_list(items: Sequence[str], *, width: int, lines: int | None, sep: str
     return sep.join(out), len(items) - len(out)
 
 
+def table_renderables(header: Sequence[str], rows: Sequence[Sequence[str]], *, left: Sequence[int] = (0,),
+                      limit: int | None = MAX_ROWS) -> list[Any]:
+    """A table in the ranking table's style (columns in ``left``: text that folds; the rest: right-aligned,
+    never wrapped), at most ``limit`` rows and a line saying how many more there are."""
+    t = Table(box=_HEAD_RULE, show_edge=False, pad_edge=False, expand=False)
+    for k, head in enumerate(header):
+        if k in left:
+            t.add_column(head, overflow="fold")
+        else:
+            t.add_column(head, justify="right", no_wrap=True)
+    shown = rows if limit is None else rows[:limit]
+    for row in shown:
+        t.add_row(*row)
+    out: list[Any] = [t]
+    if len(rows) > len(shown):
+        out.append(Text(f"... {len(rows) - len(shown)} more not shown (--all shows every row, --json everything)."))
+    return out
+
+
 def ranking_renderables(r: Ranking, *, title: str | None = None, full: bool = False, width: int = 80,
                         columns: Mapping[str, Mapping[str, Any]] | None = None, n_label: str = "n",
                         mean_label: str = "mean", extra: Sequence[str] = (), verb: str = "is better than",
@@ -98,43 +118,25 @@ def ranking_renderables(r: Ranking, *, title: str | None = None, full: bool = Fa
     for line in extra:
         out.append(Text(line))
     if r.inconsistent:
-        out.append(Text("Warning: the certified relations contain a cycle (only possible after an error); rank "
-                        "intervals fail closed to [1, L].", style="red"))
+        out.append(Text(f"Warning: {r.cycle_note}", style="red"))
 
-    t = Table(box=_HEAD_RULE, show_edge=False, pad_edge=False, expand=False)
-    t.add_column("#", justify="right", no_wrap=True)
-    t.add_column("policy", overflow="fold", ratio=None)
-    t.add_column(mean_label, justify="right", no_wrap=True)
-    t.add_column(n_label, justify="right", no_wrap=True)
     extra_cols = dict(columns or {})
-    for head in extra_cols:
-        t.add_column(head, justify="right", no_wrap=True)
-    t.add_column("letters", overflow="fold")
-    if show_rank:
-        t.add_column("rank", justify="right", no_wrap=True)
-    rows = r.policies if full else r.policies[:MAX_ROWS]
-    for k, p in enumerate(rows, start=1):
+    header = ["#", "policy", mean_label, n_label, *extra_cols, "letters"] + (["rank"] if show_rank else [])
+    rows = []
+    for k, p in enumerate(r.policies, start=1):
         cells = [str(k), p.name, _fmt(p.mean), "-" if p.n is None else str(p.n),
                  *[_fmt(c.get(p.name), ".4g") if not isinstance(c.get(p.name), str) else c.get(p.name)
                    for c in extra_cols.values()], p.letters]
         if show_rank:
             cells.append(str(p.rank_lo) if p.rank_lo == p.rank_hi else f"{p.rank_lo}-{p.rank_hi}")
-        t.add_row(*cells)
-    out.append(t)
-    hidden = len(r.policies) - len(rows)
-    if hidden:
-        out.append(Text(f"... {hidden} more not shown (--all shows every row, --json everything)."))
+        rows.append(cells)
+    out += table_renderables(header, rows, left=(1, 4 + len(extra_cols)), limit=None if full else MAX_ROWS)
     out.append(Text("Policies sharing a letter are not certified to differ; rank = every rank still possible."))
 
     lines = None if full else MAX_LIST_LINES
     if r.relations and (full or len(r.relations) <= MAX_SENTENCES):
         for x in r.relations:
-            if x.via == "closure":
-                how = ", by transitivity"
-            elif x.when is not None and r.when_unit:
-                how = f", after {_fmt(x.when, 'g')} {r.when_unit}"
-            else:
-                how = ""
+            how = f", {r.how(x)}" if r.how(x) else ""
             out.append(Text(f"  {x.better} {verb} {x.worse} ({qualifier}{how})"))
     elif r.relations:
         rels = [f"{x.better} > {x.worse}" for x in r.relations if x.via == "test"]
