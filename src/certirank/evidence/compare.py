@@ -121,7 +121,7 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     >>> import certirank
     >>> r = certirank.compare([0] * 10, [1] * 10, bins="binary")
     >>> r.decision, r.decided_at
-    ('x<y', 9)
+    ('x<y', 8)
     >>> certirank.compare([0] * 10, [1] * 10, bins="binary", n_max=10).decided_at
     6
     """
