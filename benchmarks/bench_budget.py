@@ -100,17 +100,19 @@ def budget_study(runs: int, seed: int, python: str | None, budgets: list[int], m
 
 
 def mixture_study(runs: int, seed: int) -> None:
+    from certirank.evidence.mixture import decision_time_dp
+
     print(f"\n#### No budget: mean mirrored decision time / oracle-Kelly time log(2/alpha)/g*, `allow`, "
-          f"{runs} runs (independent Bernoulli arms)\n")
-    configs = [("adaptive", "progress", {}), ("beta_mixture", "binary", {"concentration": 1.0}),
-               ("beta_mixture", "binary", {"concentration": 2.0}), ("mixture", "progress", {}),
-               ("nscore", "progress", {}), ("nscore", "binary", {}), ("bernoulli_kelly", "binary", {})]
-    labels = ["adaptive (default)", "beta_mixture a=1", "beta_mixture a=2", "mixture (grid, a=1)",
-              "nscore progress (old default)", "nscore binary", "bernoulli_kelly"]
-    print("| p0 vs p1 | oracle T2 | " + " | ".join(labels) + " |")
-    print("|---|---:|" + "---:|" * len(labels))
+          f"{runs} runs (independent Bernoulli arms; same streams for every column)\n")
+    configs = [("calibrated", "progress", {}), ("adaptive", "progress", {}), ("nscore", "progress", {})]
+    labels = ["calibrated (default)", "adaptive (previous default)", "nscore progress (old default)"]
+    print("| p0 vs p1 | q | oracle T2 | calibrated, exact DP | " + " | ".join(labels) + " |")
+    print("|---|---:|---:|---:|" + "---:|" * len(labels))
     for i, (p0, p1) in enumerate(MIXTURE_PAIRS):
         t2 = oracle_kelly_bernoulli(p0, p1).time(ALPHA, "allow")
+        qp, qm = p1 * (1 - p0), p0 * (1 - p1)
+        # exact: E[discordant pairs at the decision] / r trials (r cancels against the oracle's r)
+        dp = decision_time_dp(qp / (qp + qm), target=2 / ALPHA, k_max=4000)["mean_pairs"] / (qp + qm) / t2
         horizon = int(math.ceil(10 * t2))
         x, y = _streams(p0, p1, runs, horizon, seed + i)
         cells = []
@@ -120,7 +122,8 @@ def mixture_study(runs: int, seed: int) -> None:
             ratio = t.mean() / t2
             se = t.std(ddof=1) / math.sqrt(runs) / t2
             cells.append(f"{ratio:.3f} ± {se:.3f}")
-        print(f"| {p0:g} vs {p1:g} | {t2:.0f} | " + " | ".join(cells) + " |", flush=True)
+        print(f"| {p0:g} vs {p1:g} | {qp / (qp + qm):.3f} | {t2:.0f} | {dp:.3f} | " + " | ".join(cells) + " |",
+              flush=True)
 
 
 def concentration_study(budgets: list[int]) -> None:

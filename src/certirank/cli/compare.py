@@ -19,7 +19,7 @@ def compare_cmd(data: Path = DATA_ARG,
                 a: str = typer.Option(..., "--a", help="Policy X (baseline)."),
                 b: str = typer.Option(..., "--b", help="Policy Y (challenger)."),
                 alpha: float = typer.Option(0.05, "--alpha", help="Level: P(ever declaring a wrong direction) <= alpha."),
-                bettor: Optional[str] = typer.Option(None, "--bettor", help="adaptive (default), beta_mixture, "
+                bettor: Optional[str] = typer.Option(None, "--bettor", help="calibrated (default), adaptive, beta_mixture, "
                                                      "mixture, nscore, bernoulli_kelly, agrapa, ons, prpl_eb or "
                                                      "hoeffding (changes speed, never validity)."),
                 ties: str = typer.Option("allow", "--ties", help="allow (valid under exact ties) or assume_none "

@@ -50,7 +50,9 @@ Low-level streaming API for engines (AnyRank, simulators) — STABLE
     same for H0: E[X] <= m, X in [0, 1]: ``update(index, z)``, ``pvalue``, ``log_wealth`` (n, 1),
     ``lower_bound(alpha)`` (prpl_eb only), ``to_state()/from_state()``.
 
-Bettors (``BETTORS``): ``adaptive`` (default of `compare`/`PairedTest`: conjugate Beta-mixture stake while
+Bettors (``BETTORS``): ``calibrated`` (default of `compare`/`PairedTest`: DP-chosen mixture prior with the
+overshoot recovered while every score is 0/1, N-SCORE after; option ``target`` = 2/alpha), ``adaptive``
+(previous default: conjugate Beta-mixture stake while
 every score seen is 0/1, N-SCORE stake after the first partial score; option ``concentration``=1.5),
 ``beta_mixture`` (binary only, ``concentration``=1), ``mixture`` (grid mixture of constant bets, any
 scores; ``concentration``, ``grid_size``), ``nscore`` (Kelly grid with Dirichlet plug-in over score bins,

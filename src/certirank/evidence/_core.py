@@ -22,10 +22,10 @@ from .._validate import check_choice
 from ..errors import DataError, ParameterError
 
 BETTORS = ("nscore", "bernoulli_kelly", "agrapa", "ons", "prpl_eb", "hoeffding", "mixture", "beta_mixture",
-           "adaptive")
+           "adaptive", "calibrated")
 #: default bettor of `compare` and `PairedTest` (issue 15); `PairedStreams` keeps nscore
-DEFAULT_BETTOR = "adaptive"
-PAIRED_ONLY = ("nscore", "bernoulli_kelly", "mixture", "beta_mixture", "adaptive")
+DEFAULT_BETTOR = "calibrated"
+PAIRED_ONLY = ("nscore", "bernoulli_kelly", "mixture", "beta_mixture", "adaptive", "calibrated")
 TIES = ("allow", "assume_none")
 _TIE_ALIASES = {"ranking": "allow", "assume_no_ties": "assume_none", "assume-no-ties": "assume_none"}
 
@@ -439,7 +439,7 @@ def make_bettor(name: str, *, d: int, m: np.ndarray | None, bins: tuple[float, .
     known = {"agrapa": {"c"}, "ons": set(), "prpl_eb": {"c", "alpha_bet", "predictor"},
              "hoeffding": {"alpha_bet"}, "nscore": set(), "bernoulli_kelly": set(),
              "mixture": {"concentration", "grid_size"}, "beta_mixture": {"concentration"},
-             "adaptive": {"concentration"}}[name]
+             "adaptive": {"concentration"}, "calibrated": {"target"}}[name]
     extra = set(options) - known
     if extra:
         raise ParameterError(f"bettor {name!r} does not take option(s) {', '.join(sorted(extra))}"
@@ -452,6 +452,10 @@ def make_bettor(name: str, *, d: int, m: np.ndarray | None, bins: tuple[float, .
         from .mixture import Adaptive
 
         return Adaptive(bins if bins is not None else PROGRESS_BINS, **options)
+    if name == "calibrated":
+        from .mixture import Calibrated
+
+        return Calibrated(bins if bins is not None else PROGRESS_BINS, **options)
     if name in ("mixture", "beta_mixture"):
         from .mixture import BetaMixture, GridMixture
 
@@ -481,7 +485,7 @@ class Engine:
         if mode != "paired" and self.bettor_name in PAIRED_ONLY:
             raise ParameterError(f"bettor {self.bettor_name!r} compares two policies; for a one-sample test use "
                                  "one of: agrapa, ons, prpl_eb, hoeffding")
-        self.bins = bins if self.bettor_name in ("nscore", "adaptive") else None
+        self.bins = bins if self.bettor_name in ("nscore", "adaptive", "calibrated") else None
         self.options = dict(options or {})
         self.bettor = make_bettor(self.bettor_name, d=self.d, m=np.full(self.d, self.m), bins=self.bins,
                                   options=self.options)

@@ -85,8 +85,9 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     alpha : float
         Level in (0, 1). The probability of ever declaring a wrong direction is at most alpha.
     bettor : str, optional
-        e-process used without a budget: ``adaptive`` (default: the conjugate Beta-mixture stake while
-        every score seen is 0/1, the N-SCORE stake from the first partial score on), ``beta_mixture``
+        e-process used without a budget: ``calibrated`` (default: a DP-chosen mixture stake with the
+        overshoot recovered, while every score seen is 0/1; N-SCORE from the first partial score on),
+        ``adaptive`` (the previous default: Beta(1.5, 1.5) mixture stake, then N-SCORE), ``beta_mixture``
         (binary scores only), ``mixture`` (a fixed grid mixture of constant bets, any scores),
         ``nscore`` (N-SCORE Kelly grid, the default before issue 15),
         ``bernoulli_kelly`` (binary only), ``agrapa``, ``ons``, ``prpl_eb``, ``hoeffding``. The
@@ -121,7 +122,7 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     >>> import certirank
     >>> r = certirank.compare([0] * 10, [1] * 10, bins="binary")
     >>> r.decision, r.decided_at
-    ('x<y', 9)
+    ('x<y', 8)
     >>> certirank.compare([0] * 10, [1] * 10, bins="binary", n_max=10).decided_at
     6
     """
@@ -166,7 +167,7 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
 
 
 def default_bettor(bins: Any) -> str:
-    """The default e-process (issue 15): `adaptive` for any bins (Beta mixture on binary data)."""
+    """The default e-process (issue 15): `calibrated` for any bins."""
     resolve_bins(bins)
     return DEFAULT_BETTOR
 

@@ -14,10 +14,14 @@ Each M^lam is a test supermartingale for E[D | past] <= 0, so every fixed mixtur
 
 Concentration a = 1 (uniform prior on lam in [0, 1]) is the default: among the values measured in
 benchmarks/bench_budget.py (--study mixture) it had the best worst-case ratio to oracle Kelly.
+
+- ``calibrated`` (the default of `compare`): a mixture prior chosen by exact dynamic programming, with the
+  Ville overshoot recovered by a predictable stake for the first discordant pairs (see :class:`Calibrated`).
 """
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -28,7 +32,8 @@ from ..errors import ParameterError
 from ._core import _Bettor, _check_unit, require_binary
 from .budget import log_statistic, log_upper_tail
 
-__all__ = ["Adaptive", "BetaMixture", "GridMixture", "ADAPTIVE_CONCENTRATION", "DEFAULT_CONCENTRATION", "GRID_SIZE"]
+__all__ = ["Adaptive", "BetaMixture", "Calibrated", "GridMixture", "ADAPTIVE_CONCENTRATION", "DEFAULT_CONCENTRATION",
+           "GRID_SIZE", "CALIBRATION_PAIRS", "decision_time_dp"]
 
 DEFAULT_CONCENTRATION = 1.0
 #: prior concentration of the default `adaptive` bettor on binary data (see its docstring)
@@ -166,3 +171,217 @@ class Adaptive(_Bettor):
             nxt[binary] = np.stack([self.beta._stake(kb, sb), self.beta._stake(kb, kb - sb)], axis=1)
         st["lam"][sel] = nxt
         return logf
+
+
+# --------------------------------------------------------------------------------------------------
+# calibrated mixture (issue 15 item 2)
+# --------------------------------------------------------------------------------------------------
+
+#: discordant pairs over which the calibrated stake recovers the overshoot (past it: the plain mixture)
+CALIBRATION_PAIRS = 400
+_LOG2 = math.log(2.0)
+
+
+def _grid(lo: float, hi: float, gamma: float, size: int) -> np.ndarray:
+    """Mid-quantiles of the density prop. to delta^-gamma on [lo, hi] (delta = q - 1/2)."""
+    u = (np.arange(size) + 0.5) / size
+    if gamma == 1.0:
+        return lo * (hi / lo) ** u
+    e = 1.0 - gamma
+    return (lo ** e + u * (hi ** e - lo ** e)) ** (1.0 / e)
+
+
+# Prior on q = P(the tested side wins | discordant pair), on (1/2, 1]: 85 % on delta = q - 1/2 with density
+# prop. to delta^(-1/2) on [0.04, 0.49] (32 points), 10 % log-uniform on [0.01, 0.04] (16 points), 5 %
+# uniform on [1/2, 1] (continuous: the test is consistent against every alternative). Chosen by the exact
+# dynamic programme of `decision_time_dp` to keep the worst ratio to oracle Kelly low over q in [0.55, 0.95]
+# without being worse than the previous default (Beta(1.5, 1.5)) anywhere in [0.52, 0.97]; see
+# docs/parts/evidence-performance.md for the search and the curve.
+_PRIOR_Q = 0.5 + np.concatenate([_grid(0.04, 0.49, 0.5, 32), _grid(0.01, 0.04, 1.0, 16)])
+_PRIOR_LOGW = np.concatenate([np.full(32, math.log(0.85 / 32)), np.full(16, math.log(0.10 / 16))])
+_PRIOR_UNIFORM = 0.05
+
+
+def prior_log_statistic(k: Any, s: Any) -> np.ndarray:
+    """log T(k, s) = log of 2^k E_prior[q^s (1 - q)^(k - s)] for the calibrated bettor's prior."""
+    k = np.asarray(k, dtype=float)
+    s = np.asarray(s, dtype=float)
+    grid = _PRIOR_LOGW + s[..., None] * np.log(2.0 * _PRIOR_Q) + (k - s)[..., None] * np.log(2.0 * (1.0 - _PRIOR_Q))
+    parts = np.concatenate([grid, (math.log(_PRIOR_UNIFORM) + log_statistic(k, s, 1.0))[..., None]], axis=-1)
+    return special.logsumexp(parts, axis=-1)
+
+
+def _mixture_stake(k: Any, s: Any) -> np.ndarray:
+    # a mixture of constant-stake martingales moves by the factor T(k+1, s+1) / T(k, s) = 1 + lam on a win
+    return np.clip(np.expm1(prior_log_statistic(np.asarray(k) + 1, np.asarray(s) + 1) - prior_log_statistic(k, s)),
+                   0.0, 0.995)
+
+
+class _Calibration:
+    """Tables of the calibrated stake for k < CALIBRATION_PAIRS discordant pairs and one target wealth."""
+
+    def __init__(self, target: float, pairs: int = CALIBRATION_PAIRS) -> None:
+        n = self.pairs = pairs
+        k, s = np.meshgrid(np.arange(n + 2), np.arange(n + 2), indexing="ij")
+        low = s <= k
+        tab = np.full((n + 2, n + 2), -np.inf)
+        tab[low] = prior_log_statistic(k[low], s[low])
+        self.log_t = tab
+        # least log c (to ~1e-10 nats) with H(0, 0) <= level: the wealth H / H(0, 0) then reaches 1 / level
+        # (>= target, with a 1e-9 relative margin against rounding) exactly when T first reaches c
+        level = (1.0 - 1e-9) / target
+        lo, hi = math.log(target) - 3.0, math.log(target)
+        for _ in range(45):
+            mid = 0.5 * (lo + hi)
+            if self._backward(mid)[0, 0] <= level:
+                hi = mid
+            else:
+                lo = mid
+        self.log_c = hi
+        h = self._backward(hi)
+        self.h = h
+        self.log_h0 = math.log(h[0, 0])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lam = h[1:n + 1, 1:n + 1] / h[:n, :n] - 1.0
+        # no 0.995 cap here: the stakes must telescope to H exactly, and lam < 1 because H(k + 1, s) > 0
+        self.lam = np.where(low[:n, :n], np.clip(np.nan_to_num(lam), 0.0, 1.0 - 1e-12), 0.0)  # lam[k, s], k < n
+
+    def _backward(self, log_c: float) -> np.ndarray:
+        """H(k, s) = P_{q=1/2}(T reaches c from (k, s) by pair n) + E[T_n / c; not reached], k <= n."""
+        n = self.pairs
+        cross = self.log_t[:n + 1, :n + 1] >= log_c
+        h = np.zeros((n + 1, n + 1))
+        h[n] = np.where(cross[n], 1.0, np.exp(np.minimum(self.log_t[n, :n + 1] - log_c, 0.0)))
+        for k in range(n - 1, -1, -1):
+            h[k, :k + 1] = np.where(cross[k, :k + 1], 1.0, 0.5 * (h[k + 1, 1:k + 2] + h[k + 1, :k + 1]))
+        return h
+
+    def log_wealth(self, k: int, s: int) -> float:
+        """log-wealth at (k, s) of a path that has not yet reached the target (one direction)."""
+        if k <= self.pairs:
+            return math.log(self.h[k, s]) - self.log_h0
+        return float(prior_log_statistic(k, s)) - self.log_c - self.log_h0
+
+
+@functools.lru_cache(maxsize=8)
+def calibration(target: float) -> _Calibration:
+    return _Calibration(float(target))
+
+
+class Calibrated(_Bettor):
+    """Default paired bettor (issue 15): a calibrated mixture on binary data, N-SCORE on partial progress.
+
+    On binary data only discordant pairs move the wealth. Write k for their number and s for those won by
+    the tested side, T(k, s) for the mixture likelihood ratio of the prior above (a test martingale), and
+    H(k, s) for the fair-coin probability that T ever reaches a level c from (k, s) (up to pair
+    n = CALIBRATION_PAIRS; past it Ville's bound T / c). H is a martingale in the fair-coin walk, so
+    W = H / H(0, 0) is the wealth of the predictable stake lam = H(k + 1, s + 1) / H(k, s) - 1 in [0, 1):
+    a test supermartingale for E[D | past] <= 0 under any dependence (spec 01 §2.7: lam >= 0 because H
+    rises in s). c is the least level with H(0, 0) <= 1 / target, so W reaches `target` exactly when T
+    reaches c < target: the overshoot Ville's inequality wastes (P(T ever reaches target) < 1 / target
+    because T jumps past it) is spent instead. After the first crossing, past pair n, or once a partial
+    score is seen, the stake is the plain mixture's (resp. N-SCORE's, counts kept from pair 1).
+
+    ``target`` is the wealth at which the comparison decides: 2 / alpha in `allow` mode, 1 / alpha with
+    `assume_none` (`PairedTest` and `compare` set it from their alpha); validity never depends on it.
+    """
+
+    name = "calibrated"
+
+    def __init__(self, bins: tuple[float, ...], target: float = 40.0) -> None:
+        from ._core import _NScore
+
+        self.target = _check_unit("target", target, 1.0, math.inf)
+        self.cal = calibration(self.target)
+        self.nscore = _NScore(bins)
+        self.options = {"target": self.target}
+
+    def fields(self, n: int, d: int) -> dict[str, np.ndarray]:
+        f = self.nscore.fields(n, d)
+        f.update({"disc": np.zeros(n), "wins": np.zeros(n), "binary": np.ones(n, dtype=bool),
+                  "reached": np.zeros((n, 2), dtype=bool), "lam": np.full((n, 2), self.cal.lam[0, 0])})
+        return f
+
+    def _stakes(self, k: np.ndarray, s: np.ndarray, reached: np.ndarray) -> np.ndarray:
+        ki, si = k.astype(np.int64), s.astype(np.int64)
+        out = np.empty((k.size, 2))
+        for j, wins in enumerate((si, ki - si)):
+            cal = (~reached[:, j]) & (ki < self.cal.pairs)
+            if cal.any():
+                out[cal, j] = self.cal.lam[ki[cal], wins[cal]]
+            rest = ~cal
+            if rest.any():
+                out[rest, j] = _mixture_stake(ki[rest], wins[rest])
+        return out
+
+    def observe(self, st: dict, sel: Any, t_new: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        lam = st["lam"][sel]
+        dd = y - x
+        logf = np.log1p(lam * np.stack([dd, -dd], axis=1))
+        cx = st["counts_x"][sel]
+        cy = st["counts_y"][sel]
+        rows = np.arange(cx.shape[0])
+        cx[rows, self.nscore.bin_of(x)] += 1
+        cy[rows, self.nscore.bin_of(y)] += 1
+        st["counts_x"][sel] = cx
+        st["counts_y"][sel] = cy
+        binary = st["binary"][sel] & ((x == 0) | (x == 1)) & ((y == 0) | (y == 1))
+        st["binary"][sel] = binary
+        k = st["disc"][sel] + (x != y)
+        s = st["wins"][sel] + (y > x)
+        st["disc"][sel] = k
+        st["wins"][sel] = s
+        # the calibrated stake is only right while the wealth is H / H(0, 0), i.e. before the first crossing
+        reached = st["reached"][sel] | (st["log_wealth"][sel] + logf >= math.log(self.target) - 1e-9)
+        st["reached"][sel] = reached
+        nxt = np.empty_like(lam)
+        nb = ~binary
+        if nb.any():
+            nxt[nb] = self.nscore.stakes(cx[nb], cy[nb])
+        if binary.any():
+            nxt[binary] = self._stakes(k[binary], s[binary], reached[binary])
+        st["lam"][sel] = nxt
+        return logf
+
+
+def decision_time_dp(q: float, *, target: float = 40.0, k_max: int | None = None) -> dict[str, float]:
+    """Exact law of the mirrored decision of the `calibrated` bettor on binary data, by dynamic programming.
+
+    The discordant pairs are i.i.d. with P(challenger wins) = q; the comparison decides at the first
+    discordant pair k where either direction's wealth reaches `target` (before any crossing the wealth is a
+    function of (k, s), so the walk's law gives the decision's law exactly). Returns the expected number of
+    discordant pairs at the decision ``mean_pairs`` (undecided paths counted at k_max), ``p_right`` /
+    ``p_wrong`` (decided for the challenger / against it by k_max) and ``p_undecided``. With independent
+    rollouts the trials per discordant pair are geometric with mean 1 / r, so the expected number of trials
+    is mean_pairs / r.
+    """
+    cal = calibration(float(target))
+    if k_max is None:
+        k_max = 4 * cal.pairs
+    bound = math.log(float(target)) - 1e-9
+    # u[k] = least s whose wealth reaches the target: wealth rises in s, and u[k+1] - u[k] is 0 or 1
+    u = np.empty(k_max + 1, dtype=np.int64)
+    u[0] = 0 if cal.log_wealth(0, 0) >= bound else 1
+    for k in range(1, k_max + 1):
+        c = int(u[k - 1])
+        u[k] = c if c <= k and cal.log_wealth(k, c) >= bound else c + 1
+    p = np.zeros(k_max + 2)
+    p[0] = 1.0
+    mean = right = wrong = 0.0
+    for k in range(1, k_max + 1):
+        new = np.empty(k + 1)
+        new[0] = (1.0 - q) * p[0]
+        new[1:k] = q * p[:k - 1] + (1.0 - q) * p[1:k]
+        new[k] = q * p[k - 1]
+        b = int(u[k])
+        if b <= k:
+            fr = new[b:].sum()
+            new[b:] = 0.0
+            fw = new[:k - b + 1].sum() if k - b >= 0 else 0.0
+            new[:max(k - b + 1, 0)] = 0.0
+            mean += k * (fr + fw)
+            right += fr
+            wrong += fw
+        p[:k + 1] = new
+    alive = float(p.sum())
+    return {"mean_pairs": mean + alive * k_max, "p_right": right, "p_wrong": wrong, "p_undecided": alive}

@@ -16,7 +16,7 @@ import numpy as np
 from .._validate import check_alpha
 from ..errors import DataError, ParameterError
 from ..results import ResultMixin
-from ._core import DEFAULT_BETTOR, check_scores
+from ._core import DEFAULT_BETTOR, check_scores, check_ties
 from .streams import OneSampleStreams, PairedStreams, combine
 
 __all__ = ["PairedTest", "OneSampleTest", "paired_batch", "one_sample_batch", "BatchResult", "paired_to_unit",
@@ -36,6 +36,13 @@ def _paired_signs(lwm: np.ndarray, ties: str, alpha: float) -> np.ndarray:
     p_more = np.exp(-lwm[:, 1])
     sign = np.sign(lwm[:, 0] - lwm[:, 1]).astype(np.int64)
     return np.where(combine(p_less, p_more, ties) <= alpha, sign, 0)
+
+
+def _with_target(bettor: Any, ties: Any, alpha: float, options: dict[str, Any]) -> dict[str, Any]:
+    """`calibrated` aims its stake at the wealth where this test decides (spec 01 §4) unless told otherwise."""
+    if bettor == "calibrated" and "target" not in options:
+        return {**options, "target": (2.0 if check_ties(ties) == "allow" else 1.0) / alpha}
+    return options
 
 
 def paired_to_unit(x: Any, y: Any, tau: float = 0.0) -> tuple[np.ndarray, float]:
@@ -75,6 +82,7 @@ class PairedTest:
     def __init__(self, alpha: float = 0.05, *, bettor: str = DEFAULT_BETTOR, ties: str = "allow",
                  bins: Any = "progress", **options: Any) -> None:
         self.alpha = check_alpha(alpha)
+        options = _with_target(bettor, ties, self.alpha, options)
         self._streams = PairedStreams(1, bettor=bettor, ties=ties, bins=bins, **options)
         self._sign = 0
         self._decided_at: int | None = None
@@ -325,6 +333,7 @@ def paired_batch(x: Any, y: Any, alpha: float = 0.05, *, bettor: str = "nscore",
     if xa.shape != ya.shape:
         raise DataError(f"x and y must have the same shape (runs, time), got {xa.shape} and {ya.shape}")
     runs, horizon = xa.shape
+    options = _with_target(bettor, ties, alpha, options)
     streams = PairedStreams(runs, bettor=bettor, ties=ties, bins=bins, **options)
     eng = streams.engine
     eng.check(xa, ya)
