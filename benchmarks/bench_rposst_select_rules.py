@@ -1,0 +1,207 @@
+"""Issue 21: which *selection rule* makes the default design hold for new policies?
+
+For every outer holdout set of spec 05 §11's protocol (the same sets as `evaluate_test_designs(seed=0)`), this
+caches (1) each candidate design's outer max holdout error and (2) its per-policy inner cross-validated errors
+(`repeats` × 5-fold over the tuning policies only, the fold of size ≈ round(0.2·p) mimicking the outer holdout).
+Any rule that uses only (2) can then be scored offline on (1); no rule ever sees the outer holdout.
+
+    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 1 20 /tmp/d21/rrps1.npz
+    .venv/bin/python benchmarks/bench_rposst_select_rules.py score /tmp/d21/*.npz
+"""
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from certirank.methods.rposst import _core, read_test_matrix
+from certirank.methods.rposst.compose import design
+from certirank.methods.rposst.protocol import holdout_size
+from certirank.methods.rposst.select import expected_max, fit_candidate, parse_candidate
+
+CANDS = ("rposst", "rposst:shrink=0.5", "rposst:eta=0.1", "minimax-uniform", "minimax-ttd", "minimax-tnp",
+         "miniaverage")
+BASE = ("minimax-uniform", "minimax-ttd", "minimax-tnp", "miniaverage")
+BETAS = np.array([0.0, 1.0, 2.0, 4.0])
+
+
+def _matrix(domain: str):
+    if domain == "rrps":
+        root = next(p for p in (Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")) if p.is_dir())
+        return read_test_matrix(root / "data" / "games" / "rrps_bots_43x43.csv")
+    from certirank.methods.rposst.matrix import as_score_matrix
+    from certirank.sim.racing_arrows import racing_arrows_matrix
+    return as_score_matrix(racing_arrows_matrix(50, domain, seed=0))
+
+
+def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: int = 5) -> None:
+    sm = _matrix(domain)
+    n_pol = sm.shape[1]
+    h = holdout_size(0.2, n_pol)
+    rng = np.random.default_rng(0)
+    holdouts = [np.sort(rng.choice(n_pol, size=h, replace=False)) for _ in range(sets)]
+    tuples = _core.all_tuples(sm.shape[0], m)
+    cands = [parse_candidate(c) for c in CANDS]
+
+    def run_with(rounds):
+        return lambda prob, mm, lev: (lambda o: (np.asarray(o["cases"]), np.asarray(o["weights"], float)))(
+            design(prob, mm, lev, "rm+", rounds, tuples=tuples))
+
+    OUT, INNER, FOLD = [], [], []
+    for s, hold in enumerate(holdouts):
+        t0 = time.perf_counter()
+        tun = np.setdiff1d(np.arange(n_pol), hold)
+        S, _, _ = sm.scaled(tun)
+        A, Ah = S[:, tun], S[:, hold]
+        T = _core.softmax_targets(A, BETAS)
+        P = _core.make_problem(A, T)
+        cache: dict = {}
+        OUT.append([_core.pair_errors(Ah, T, *fit_candidate(c, P, m, 0.01, tuples, run_with(300), cache)).max()
+                    for c in cands])
+        p = A.shape[1]
+        inner = np.zeros((repeats, len(cands), p))
+        fold_id = np.zeros((repeats, p), int)
+        frng = np.random.default_rng([s, 7])
+        for r in range(repeats):
+            for f, o in enumerate(np.array_split(frng.permutation(p), folds)):
+                o = np.sort(o)
+                keep = np.setdiff1d(np.arange(p), o)
+                prob = _core.make_problem(A[:, keep], T)
+                ic: dict = {}
+                fold_id[r, o] = f
+                for c, cand in enumerate(cands):
+                    cs, w = fit_candidate(cand, prob, m, 0.01, tuples, run_with(100), ic)
+                    inner[r, c, o] = _core.pair_errors(A[:, o], T, cs, w).max(axis=0)
+        INNER.append(inner)
+        FOLD.append(fold_id)
+        print(domain, m, s, f"{time.perf_counter() - t0:.1f}s", np.round(OUT[-1], 3), flush=True)
+        np.savez(out, outer=np.array(OUT), inner=np.array(INNER), fold=np.array(FOLD), cands=np.array(CANDS),
+                 domain=domain, m=m)
+
+
+# ---- selection rules: each maps (inner (R, C, p), fold (R, p), names) -> chosen candidate index ----
+
+def _em(inner, h):
+    return expected_max(inner.mean(axis=0), h)
+
+
+def _boot(inner, h, rng, B=200):
+    e = inner.mean(axis=0)
+    p = e.shape[1]
+    d = rng.integers(0, p, size=(B, p))
+    return np.array([expected_max(e[c][d], h) for c in range(e.shape[0])])
+
+
+def rule_one_se(pool, anchor):
+    def rule(inner, fold, names, h, rng):
+        idx = [names.index(c) for c in pool]
+        mean = _em(inner, h)[idx]
+        boots = _boot(inner, h, rng)[idx]
+        a = pool.index(anchor)
+        dse = (boots - boots[a]).std(axis=1, ddof=1)
+        clear = np.flatnonzero(mean < mean[a] - dse)
+        return idx[a] if clear.size == 0 else idx[int(clear[np.argmin(mean[clear])])]
+    return rule
+
+
+def rule_argmin(pool):
+    def rule(inner, fold, names, h, rng):
+        idx = [names.index(c) for c in pool]
+        return idx[int(np.argmin(_em(inner, h)[idx]))]
+    return rule
+
+
+def _fold_max(inner, fold):
+    R, C, p = inner.shape
+    k = fold.max() + 1
+    return np.array([[inner[r, :, fold[r] == f].max(axis=0) for f in range(k)] for r in range(R)]).reshape(-1, C)
+
+
+def rule_split_mean(pool):
+    """mean over the inner splits of the max error on the split (the outer statistic, mimicked)"""
+    def rule(inner, fold, names, h, rng):
+        idx = [names.index(c) for c in pool]
+        return idx[int(np.argmin(_fold_max(inner, fold)[:, idx].mean(axis=0)))]
+    return rule
+
+
+def rule_worst_rank(pool):
+    def rule(inner, fold, names, h, rng):
+        idx = [names.index(c) for c in pool]
+        fm = _fold_max(inner, fold)[:, idx]
+        ranks = fm.argsort(axis=1).argsort(axis=1)
+        worst = ranks.max(axis=0) + 1e-3 * ranks.mean(axis=0)
+        return idx[int(np.argmin(worst))]
+    return rule
+
+
+def rule_mean_rank(pool):
+    def rule(inner, fold, names, h, rng):
+        idx = [names.index(c) for c in pool]
+        fm = _fold_max(inner, fold)[:, idx]
+        return idx[int(np.argmin(fm.argsort(axis=1).argsort(axis=1).mean(axis=0)))]
+    return rule
+
+
+def rule_fixed(name):
+    return lambda inner, fold, names, h, rng: names.index(name)
+
+
+ALL = list(CANDS)
+NOSHR = ["rposst", "rposst:eta=0.1", *BASE]
+RULES = {
+    "s3 (one-s.e. to rposst, all)": rule_one_se(ALL, "rposst"),
+    "one-s.e. to miniaverage, all": rule_one_se(ALL, "miniaverage"),
+    "one-s.e. to minimax-uniform, all": rule_one_se(ALL, "minimax-uniform"),
+    "one-s.e. to miniaverage, {miniavg,rposst}": rule_one_se(["miniaverage", "rposst"], "miniaverage"),
+    "one-s.e. to miniaverage, {miniavg,rposst,mm-unif}": rule_one_se(["miniaverage", "rposst", "minimax-uniform"], "miniaverage"),
+    "one-s.e. to miniaverage, {miniavg,rposst,ttd}": rule_one_se(["miniaverage", "rposst", "minimax-ttd"], "miniaverage"),
+    "argmin all": rule_argmin(ALL),
+    "argmin {miniavg,rposst}": rule_argmin(["miniaverage", "rposst"]),
+    "argmin baselines": rule_argmin(list(BASE)),
+    "split-mean all": rule_split_mean(ALL),
+    "split-mean {miniavg,rposst}": rule_split_mean(["miniaverage", "rposst"]),
+    "worst-rank all": rule_worst_rank(ALL),
+    "worst-rank {miniavg,rposst,mm-unif}": rule_worst_rank(["miniaverage", "rposst", "minimax-uniform"]),
+    "mean-rank all": rule_mean_rank(ALL),
+    "mean-rank {miniavg,rposst}": rule_mean_rank(["miniaverage", "rposst"]),
+    **{f"fixed {c}": rule_fixed(c) for c in CANDS},
+}
+
+
+def score(paths):
+    cells = []
+    for path in paths:
+        z = np.load(path)
+        names = [str(c) for c in z["cands"]]
+        outer, inner, fold = z["outer"], z["inner"], z["fold"]
+        n = len(outer)
+        p = inner.shape[-1]
+        h = max(1, int(np.floor(0.2 * p + 0.5)))
+        bi = [names.index(c) for c in BASE]
+        bm = outer[:, bi].mean(axis=0)
+        bse = outer[:, bi].std(axis=0, ddof=1) / np.sqrt(n)
+        b = int(np.argmin(bm))
+        thr = bm[b] + bse[b]
+        res = {}
+        for rname, rule in RULES.items():
+            ch = [rule(inner[s], fold[s], names, h, np.random.default_rng(s)) for s in range(n)]
+            e = outer[np.arange(n), ch]
+            res[rname] = (e.mean(), e.std(ddof=1) / np.sqrt(n), e.mean() <= thr)
+        cells.append((f"{z['domain']} m={int(z['m'])} ({n})", bm[b], bse[b], BASE[b], res))
+    print(f"{'rule':52s}" + "".join(f"{c[0]:>22s}" for c in cells) + "   met")
+    print(f"{'best baseline + 1 s.e.':52s}" + "".join(f"{c[1] + c[2]:22.3f}" for c in cells))
+    for rname in RULES:
+        vals = [c[4][rname] for c in cells]
+        print(f"{rname:52s}" + "".join(f"{v[0]:15.3f}±{v[1]:.3f}{'*' if v[2] else ' '}" for v in vals)
+              + f"   {sum(v[2] for v in vals)}/{len(vals)}")
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    if sys.argv[1] == "collect":
+        collect(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+    else:
+        score(sys.argv[2:])
