@@ -63,16 +63,32 @@ def summary(results, mu, method: str) -> dict:
             "authors_se": auth.sum(axis=1).std(ddof=1) / math.sqrt(len(tot)), "authors_per_policy": auth.mean(0)}
 
 
-def variants(budget: bool, methods=("bonferroni", "anyrank0"), arms=("paired", "independent")):
-    """(label, method, extra kwargs): the e-process rows, then (with --budget) the exact budget test rows."""
-    out = [(m, m, {}) for m in methods]
+def variants(budget: bool, methods=("bonferroni", "anyrank0"), arms=("paired", "independent"), ablation=False):
+    """(label, method, extra kwargs): the e-process rows, then (with --budget) the exact budget test rows
+    (``-nf``: the same with the futility stop switched off, to show what it saves)."""
+    out = [(m, m, {"budget": "none"}) for m in methods]
     if budget:
         for a in arms:
             out += [(f"{m}+B{a[0]}", m, {"budget": "final", "arms": a}) for m in methods]
+            if ablation:
+                out += [(f"{m}+B{a[0]}-nf", m, {"budget": "final", "arms": a, "_futility": False})
+                        for m in methods]
     return out
 
 
-def part_hef(runs: int, seed: int, budget: bool = False, nmaxes=(1000, 2000)) -> None:
+def campaigns(arr, **kw):
+    """run_campaigns, with the futility stop switched off when ``_futility=False`` (ablation rows)."""
+    from certirank.methods.anyrank.engine import _Campaign
+
+    fut = kw.pop("_futility", True)
+    old, _Campaign.futility = _Campaign.futility, fut
+    try:
+        return run_campaigns(arr, **kw)
+    finally:
+        _Campaign.futility = old
+
+
+def part_hef(runs: int, seed: int, budget: bool = False, nmaxes=(1000, 2000), ablation: bool = False) -> None:
     print(f"HE-F, alpha 0.05, gamma 0, no prior, binary metric, {runs} runs (seed {seed})")
     print("mean = honest sample complexity (spec 03 §11: every trial used, undecided pairs up to N_max);")
     print("authors = the authors' scripts' counting (graphical: only decided comparisons; Bonferroni: N_max),")
@@ -86,9 +102,9 @@ def part_hef(runs: int, seed: int, budget: bool = False, nmaxes=(1000, 2000)) ->
         arr = tables(HEF, runs, nmax, seed)
         for ties, guarantee in (("assume_none", "paper"), ("allow", "paper"), ("allow", "strict")):
             base = base_a = None
-            for label, method, extra in variants(budget):
+            for label, method, extra in variants(budget, ablation=ablation):
                 t0 = time.time()
-                res = run_campaigns(arr, alpha=0.05, method=method, gamma=0.0, ties=ties, guarantee=guarantee,
+                res = campaigns(arr, alpha=0.05, method=method, gamma=0.0, ties=ties, guarantee=guarantee,
                                     bins="binary", graph="fully_connected", n_max=nmax, **extra)
                 s = summary(res, HEF, method)
                 base = s["mean"] if label == "bonferroni" else base
@@ -115,7 +131,8 @@ def part_speed(runs: int, seed: int) -> None:
     arr = tables(HOI, runs, 1000, seed)
     for method in ("anyrank", "bonferroni"):
         t0 = time.time()
-        res = run_campaigns(arr, alpha=0.05, method=method, prior=list(HOI), bins="binary", trajectory=True)
+        res = run_campaigns(arr, alpha=0.05, method=method, prior=list(HOI), bins="binary", trajectory=True,
+                            budget="none")
         dt = time.time() - t0
         print(f"HO-I, {runs} campaigns, N_max 1000, {method}: {dt:.1f} s on one core "
               f"({1000 * dt / runs:.1f} ms per campaign), FWER {np.mean([wrong(r, HOI) for r in res]):.3f}")
@@ -131,7 +148,7 @@ def part_fwer(name: str, mu: np.ndarray, alpha: float, runs: int, nmax: int, see
     for guarantee in ("paper", "strict"):
         for ties in (("allow", "assume_none") if guarantee == "paper" else ("allow",)):
             for label, method, extra in variants(budget, METHODS, ("paired",)):
-                res = run_campaigns(arr, alpha=alpha, method=method, prior=list(mu), gamma=1.0, ties=ties,
+                res = campaigns(arr, alpha=alpha, method=method, prior=list(mu), gamma=1.0, ties=ties,
                                     guarantee=guarantee, bins="binary", n_max=nmax, **extra)
                 f = np.mean([wrong(r, mu) for r in res])
                 dec = np.mean([len(r.decisions) for r in res])
@@ -146,10 +163,11 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--budget", action="store_true", help="also run the exact budget test (spec 08) per comparison")
     ap.add_argument("--nmax", type=int, nargs="+", default=[1000, 2000], help="hef: per-comparison budgets")
+    ap.add_argument("--ablation", action="store_true", help="hef --budget: also the rows without the futility stop")
     a = ap.parse_args()
     t0 = time.time()
     if a.part in ("hef", "all"):
-        part_hef(a.runs, a.seed, a.budget, tuple(a.nmax))
+        part_hef(a.runs, a.seed, a.budget, tuple(a.nmax), a.ablation)
     if a.part in ("speed", "all"):
         part_speed(500, a.seed)
     if a.part in ("hoi", "all"):

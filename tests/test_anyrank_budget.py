@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import math
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from certirank.errors import DataError, ParameterError, StateError
 from certirank.evidence.budget import design, level_of
 from certirank.evidence.budget_streams import GRID_STEP, BudgetStreams, pvalue_grid
-from certirank.methods.anyrank import Ranker, run_campaign, run_campaigns
-from certirank.methods.anyrank.config import _make_setup, _setup_from_dict
+from certirank.methods.anyrank import Ranker, anyrank, run_campaign, run_campaigns
+from certirank.methods.anyrank.config import AUTO_BUDGET_MAX, _make_setup, _setup_from_dict
 
 
 def _tables(mu, runs, n, seed):
@@ -103,6 +105,60 @@ def test_extendable_is_min_of_weighted_exact_and_ville():
     assert ext.horizon is None and fin.horizon == 30
 
 
+def test_reachable_and_futility_against_every_continuation():
+    # n_max 10, every state after 4 trials (3^4 outcome types: win, loss, concordant); brute force over all
+    # 3^6 continuations: `reachable` is the largest final log R of any of them, and `futile` says exactly
+    # that none reaches the threshold of the level
+    n, head, level = 10, 4, 0.1
+    kinds = [(0.0, 1.0), (1.0, 0.0), (1.0, 1.0)]  # (x, y): challenger win, loss, concordant
+    heads = list(itertools.product(range(3), repeat=head))
+    tails = list(itertools.product(range(3), repeat=n - head))
+    bank = BudgetStreams(len(heads), n, alpha=0.2, ties="assume_none", concentration=2.0)
+    for t in range(head):
+        bank.update(None, [kinds[h[t]][0] for h in heads], [kinds[h[t]][1] for h in heads])
+    reach, fut = bank.reachable, bank.futile(level, level)
+    m = bank.threshold_for(level)
+    assert np.isfinite(m) and bank.threshold_for(1.0) == 0.0 and bank.threshold_for(level / 10) >= m
+    for i, h in enumerate(heads):
+        full = BudgetStreams(len(tails), n, alpha=0.2, ties="assume_none", concentration=2.0)
+        for t in range(n):
+            ks = [h[t]] * len(tails) if t < head else [c[t - head] for c in tails]
+            full.update(None, [kinds[k][0] for k in ks], [kinds[k][1] for k in ks])
+        lr = full.log_running_max
+        np.testing.assert_allclose(reach[i], lr.max(axis=0), rtol=0, atol=1e-9)
+        can = (np.minimum(full.pvalue_less, full.pvalue_more) <= level).any()
+        assert fut[i] == (not can)
+    assert not fut.all()  # (futility that does trigger: the campaign test below)
+
+
+def test_futility_saves_rollouts_without_changing_any_decision():
+    from certirank.methods.anyrank.engine import _Campaign
+
+    # B and C tied: under Bonferroni (fixed levels) their comparison becomes futile well before the budget
+    arr = _tables(np.array([0.1, 0.5, 0.5, 0.9]), 8, 200, seed=4)
+    kw = {"alpha": 0.05, "n_max": 200, "bins": "binary", "budget": "final"}
+    out = {}
+    for fut in (True, False):
+        _Campaign.futility, old = fut, _Campaign.futility
+        try:
+            out[fut] = [run_campaigns(arr, method=m, **kw) for m in ("bonferroni", "anyrank")]
+        finally:
+            _Campaign.futility = old
+    saved = 0
+    for on, off in zip(sum(out[True], []), sum(out[False], [])):
+        strip = [{k: v for k, v in d.items() if k != "total_samples"} for d in on.decisions]
+        assert strip == [{k: v for k, v in d.items() if k != "total_samples"} for d in off.decisions]
+        assert on.total_samples <= off.total_samples
+        saved += off.total_samples - on.total_samples
+        for det in on.undecided_details:
+            assert det["budget_exhausted"] and (det["futile"] or det["trials"] == 200)
+    assert saved > 0
+    # the live engine stops the same comparisons (futility is read from its streams' state)
+    live = _feed(Ranker(["p0", "p1", "p2", "p3"], alpha=0.05, n_max=200, bins="binary", budget="final",
+                        method="bonferroni"), arr[0])
+    assert live.result().to_dict() == out[True][0][0].to_dict()
+
+
 # ---------------------------------------------------------------------------- AnyRank wiring
 
 MU = np.array([0.2, 0.5, 0.8])
@@ -117,7 +173,7 @@ def test_budget_changes_the_test_and_replay_equals_live_and_batch():
     live = _feed(Ranker(["A", "B", "C"], alpha=0.1, n_max=120, bins="binary", budget="final"), arr[0])
     assert live.result().to_dict() == single[0].to_dict()
     # a different test: some p-value or decision time differs from the e-process campaign
-    e = [run_campaign(a, alpha=0.1, n_max=120, bins="binary", policies=["A", "B", "C"]) for a in arr]
+    e = [run_campaign(a, alpha=0.1, n_max=120, bins="binary", policies=["A", "B", "C"], budget="none") for a in arr]
     assert [r.to_dict() for r in e] != [r.to_dict() for r in single]
     assert "exact budget test" in single[0].statement and "120 trials" in single[0].statement
 
@@ -154,7 +210,7 @@ def test_ranker_final_budget_refuses_extend_extendable_keeps_its_horizon():
 
 
 def test_campaigns_saved_before_the_budget_option_keep_their_checksum():
-    s = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 10, "allow", "paper", metric="binary")
+    s = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 10, "allow", "paper", metric="binary", budget="none")
     old = s.to_dict()
     for key in ("budget", "arms", "budget_horizon", "concentration"):
         old.pop(key)
@@ -164,6 +220,27 @@ def test_campaigns_saved_before_the_budget_option_keep_their_checksum():
     assert set(s.locked()) == set(old) - {"nmax"}
     b = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 10, "allow", "paper", metric="binary", budget="final")
     assert b.sha256() != s.sha256()
+
+
+def test_auto_budget_resolves_to_the_exact_test_only_when_declared():
+    mk = functools.partial(_make_setup, ["a", "b"], 0.05, "anyrank", None, 1.0)
+    # binary scores and an explicit budget: the exact test; final for a fixed table, extendable live
+    assert mk(100, "allow", "paper", metric="binary").budget == "final"
+    assert mk(100, "allow", "paper", metric="binary", live=True).budget == "extendable"
+    # anything undeclared, or beyond the auto limit: the anytime e-process
+    assert mk(None, "allow", "paper", metric="binary", default_nmax=100).budget == "none"
+    assert mk(100, "allow", "paper", metric="progress").budget == "none"
+    assert mk(AUTO_BUDGET_MAX + 1, "allow", "paper", metric="binary").budget == "none"
+    arr = _tables(MU, 1, 60, seed=3)[0]
+    kw = {"alpha": 0.1, "n_max": 60, "bins": "binary", "policies": ["A", "B", "C"]}
+    assert run_campaign(arr, **kw).to_dict() == run_campaign(arr, budget="final", **kw).to_dict()
+    assert "final budget of 60" in anyrank(pd.DataFrame(arr, columns=kw["policies"]), alpha=0.1, n_max=60,
+                                           bins="binary").statement
+    assert "exact budget test" not in run_campaign(arr, alpha=0.1, bins="binary").statement  # n_max inferred
+    # a live campaign on the default keeps extend() working (a final budget would refuse it)
+    r = Ranker(["A", "B"], alpha=0.05, n_max=6, bins="binary")
+    r.extend(12)
+    assert r.n_max == 12 and json.loads(r.to_json())["config"]["budget"] == "extendable"
 
 
 # ---------------------------------------------------------------------------- validity (seeded Monte Carlo)

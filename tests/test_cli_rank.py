@@ -99,3 +99,24 @@ def test_demo_human_output():
     assert out.exit_code == 0, out.output
     text = " ".join(out.stdout.split())
     assert "is better than" in text and "rollouts" in text and "against Bonferroni" in text
+
+
+def test_rank_budget_and_arms_options(wide_csv, tmp_path):
+    # binary data (the NaN makes that comparison skip a row) with an explicit budget: the exact test by default
+    base = ["rank", str(wide_csv), "--alpha", "0.1", "--bins", "binary", "--n-max", "150", "--json"]
+    auto = runner.invoke(app, base)
+    assert auto.exit_code == 0, auto.output
+    got = json.loads(auto.stdout)
+    assert "exact budget test" in got["statement"] and "paired arms" in got["statement"]
+    assert got == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=150, budget="final").to_json())
+    none = json.loads(runner.invoke(app, [*base, "--budget", "none"]).stdout)
+    assert "exact budget test" not in none["statement"]
+    assert none == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=150,
+                                      budget="none").to_json())
+    ind = runner.invoke(app, [*base, "--budget", "extendable", "--arms", "independent"])
+    assert ind.exit_code == 0, ind.output
+    assert "independent arms" in json.loads(ind.stdout)["statement"]
+    # declared, never inferred: the exact test without binary scores is a one-line error, exit 2
+    bad = runner.invoke(app, ["rank", str(wide_csv), "--n-max", "150", "--budget", "final"])
+    assert bad.exit_code == 2 and "binary" in bad.output
+    assert runner.invoke(app, [*base, "--arms", "sideways"]).exit_code == 2

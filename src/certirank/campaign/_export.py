@@ -79,7 +79,10 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False) -> 
 def _rank_command(camp: Any, out: Path, show: bool) -> str:
     r = camp.config["engine"]["ranker"]
     parts = [f"certirank rank {out}", f"--alpha {r['alpha']!r}", f"--method {r['method']}", f"--n-max {r['nmax']}",
-             f"--ties {r['ties']}", f"--guarantee {r['guarantee']}", f"--bins {r['metric']}"]
+             f"--ties {r['ties']}", f"--guarantee {r['guarantee']}", f"--bins {r['metric']}",
+             f"--budget {r.get('budget', 'none')}"]  # the campaign's test, not the replay's default
+    if r.get("budget", "none") != "none":
+        parts.append(f"--arms {r.get('arms', 'paired')}")
     if r["prior"] is not None:
         pairs = ",".join(f"{camp._shown(p, show)}={v!r}" for p, v in zip(r["policies"], r["prior"]))
         parts += [f"--prior-means '{pairs}'", f"--gamma {r['gamma']!r}"]

@@ -77,6 +77,11 @@ def rank_cmd(data: Path = DATA_ARG,
                                                 "0, 0.1, ..., 1; default) or binary."),
              metric: Optional[str] = typer.Option(None, "--metric", hidden=True, help="Deprecated: --bins."),
              pairing: str = PAIRING_OPT,
+             budget: str = typer.Option("auto", "--budget", help="Per-comparison test: auto (the exact budget test "
+                                        "when --bins binary and --n-max are given, else none), none (anytime "
+                                        "e-process), final or extendable (exact budget test, spec 08)."),
+             arms: str = typer.Option("paired", "--arms", help="Exact budget test calibration: paired (valid for "
+                                      "any correlation) or independent (rollouts of the policies independent)."),
              shuffle: Optional[int] = SHUFFLE_OPT,
              group_by: Optional[str] = GROUP_BY_OPT,
              alpha_across_groups: bool = ALPHA_ACROSS_OPT,
@@ -136,7 +141,7 @@ def rank_cmd(data: Path = DATA_ARG,
         return
 
     opts = dict(method=method, prior=prior, prior_means=prior_means, gamma=gamma, n_max=n_max, ties=ties,
-                guarantee=guarantee, heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pair)
+                guarantee=guarantee, heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pair, budget=budget, arms=arms)
     if cols is not None:
         from ..methods.groups import run_by_group
         if plot is not None:

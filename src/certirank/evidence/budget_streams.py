@@ -29,7 +29,7 @@ from ..errors import DataError, ParameterError
 from .budget import _TOL, MAX_BUDGET, BudgetDesign, check_arms, design, level_of
 from .streams import _index, _values, combine
 
-__all__ = ["GRID_FLOOR", "GRID_STEP", "BudgetStreams", "pvalue_grid"]
+__all__ = ["GRID_FLOOR", "GRID_STEP", "BudgetStreams", "out_of_reach", "pvalue_grid"]
 
 #: spacing of the threshold grid in nats of log T (p overstated by at most a factor exp(GRID_STEP))
 GRID_STEP = 0.02
@@ -56,6 +56,14 @@ def pvalue_grid(n_max: int, a: float, arms: str, step: float = GRID_STEP,
     g = np.minimum.accumulate(np.minimum(g, 1.0))
     last = int(np.argmax(g <= floor)) if (g <= floor).any() else g.size - 1
     return m[:last + 1], g[:last + 1]
+
+
+def out_of_reach(reach: np.ndarray, m: np.ndarray) -> np.ndarray:
+    """True where both directions' reachable maxima (last axis: less, more) stay below their thresholds,
+    with a margin that keeps a borderline case live (the rounding tolerance of `BudgetStreams._read`)."""
+    fin = np.where(np.isfinite(reach), reach, 0.0)
+    margin = 1e-9 + 4 * _TOL * (1.0 + np.abs(fin))
+    return ((reach + margin) < m).all(axis=-1)
 
 
 class _BankState:
@@ -243,6 +251,40 @@ class BudgetStreams:
     @property
     def pvalue(self) -> np.ndarray:
         return combine(self.pvalue_less, self.pvalue_more, self.ties)
+
+    # ---- futility --------------------------------------------------------------------------------
+    @property
+    def reachable(self) -> np.ndarray:
+        """Largest log R any continuation can reach within the budget, per stream and direction, (n, 2).
+
+        Every remaining trial a discordant win: T(k + 1, s + 1) >= T(k, s) >= T(k + 1, s) and
+        T(k, s) <= T(k + 1, s + 1) make that the maximal path, ending at T(k + r, s + r), r = trials left.
+        +inf for the extendable form (its e-process part has no horizon). Non-increasing in time: a loss or
+        a concordant pair lowers the end point, a win keeps it.
+        """
+        if self.extendable:
+            return np.full((self._n, 2), np.inf)
+        r = np.maximum(self.design.n_max - self._t, 0)
+        kk = self._k + r
+        ends = np.stack([self.design.log_t(kk, self._s + r), self.design.log_t(kk, self._k - self._s + r)], axis=1)
+        return np.maximum(self._log_r, ends)
+
+    def threshold_for(self, level: Any) -> np.ndarray:
+        """Least log R at which the (grid-rounded) p-value is <= level; +inf where no R within the grid is."""
+        lv = np.asarray(level, dtype=float)
+        # the grid p-values are non-increasing: the first index with p <= level
+        j = np.searchsorted(-self._grid_p, -lv, side="left")
+        out = np.full(lv.shape, np.inf)
+        ok = j < self._grid_m.size
+        out[ok] = self._grid_m[np.minimum(j, self._grid_m.size - 1)][ok]
+        return out
+
+    def futile(self, level_less: Any, level_more: Any) -> np.ndarray:
+        """True where neither direction can reach p <= its level (an upper bound on any level it may still
+        get) before the budget ends: such a comparison cannot be decided by its own test any more, so
+        sampling it is wasted. The margin keeps a borderline case live (the rounding of `_read`)."""
+        m = np.stack([self.threshold_for(level_less), self.threshold_for(level_more)], axis=-1)
+        return out_of_reach(self.reachable, m)
 
     @property
     def log_running_max(self) -> np.ndarray:

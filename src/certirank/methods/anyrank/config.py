@@ -35,8 +35,12 @@ GRAPHS = ("soft_masked", "fully_connected")
 METRICS = ("progress", "binary")
 PAIRINGS = ("by_row", "by_order")
 BETTORS = ("nscore", "bernoulli_kelly", "agrapa", "ons", "prpl_eb", "hoeffding")
-#: per-comparison test: the anytime e-process ("none", default) or the exact budget test of spec 08
-BUDGETS = ("none", "final", "extendable")
+#: per-comparison test: the anytime e-process ("none") or the exact budget test of spec 08 ("final",
+#: "extendable"); "auto" (default) resolves to one of them when the setup is made (`_resolve_budget`)
+BUDGETS = ("auto", "none", "final", "extendable")
+#: "auto" picks the exact test only up to this budget: its p-value grid costs O(n_max^2) once per process
+#: (about 4 s at 1000, 15 s at 2000 on one core), and it has no precomputed table beyond 2500
+AUTO_BUDGET_MAX = 2500
 ARMS = ("paired", "independent")
 #: Beta(a, a) concentration of AnyRank's exact budget test unless given (see docs/anyrank.md: a campaign
 #: must separate gaps from the hardest up to large ones, and spends most rollouts on the easy ones early;
@@ -202,8 +206,9 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
                 guarantee: str, *, graph: str = "soft_masked", forward_fraction: float = 0.9,
                 direction_split: float = DIRECTION_SPLIT, bettor: str = "nscore", metric: str = "progress",
                 transitive_closure: bool = True, advantage_tol: float = ADVANTAGE_TOL,
-                default_nmax: int = LIVE_NMAX, budget: str = "none", arms: str = "paired",
-                budget_horizon: int | None = None, concentration: float | None = None) -> _Setup:
+                default_nmax: int = LIVE_NMAX, budget: str = "auto", arms: str = "paired",
+                budget_horizon: int | None = None, concentration: float | None = None,
+                live: bool = False) -> _Setup:
     pols = _check_policies(policies)
     alpha = check_alpha(alpha)
     method = _canon_method(method)
@@ -221,7 +226,7 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
         raise ParameterError(f"direction_split must be in [0.5, 1) (share of a pair's level given to the "
                              f"direction the prior predicts), got {direction_split!r}")
     tol = check_nonnegative("advantage_tol", advantage_tol)
-    budget = check_choice("budget", budget, BUDGETS)
+    budget = _resolve_budget(check_choice("budget", budget, BUDGETS), metric, nmax, budget_horizon, live)
     arms = check_choice("arms", arms, ARMS)
     if budget == "none":
         budget_horizon = concentration = None
@@ -251,6 +256,29 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
                   bettor=bettor, metric=metric, nmax=nmax, transitive_closure=bool(transitive_closure),
                   advantage_tol=tol, budget=budget, arms=arms, budget_horizon=budget_horizon,
                   concentration=concentration)
+
+
+def _resolve_budget(budget: str, metric: str, nmax: Any, budget_horizon: Any, live: bool) -> str:
+    """``auto``: the exact budget test (spec 08) when the scores are declared binary and the per-comparison
+    budget is given explicitly (never inferred from the data: a budget read off the recorded rows could
+    depend on the outcomes), else the anytime e-process.
+
+    Replay and simulation (``live=False``) get ``final``: the table is fixed and nothing can extend it, and
+    the final form is the more powerful. The live `Ranker` gets ``extendable``: :meth:`Ranker.extend` raises
+    ``n_max`` at any time, which a final budget refuses, so a final default would break a campaign that
+    extends; the extendable form keeps ``extend`` working and stays valid for ever.
+    """
+    if budget != "auto":
+        return budget
+    horizon = nmax if budget_horizon is None else budget_horizon
+    if metric != "binary" or horizon is None:
+        return "none"
+    try:
+        if int(horizon) > AUTO_BUDGET_MAX:
+            return "none"
+    except (TypeError, ValueError):
+        return "none"  # the n_max check below reports it
+    return "extendable" if live else "final"
 
 
 _OPTIONS = ("graph", "forward_fraction", "direction_split", "bettor", "metric", "transitive_closure", "advantage_tol",

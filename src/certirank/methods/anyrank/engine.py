@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from ...evidence.budget_streams import BudgetStreams
+from ...evidence.budget_streams import BudgetStreams, out_of_reach
 from ...evidence.streams import PairedStreams, combine
 from ...multitest.graphical import passes
 from ...order.closure import minimax_times
@@ -44,7 +44,16 @@ class _Campaign:
     * ``paths``: the whole table is known (replay, simulation). Each pair's p-process along its own index
       is computed lazily in blocks and the loop jumps from event to event (:meth:`run_replay`).
     * live: :meth:`try_iteration` executes the next iteration once its trials are recorded.
+
+    Futility (final exact budget only): a comparison that no continuation within its budget can decide
+    at the largest level it may still get is no longer sampled (`_update_futile`). Stopping a stream is a
+    stopping time of its p-process, so validity is untouched; and since such a comparison can never pass
+    its own test, no decision changes either: only rollouts that could not change the answer are saved
+    (it may still be decided by transitivity).
     """
+
+    #: skip futile comparisons (a switch for benchmarks measuring what it saves; always on otherwise)
+    futility = True
 
     def __init__(self, setup: _Setup, table: _Table, *, trajectory: bool = False) -> None:
         self.s = setup
@@ -68,6 +77,9 @@ class _Campaign:
         self.edge_time = np.full((m, m), np.inf)  # decided relation a > b -> its decision time
         self.inconsistent = False
         self.streams = _make_streams(setup, k)
+        self.futile = np.zeros(k, dtype=bool)
+        self._futility = self.futility and setup.budget == "final"
+        self._m_reach: np.ndarray | None = None  # (K, 2) log-R thresholds of the largest reachable levels
         self.recycles = setup.method in RECYCLING
         self.want_traj = trajectory
         self._traj: list[np.ndarray] = []
@@ -75,6 +87,7 @@ class _Campaign:
         self._rows: list[np.ndarray] | None = None
         self._path_l: np.ndarray | None = None
         self._path_m: np.ndarray | None = None
+        self._path_r: np.ndarray | None = None
         self._avail = 0
 
     # ------------------------------------------------------------------ levels and selection
@@ -84,9 +97,42 @@ class _Campaign:
             return lv
         return lv[0::2] + lv[1::2]
 
+    def _level_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """Per pair, an upper bound on the one-sided p-value level each direction can ever be tested at.
+
+        Bretz updates move a rejected node's weight to the others along rows summing to at most 1, so the
+        total weight of the unrejected nodes never grows: no node's weight can exceed it (recycling
+        methods). Without recycling a node keeps its weight. Under the paper guarantee with ``ties="allow"``
+        a pair passes when 2 min(p_less, p_more) <= its level, so each direction needs half of it.
+        """
+        w = self.graph.weights
+        a = self.s.alpha
+        paper = self.s.guarantee == "paper"
+        if self.recycles:
+            wl = wm = np.full(self.k, float(w.sum()))
+        elif paper:
+            wl = wm = w
+        else:
+            wl, wm = w[0::2], w[1::2]
+        half = 2.0 if paper and self.s.ties == "allow" else 1.0
+        slack = 1.0 + 1e-8  # `passes` rounds p / w to 10 decimals
+        return a * wl * slack / half, a * wm * slack / half
+
+    def _update_futile(self) -> None:
+        bl, bm = self._level_bounds()
+        st = self.streams
+        self._m_reach = np.stack([st.threshold_for(bl), st.threshold_for(bm)], axis=1)
+        if self._rows is not None:  # replay: the bank runs ahead; read the path at each pair's own index
+            reach = self._path_r[np.arange(self.k), self.n]
+        else:
+            reach = st.reachable
+        self.futile |= out_of_reach(reach, self._m_reach) & self.pair_open
+
     def select(self) -> np.ndarray | None:
         """Advantaged set S_t (spec 03 §5.3), or None after setting the termination reason."""
-        active = self.pair_open & (self.n < self.s.nmax) & ~self.exhausted
+        if self._futility:
+            self._update_futile()
+        active = self.pair_open & (self.n < self.s.nmax) & ~self.exhausted & ~self.futile
         if not active.any():
             self.termination = EXHAUSTED
             return None
@@ -268,7 +314,8 @@ class _Campaign:
 
     # ------------------------------------------------------------------ replay (event jumping)
     def _prepare_paths(self, lmax: int | None = None, x: np.ndarray | None = None, y: np.ndarray | None = None,
-                       path_l: np.ndarray | None = None, path_m: np.ndarray | None = None) -> None:
+                       path_l: np.ndarray | None = None, path_m: np.ndarray | None = None,
+                       path_r: np.ndarray | None = None) -> None:
         """Per-pair complete rows, the padded pair sequences and the (lazily filled) p-process paths.
 
         A batch driver may pass shared buffers (``x``, ``y`` of shape (K, lmax), paths (K, lmax + 1)) that
@@ -291,6 +338,8 @@ class _Campaign:
         self._lmax = lmax
         self._path_l = np.ones((self.k, lmax + 1)) if path_l is None else path_l
         self._path_m = np.ones((self.k, lmax + 1)) if path_m is None else path_m
+        if self._futility:  # reachable maxima (K, lmax + 1, 2); index 0 (no trial yet) is never futile
+            self._path_r = np.full((self.k, lmax + 1, 2), np.inf) if path_r is None else path_r
         self._avail = 0  # paths valid for n <= _avail
 
     def _extend_paths(self, upto: int) -> None:
@@ -303,6 +352,8 @@ class _Campaign:
             self.streams.update(None, self._x[:, s], self._y[:, s])
             self._path_l[:, s + 1] = self.streams.pvalue_less
             self._path_m[:, s + 1] = self.streams.pvalue_more
+            if self._futility:
+                self._path_r[:, s + 1] = self.streams.reachable
         self._avail = target
 
     def _first_event(self, k: int, lim: int):  # generator: yields path lengths it needs, returns the event
@@ -324,6 +375,8 @@ class _Campaign:
                     ok = passes(self._combined(pl, pm), w[k], a) & (pl != pm)
                 else:
                     ok = passes(pl, w[2 * k], a) | passes(pm, w[2 * k + 1], a)
+                if self._futility:  # becoming futile is an event too: the pair then leaves the sampled set
+                    ok = ok | out_of_reach(self._path_r[k, lo + 1:hi + 1], self._m_reach[k])
                 if ok.any():
                     return lo - n0 + int(np.argmax(ok)) + 1
                 lo = hi
@@ -425,7 +478,8 @@ class _Campaign:
                 details.append({"pair": [a, b], "trials": int(self.n[k]), "p_value": float(pc[k]),
                                 "p_less": float(self.pl[k]), "p_more": float(self.pm[k]),
                                 "level": float(lv[k]),
-                                "budget_exhausted": bool(self.n[k] >= s.nmax or self.exhausted[k])})
+                                "budget_exhausted": bool(self.n[k] >= s.nmax or self.exhausted[k] or self.futile[k]),
+                                "futile": bool(self.futile[k])})
         traj = None
         if self.want_traj:
             ts = np.concatenate(self._traj) if self._traj else np.zeros(0, dtype=np.int64)

@@ -48,8 +48,10 @@ class Ranker:
         Seed of those draws (default: fresh entropy, saved with the campaign).
     **options
         ``graph``, ``forward_fraction``, ``direction_split``, ``bettor``, ``bins`` (``metric`` before 0.2), ``transitive_closure``;
-        ``budget`` (``"final"`` / ``"extendable"``: the exact budget test of spec 08, with ``bins="binary"``
-        and an explicit ``n_max``; a final budget refuses :meth:`extend`), ``arms``, ``concentration``.
+        ``budget``: ``"auto"`` (default) = ``"extendable"`` when ``bins="binary"`` and ``n_max`` is given
+        (at most 2500), else ``"none"``; ``"final"`` / ``"extendable"`` = the exact budget test of spec 08
+        (a final budget refuses :meth:`extend`; the extendable one adds the e-process and stays valid past
+        ``n_max``); ``"none"`` = the anytime e-process alone. Also ``arms``, ``concentration``.
 
     Notes
     -----
@@ -75,7 +77,8 @@ class Ranker:
                  n_max: int | None = None, method: str = "anyrank", ties: str = "allow",
                  guarantee: str = "paper", environments: Sequence[Any] | None = None, seed: int | None = None,
                  **options: Any) -> None:
-        setup = _make_setup(policies, alpha, method, prior, gamma, n_max, ties, guarantee, **_check_options(options))
+        setup = _make_setup(policies, alpha, method, prior, gamma, n_max, ties, guarantee, live=True,
+                            **_check_options(options))
         self._init(setup)
         self._set_environments(environments, seed)
 

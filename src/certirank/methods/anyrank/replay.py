@@ -55,7 +55,7 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
             graph: str = "soft_masked", forward_fraction: float = 0.9, direction_split: float = DIRECTION_SPLIT,
             bettor: str = "nscore", bins: str = "progress", transitive_closure: bool = True,
             trajectory: bool = False, format: str | None = None,
-            score_range: tuple[float, float] | None = None, budget: str = "none",
+            score_range: tuple[float, float] | None = None, budget: str = "auto",
             arms: str = "paired", concentration: float | None = None) -> RankingResult:
     """Run AnyRank over recorded trials, in recorded order (spec 03 §9.1).
 
@@ -97,11 +97,12 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
         Also return the total samples after each iteration.
     format, score_range
         Passed to :func:`certirank.load` (input layout; rescaling of scores to [0, 1]).
-    budget : {"none", "final", "extendable"}, default "none"
+    budget : {"auto", "none", "final", "extendable"}, default "auto"
         ``none``: each comparison is the anytime e-process of spec 01. ``final`` / ``extendable``: the exact
-        budget test of spec 08 calibrated for ``nmax`` trials per comparison (needs ``metric="binary"`` and an
-        explicit ``nmax``); ``final`` holds up to the budget, ``extendable`` adds the e-process (w = 0.9) and
-        holds for ever.
+        budget test of spec 08 calibrated for ``n_max`` trials per comparison (needs ``bins="binary"`` and an
+        explicit ``n_max``); ``final`` holds up to the budget, ``extendable`` adds the e-process (w = 0.9) and
+        holds for ever. ``auto``: ``final`` when ``bins="binary"`` and ``n_max`` (at most 2500) is given,
+        else ``none``.
     arms : {"paired", "independent"}, default "paired"
         Calibration of the exact test (spec 08 §3b): ``paired`` is valid for any correlation between the two
         policies' outcomes on a trial; ``independent`` only when their rollouts are independent.
@@ -250,8 +251,10 @@ def _run_chunk(setup: _Setup, arr: np.ndarray, trajectory: bool) -> list[Ranking
     ys = np.zeros((r, k, lmax))
     pls = np.ones((r, k, lmax + 1))
     pms = np.ones((r, k, lmax + 1))
+    fut = camps[0]._futility
+    prs = np.full((r, k, lmax + 1, 2), np.inf) if fut else None
     for idx, c in enumerate(camps):
-        c._prepare_paths(lmax, xs[idx], ys[idx], pls[idx], pms[idx])
+        c._prepare_paths(lmax, xs[idx], ys[idx], pls[idx], pms[idx], prs[idx] if fut else None)
     bank = _make_streams(setup, r * k)
     gens = {}
     waiting: dict[int, int] = {}
@@ -271,6 +274,8 @@ def _run_chunk(setup: _Setup, arr: np.ndarray, trajectory: bool) -> list[Ranking
             bank.update(streams, xs[act, :, step].ravel(), ys[act, :, step].ravel())
             pls[act, :, step + 1] = bank.pvalue_less[streams].reshape(act.size, k)
             pms[act, :, step + 1] = bank.pvalue_more[streams].reshape(act.size, k)
+            if fut:
+                prs[act, :, step + 1] = bank.reachable[streams].reshape(act.size, k, 2)
         avail = target
         for idx in act:
             c = camps[idx]

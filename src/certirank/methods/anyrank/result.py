@@ -76,7 +76,8 @@ class RankingResult(ResultMixin):
         n_k for a test, the minimax path time for transitivity), ``iteration``, ``trials`` (n_k),
         ``total_samples`` (rollouts of all policies so far), ``level`` and ``p_value`` at the decision.
     undecided : pairs [a, b] still open (never hidden).
-    undecided_details : per open pair: ``pair``, ``trials``, ``p_value``, ``level``, ``budget_exhausted``.
+    undecided_details : per open pair: ``pair``, ``trials``, ``p_value``, ``level``, ``budget_exhausted``
+        (budget or data used up, or ``futile``: the final exact budget test can no longer decide it).
     letters : compact letter display (policies sharing a letter are not certified different).
     samples : trials of each policy used; total_samples their sum.
     means : mean score of each policy over the trials used (None if none).
