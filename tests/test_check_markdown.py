@@ -83,8 +83,8 @@ def test_exit_codes_on_every_input_kind(tmp_path, kind):
     assert out["claims"][2]["better"] == "C" and out["exit_code"] == 1
 
 
-def test_campaign_db_is_not_an_input_yet(tmp_path):
-    """certirank.campaign (issue 17) is not on main yet; a DB-looking file is refused in one line, exit 2."""
+def test_sqlite_file_that_is_not_a_campaign(tmp_path):
+    """An SQLite file that is not a certirank campaign is refused in one line (the store's message), exit 2."""
     db = tmp_path / "campaign.db"
     db.write_bytes(b"SQLite format 3\x00" + b"\x00" * 100)
     res = runner.invoke(app, ["check", str(db), "--claim", "A>B"])

@@ -17,7 +17,7 @@ __version__ = "0.1.0"
 _LAZY = {
     "load": "certirank.data.readers",
     "compare": "certirank.evidence.compare",
-    "check": "certirank.methods.check",
+    "check": "certirank.integrations.check",
     "graph_test": "certirank.multitest.bretz",
     "e_holm": "certirank.multitest.eholm",
     "letters": "certirank.order.letters",

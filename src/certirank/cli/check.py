@@ -15,17 +15,23 @@ from ._markdown import MARKDOWN_OPT, check_output_flags
 def check_cmd(data: Path = DATA_ARG,
               claim: list[str] = typer.Option(..., "--claim", help="A claim 'A>B' (A is better than B) or 'A<B'; "
                                               "repeatable."),
-              alpha: float = typer.Option(0.05, "--alpha", help="Family-wise level over all claims (Holm)."),
+              alpha: Optional[float] = typer.Option(None, "--alpha", help="Family-wise level over all claims (Holm); default 0.05, or a campaign file's own locked alpha."),
               bettor: str = typer.Option("nscore", "--bettor", help="Bettor of the paired tests (speed only)."),
               ties: str = typer.Option("allow", "--ties", help="allow (valid under exact ties) or assume_none."),
               format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
               read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """CI gate: exit 0 if every claim is certified, 1 if one is not (yet), 3 if one is certified the other way."""
-    from ..methods.check import check
+    from ..campaign._check import is_campaign_file
+    from ..integrations.check import check
 
     check_output_flags(as_json, markdown)
-    source, fmt, sr = read_input(data, format, score_range, read_option)
-    result = check(source, claim, alpha=alpha, bettor=bettor, ties=ties, format=fmt, score_range=sr)
+    if is_campaign_file(data):
+        # a campaign file: verified, then read off its own certified ranking (never through the table readers)
+        result = check(data, claim, alpha=alpha, bettor=bettor, ties=ties, format=format,
+                       score_range=score_range, **({"read_option": read_option} if read_option else {}))
+    else:
+        source, fmt, sr = read_input(data, format, score_range, read_option)
+        result = check(source, claim, alpha=alpha, bettor=bettor, ties=ties, format=fmt, score_range=sr)
 
     def render(res: Any) -> None:
         for line in res.lines():

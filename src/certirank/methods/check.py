@@ -82,8 +82,9 @@ class CheckResult(ResultMixin):
             base = f"{c['claim']}: {c['status']}"
             if c["status"] == "certified the other way":
                 base += f" ({c['worse']} is better than {c['better']})"
-            out.append(f"{base} (p = {c['pvalue']:.4g}, {c['pairs']} paired trials, means "
-                       f"{c['mean_better']:.3f} vs {c['mean_worse']:.3f})")
+            p = "-" if c["pvalue"] is None else f"{c['pvalue']:.4g}"
+            mb, mw = (("-" if v is None else f"{v:.3f}") for v in (c["mean_better"], c["mean_worse"]))
+            out.append(f"{base} (p = {p}, {c['pairs']} paired trials, means {mb} vs {mw})")
         return out
 
 

@@ -130,7 +130,7 @@ def _check_markdown(result: Any, title: str | None) -> str:
                  "other way.")
     lines.append("")
     rows = [[c["claim"], c["status"], _num(c["mean_better"]), _num(c["mean_worse"]), c["pairs"],
-             f"{c['pvalue']:.4g}"] for c in result.claims]
+             "-" if c["pvalue"] is None else f"{c['pvalue']:.4g}"] for c in result.claims]
     lines += _table(["claim", "status", "mean (claimed better)", "mean (claimed worse)", "paired trials",
                      "p-value"], ["l", "l", "r", "r", "r", "r"], rows)
     lines.append("")
