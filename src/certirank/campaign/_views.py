@@ -19,6 +19,18 @@ def remaining(res: Any, n_max: int) -> dict[str, Any]:
             "meaning": "upper bound: rollouts per policy if every open comparison ran to its budget n_max"}
 
 
+def _coded_pair(detail: Mapping[str, Any], c: Any) -> dict[str, Any]:
+    """An open pair under codes, listed in code order; its one-sided p-values follow the pair's direction,
+    so they swap when the code order reverses the pair."""
+    a, b = (c(x) for x in detail["pair"])
+    out = {**detail, "pair": [a, b]}
+    if b < a:
+        out["pair"] = [b, a]
+        if "p_less" in detail and "p_more" in detail:
+            out["p_less"], out["p_more"] = detail["p_more"], detail["p_less"]
+    return out
+
+
 def relabel(res: Any, codes: Mapping[str, str]) -> Any:
     """The same result with every policy name replaced by its blind code (structure unchanged)."""
     import dataclasses
@@ -33,8 +45,7 @@ def relabel(res: Any, codes: Mapping[str, str]) -> Any:
     pols = sorted(c(p) for p in res.policies)
     means = {c(k): v for k, v in res.means.items()}
     samples = {c(k): v for k, v in res.samples.items()}
-    details = sorted(({**d, "pair": sorted(c(x) for x in d["pair"])} for d in res.undecided_details),
-                     key=lambda d: d["pair"])
+    details = sorted((_coded_pair(d, c) for d in res.undecided_details), key=lambda d: d["pair"])
     extra = {}
     ranking = None
     if any(f.name == "ranking" for f in dataclasses.fields(res)):
