@@ -20,7 +20,7 @@ from typing import Any
 
 from .._validate import check_alpha
 from ..errors import ParameterError, StateError
-from ..methods.check import EXIT_CODES, CheckResult, parse_claim
+from ..methods.check import EXIT_CODES, CheckResult, parse_claims
 
 __all__ = ["check_campaign", "is_campaign_file"]
 
@@ -51,12 +51,7 @@ def check_campaign(path: str | os.PathLike[str], claims: Any, *, alpha: float | 
     """
     from .store import Campaign
 
-    if isinstance(claims, str):
-        claims = [claims]
-    claims = list(claims)
-    if not claims:
-        raise ParameterError("give at least one claim, e.g. --claim 'A>B'")
-    parsed = [parse_claim(c) for c in claims]
+    claims, parsed = parse_claims(claims)
     with Campaign.open(path) as camp:
         report = camp.verify()
         if not report.ok:

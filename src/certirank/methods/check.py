@@ -30,6 +30,14 @@ EXIT_CODES = {"certified": 0, "not certified": 1, "certified the other way": 3}
 _CLAIM_RE = re.compile(r"^\s*(?P<a>.+?)\s*(?P<op>>|<)\s*(?P<b>.+?)\s*$")
 
 
+def parse_claims(claims: Any) -> tuple[list[str], list[tuple[str, str]]]:
+    """One claim or a sequence of them -> (the claims as given, their (better, worse) pairs)."""
+    claims = [claims] if isinstance(claims, str) else list(claims)
+    if not claims:
+        raise ParameterError("give at least one claim, e.g. --claim 'A>B'")
+    return claims, [parse_claim(c) for c in claims]
+
+
 def parse_claim(text: str) -> tuple[str, str]:
     """``"A>B"`` -> ("A", "B") (A claimed better); ``"A<B"`` -> ("B", "A")."""
     if not isinstance(text, str):
@@ -109,12 +117,7 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str = "nscore"
     from ..multitest.graphical import holm_rejections
 
     alpha = check_alpha(alpha)
-    if isinstance(claims, str):
-        claims = [claims]
-    claims = list(claims)
-    if not claims:
-        raise ParameterError("give at least one claim, e.g. --claim 'A>B'")
-    parsed = [parse_claim(c) for c in claims]
+    claims, parsed = parse_claims(claims)
     table = load(data, format=format, score_range=score_range, **read_options)
     source = table.attrs.get("source") if hasattr(table, "attrs") else None
     results = []
