@@ -28,6 +28,8 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium on this ma
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 TOKEN = "browser-test-token"
+# each click is a full round trip through Chromium (~2 s here); a dozen exercise every policy and the live panel
+CLICKS = 12
 
 
 def _free_port() -> int:
@@ -83,7 +85,7 @@ def test_operator_records_by_clicking_and_ranking_updates_live(server, tmp_path)
             run.fill("#operator", "ci-operator")
             clicks = 0
             k = 0
-            while clicks < 30:
+            while clicks < CLICKS:
                 row = run.locator(".suggestion").first
                 row.wait_for(timeout=10_000)
                 name = row.locator(".what strong").first.inner_text()
@@ -99,7 +101,7 @@ def test_operator_records_by_clicking_and_ranking_updates_live(server, tmp_path)
             # the other tab was never reloaded: its panel is swapped in by polling
             assert head0 is not None
             ranking.wait_for_function(
-                "() => document.querySelector('#ranking-summary').innerText.includes('30 rollouts recorded')",
+                "() => document.querySelector('#ranking-summary').innerText.includes('%d rollouts recorded')" % CLICKS,
                 timeout=15_000)
             ranking.screenshot(path=str(shots / "campaign-ranking.png"), full_page=True)
             assert ranking.evaluate("performance.getEntriesByType('navigation').length") == 1
@@ -108,7 +110,7 @@ def test_operator_records_by_clicking_and_ranking_updates_live(server, tmp_path)
                 run.locator("form[action$='/api/undo'] button").click()
             run.locator(".message.ok", has_text="Undid record").wait_for(timeout=10_000)
             ranking.wait_for_function(
-                "() => document.querySelector('#ranking-summary').innerText.includes('29 rollouts recorded')",
+                "() => document.querySelector('#ranking-summary').innerText.includes('%d rollouts recorded')" % (CLICKS - 1),
                 timeout=15_000)
             phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                         is_mobile=True, has_touch=True).new_page()
@@ -121,7 +123,7 @@ def test_operator_records_by_clicking_and_ranking_updates_live(server, tmp_path)
     with Campaign.open(db) as c:
         live = [e for e in c.log().entries if e.live]
         undone = [e for e in c.log().entries if e.action == "undo"]
-        assert len(live) == 29 and len(undone) == 1
+        assert len(live) == CLICKS - 1 and len(undone) == 1
         assert {e.by for e in live} == {"ci-operator"}
         assert c.verify().ok
     assert (shots / "campaign-run.png").stat().st_size > 5_000
