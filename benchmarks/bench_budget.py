@@ -76,7 +76,7 @@ def budget_study(runs: int, seed: int, python: str | None, budgets: list[int], m
         print(f"\n#### Budget {n} rollouts per policy, alpha = {ALPHA}, tie-safe, independent arms, {runs} runs "
               f"(design: independent a = {des_ind.a:g}, paired a = {des_par.a:g}; "
               f"{time.process_time() - t0:.1f} s CPU to tune both)\n")
-        cols = ["exact, independent arms", "exact, paired arms", "e-process adaptive (default)",
+        cols = ["exact, independent arms", "exact, paired arms", "e-process adaptive",
                 "nscore progress (old default)", "nscore binary"] + [m.upper() for m in methods_ext]
         print("| p0 vs p1 | " + " | ".join(cols) + " |")
         print("|---|" + "---:|" * len(cols))
