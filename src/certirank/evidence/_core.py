@@ -367,7 +367,9 @@ class _NScore(_Bettor):
         return {"counts_x": np.zeros((n, k), dtype=np.int64), "counts_y": np.zeros((n, k), dtype=np.int64),
                 "lam": np.zeros((n, 2))}
 
-    def observe(self, st: dict, sel: Any, t_new: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    def count(self, st: dict, sel: Any, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """This pair's log factors at the stakes set before it, then the updated bin counts of x and y.
+        Shared with the mixture bettors that fall back on N-SCORE for partial scores."""
         lam = st["lam"][sel]
         dd = y - x
         logf = np.log1p(lam * np.stack([dd, -dd], axis=1))
@@ -378,6 +380,10 @@ class _NScore(_Bettor):
         cy[rows, self.bin_of(y)] += 1
         st["counts_x"][sel] = cx
         st["counts_y"][sel] = cy
+        return logf, cx, cy
+
+    def observe(self, st: dict, sel: Any, t_new: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+        logf, cx, cy = self.count(st, sel, x, y)
         st["lam"][sel] = self.stakes(cx, cy)
         return logf
 

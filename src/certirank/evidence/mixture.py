@@ -120,25 +120,16 @@ class GridMixture(_Bettor):
 
 def _observe_pair(nscore: Any, st: dict, sel: Any, x: np.ndarray, y: np.ndarray) -> tuple:
     """The bookkeeping shared by the bettors that run N-SCORE on partial scores and a mixture on 0/1
-    scores: this pair's log factors at the stakes set before it, then the updated bin counts, the
-    all-binary flag and the discordant / winning counts (k, s)."""
-    lam = st["lam"][sel]
-    dd = y - x
-    logf = np.log1p(lam * np.stack([dd, -dd], axis=1))
-    cx = st["counts_x"][sel]
-    cy = st["counts_y"][sel]
-    rows = np.arange(cx.shape[0])
-    cx[rows, nscore.bin_of(x)] += 1
-    cy[rows, nscore.bin_of(y)] += 1
-    st["counts_x"][sel] = cx
-    st["counts_y"][sel] = cy
+    scores: N-SCORE's log factors and bin counts, then the all-binary flag and the discordant / winning
+    counts (k, s)."""
+    logf, cx, cy = nscore.count(st, sel, x, y)
     binary = st["binary"][sel] & ((x == 0) | (x == 1)) & ((y == 0) | (y == 1))
     st["binary"][sel] = binary
     k = st["disc"][sel] + (x != y)
     s = st["wins"][sel] + (y > x)
     st["disc"][sel] = k
     st["wins"][sel] = s
-    return lam, logf, cx, cy, binary, k, s
+    return logf, cx, cy, binary, k, s
 
 
 class Adaptive(_Bettor):
@@ -169,8 +160,8 @@ class Adaptive(_Bettor):
         return f
 
     def observe(self, st: dict, sel: Any, t_new: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        lam, logf, cx, cy, binary, k, s = _observe_pair(self.nscore, st, sel, x, y)
-        nxt = np.empty_like(lam)
+        logf, cx, cy, binary, k, s = _observe_pair(self.nscore, st, sel, x, y)
+        nxt = np.empty_like(logf)
         nb = ~binary
         if nb.any():
             nxt[nb] = self.nscore.stakes(cx[nb], cy[nb])
@@ -323,11 +314,11 @@ class Calibrated(_Bettor):
         return out
 
     def observe(self, st: dict, sel: Any, t_new: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        lam, logf, cx, cy, binary, k, s = _observe_pair(self.nscore, st, sel, x, y)
+        logf, cx, cy, binary, k, s = _observe_pair(self.nscore, st, sel, x, y)
         # the calibrated stake is only right while the wealth is H / H(0, 0), i.e. before the first crossing
         reached = st["reached"][sel] | (st["log_wealth"][sel] + logf >= math.log(self.target) - 1e-9)
         st["reached"][sel] = reached
-        nxt = np.empty_like(lam)
+        nxt = np.empty_like(logf)
         nb = ~binary
         if nb.any():
             nxt[nb] = self.nscore.stakes(cx[nb], cy[nb])
