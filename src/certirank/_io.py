@@ -153,3 +153,15 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     with atomic_path(path) as tmp, open(tmp, "w", encoding="utf-8") as fh:
         fh.write(text)
         fh.flush()
+
+
+def read_saved_text(path: str | os.PathLike[str], what: str, error: type[Exception] = ParameterError) -> str:
+    """The UTF-8 text of a saved state file; every way it cannot be read is one line as ``error``."""
+    try:
+        return Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise error(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise error(f"cannot read {what} {str(path)!r}: not a text (UTF-8 JSON) file") from None
+    except (TypeError, ValueError):
+        raise error(f"cannot read {what} {path!r}: expected a file path") from None

@@ -7,13 +7,12 @@ import json
 import math
 import os
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ..._integrity import EDITED_FIELD, edited_note, seal, verify
-from ..._io import atomic_write_text
+from ..._io import atomic_write_text, read_saved_text
 from ..._validate import check_positive_int
 from ..._compat import keyword_only, warn_renamed
 from ...errors import EditedStateError, ParameterError, StateError
@@ -355,14 +354,7 @@ class Ranker:
     @classmethod
     def load(cls, path: str | os.PathLike[str], *, trust_edited: bool = False) -> Ranker:
         """Read a campaign written by :meth:`save` (checksums required; see :meth:`from_json`)."""
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ParameterError(f"cannot read saved campaign {path}: {exc.strerror or exc}") from None
-        except UnicodeDecodeError:
-            raise ParameterError(f"cannot read saved campaign {path}: not a text (UTF-8 JSON) file") from None
-        except (TypeError, ValueError):
-            raise ParameterError(f"cannot read saved campaign {path!r}: expected a file path") from None
+        text = read_saved_text(path, "saved campaign", ParameterError)
         try:
             return cls.from_json(text, trust_edited=trust_edited)
         except EditedStateError as exc:

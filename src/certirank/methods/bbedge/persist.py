@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ..._io import atomic_write_text
+from ..._io import atomic_write_text, read_saved_text
 from ...errors import StateError
 from .core import BlockDesign, default_grid
 from .family import _Family, _dec, _enc
@@ -152,14 +152,7 @@ class _Persistence:
     def load(cls, path: str | os.PathLike[str], *, trust_edited: bool = False) -> "Leaderboard":
         """Read a state written by :meth:`save` (its checksum is required; see :meth:`from_json`)."""
         from ...errors import EditedStateError
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise StateError(f"cannot read saved leaderboard {str(path)!r}: {exc.strerror}") from None
-        except UnicodeDecodeError:
-            raise StateError(f"cannot read saved leaderboard {str(path)!r}: not a text (UTF-8 JSON) file") from None
-        except (TypeError, ValueError):
-            raise StateError(f"cannot read saved leaderboard {path!r}: expected a file path") from None
+        text = read_saved_text(path, "saved leaderboard", StateError)
         try:
             return cls.from_json(text, trust_edited=trust_edited)
         except EditedStateError as exc:
