@@ -7,8 +7,10 @@ Run:  .venv/bin/python benchmarks/bench_anyrank.py [--part hef|speed|adversarial
   AnyRank_0 and Bonferroni on the same pre-drawn tables, for ties = assume_none (the authors' setting;
   goal <= 1244 and AnyRank/Bonferroni <= 0.7) and ties = allow, and for the strict guarantee.
 * ``--budget``: also run every method with the exact budget test of spec 08 per comparison (``budget="final"``,
-  N_max trials per comparison, Beta(4, 4) statistic), with ``arms="paired"`` (default, valid for any
-  correlation) and, in ``hef``, ``arms="independent"`` (valid here: HE-F draws the policies independently).
+  N_max trials per comparison; the default statistic, the fastest-decision boundaries for a Beta(4, 4) prior,
+  and ``-mix`` rows with the Beta(4, 4) mixture likelihood ratio of the previous default), with
+  ``arms="paired"`` (default, valid for any correlation) and, in ``hef``, ``arms="independent"`` (valid here:
+  HE-F draws the policies independently).
 * ``speed``: 500 campaigns of HO-I with N_max = 1000 through ``run_campaigns`` (the simulation fast path).
 * ``hoi``: FWER on HO-I for every variant and tie mode.
 * ``adversarial``: near-tie configurations of spec 03 §10 item 5 (alpha 0.1), FWER of every mode.
@@ -70,6 +72,8 @@ def variants(budget: bool, methods=("bonferroni", "anyrank0"), arms=("paired", "
     if budget:
         for a in arms:
             out += [(f"{m}+B{a[0]}", m, {"budget": "final", "arms": a}) for m in methods]
+            out += [(f"{m}+B{a[0]}-mix", m, {"budget": "final", "arms": a, "statistic": "mixture"})
+                    for m in methods]
             if ablation:
                 out += [(f"{m}+B{a[0]}-nf", m, {"budget": "final", "arms": a, "_futility": False})
                         for m in methods]

@@ -212,7 +212,7 @@ def test_ranker_final_budget_refuses_extend_extendable_keeps_its_horizon():
 def test_campaigns_saved_before_the_budget_option_keep_their_checksum():
     s = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 10, "allow", "paper", metric="binary", budget="none")
     old = s.to_dict()
-    for key in ("budget", "arms", "budget_horizon", "concentration"):
+    for key in ("budget", "arms", "budget_horizon", "concentration", "statistic"):
         old.pop(key)
     # a config written before the option existed loads as the e-process campaign it was
     loaded = _setup_from_dict(old)
@@ -220,6 +220,22 @@ def test_campaigns_saved_before_the_budget_option_keep_their_checksum():
     assert set(s.locked()) == set(old) - {"nmax"}
     b = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 10, "allow", "paper", metric="binary", budget="final")
     assert b.sha256() != s.sha256()
+
+
+def test_budget_campaigns_saved_before_the_statistic_option_keep_their_test_and_checksum():
+    new = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 600, "allow", "paper", metric="binary",
+                      budget="final")
+    assert new.statistic == "bayes"  # the default from 500 trials up
+    old = new.to_dict()
+    old.pop("statistic")
+    old_setup = _setup_from_dict(old)  # written by a version without the option: it ran the mixture
+    assert old_setup.statistic == "mixture" and "statistic" not in old_setup.locked()
+    mixture = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 600, "allow", "paper", metric="binary",
+                          budget="final", statistic="mixture")
+    assert old_setup.sha256() == mixture.sha256() != new.sha256()
+    small = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 200, "allow", "paper", metric="binary",
+                        budget="final")
+    assert small.statistic == "mixture"  # below 500 trials the mixture keeps more power at the budget
 
 
 def test_auto_budget_resolves_to_the_exact_test_only_when_declared():
@@ -251,10 +267,13 @@ def _fwer(mu, runs, nmax, seed, **kw):
     return np.mean([_wrong(r, mu) for r in res]), res
 
 
-def test_ho_i_fwer_with_the_budget_test():
+@pytest.mark.parametrize("statistic", ["mixture", "bayes"])
+def test_ho_i_fwer_with_the_budget_test(statistic):
     mu = np.array([0.2, 0.4, 0.4, 0.6, 0.8])
     runs, alpha = 300, 0.05
-    f, res = _fwer(mu, runs, 150, seed=31, alpha=alpha, prior=list(mu), ties="allow")
+    f, res = _fwer(mu, runs, 150, seed=31, alpha=alpha, prior=list(mu), ties="allow", statistic=statistic)
+    assert all(statistic == {"fastest-decision": "bayes", "Beta-mixture": "mixture"}[
+        r.statement.split(" statistic")[0].split(", ")[-1]] for r in res[:3])
     assert f <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / runs)
     assert np.mean([len(r.decisions) for r in res]) > 3  # power sanity: the decidable pairs get decided
 

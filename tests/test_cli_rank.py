@@ -120,3 +120,12 @@ def test_rank_budget_and_arms_options(wide_csv, tmp_path):
     bad = runner.invoke(app, ["rank", str(wide_csv), "--n-max", "150", "--budget", "final"])
     assert bad.exit_code == 2 and "binary" in bad.output
     assert runner.invoke(app, [*base, "--arms", "sideways"]).exit_code == 2
+    # the statistic: the mixture below n_max 500 by default, the fastest-decision one on request
+    assert "Beta-mixture statistic" in got["statement"]
+    fast = runner.invoke(app, [*base, "--statistic", "bayes"])
+    assert fast.exit_code == 0, fast.output
+    assert "fastest-decision statistic" in json.loads(fast.stdout)["statement"]
+    assert json.loads(fast.stdout) == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=150,
+                                                         statistic="bayes").to_json())
+    wrong = runner.invoke(app, [*base, "--statistic", "fast"])
+    assert wrong.exit_code == 2 and "statistic" in wrong.output

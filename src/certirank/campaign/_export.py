@@ -82,7 +82,8 @@ def _rank_command(camp: Any, out: Path, show: bool) -> str:
              f"--ties {r['ties']}", f"--guarantee {r['guarantee']}", f"--bins {r['metric']}",
              f"--budget {r.get('budget', 'none')}"]  # the campaign's test, not the replay's default
     if r.get("budget", "none") != "none":
-        parts.append(f"--arms {r.get('arms', 'paired')}")
+        # a campaign saved before the statistic option ran the mixture
+        parts.append(f"--arms {r.get('arms', 'paired')} --statistic {r.get('statistic') or 'mixture'}")
     if r["prior"] is not None:
         pairs = ",".join(f"{camp._shown(p, show)}={v!r}" for p, v in zip(r["policies"], r["prior"]))
         parts += [f"--prior-means '{pairs}'", f"--gamma {r['gamma']!r}"]

@@ -82,6 +82,9 @@ def rank_cmd(data: Path = DATA_ARG,
                                         "e-process), final or extendable (exact budget test, spec 08)."),
              arms: str = typer.Option("paired", "--arms", help="Exact budget test calibration: paired (valid for "
                                       "any correlation) or independent (rollouts of the policies independent)."),
+             statistic: Optional[str] = typer.Option(None, "--statistic", help="Exact budget test statistic: bayes "
+                                                     "(fastest decisions; default from --n-max 500) or mixture "
+                                                     "(more power at the budget; default below 500)."),
              shuffle: Optional[int] = SHUFFLE_OPT,
              group_by: Optional[str] = GROUP_BY_OPT,
              alpha_across_groups: bool = ALPHA_ACROSS_OPT,
@@ -141,7 +144,8 @@ def rank_cmd(data: Path = DATA_ARG,
         return
 
     opts = dict(method=method, prior=prior, prior_means=prior_means, gamma=gamma, n_max=n_max, ties=ties,
-                guarantee=guarantee, heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pair, budget=budget, arms=arms)
+                guarantee=guarantee, heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pair, budget=budget, arms=arms,
+                statistic=statistic)
     if cols is not None:
         from ..methods.groups import run_by_group
         if plot is not None:

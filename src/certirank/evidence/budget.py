@@ -44,10 +44,14 @@ from .._validate import check_alpha, check_choice, check_positive_int
 from ..errors import DataError, ParameterError
 from ._core import require_binary
 
-__all__ = ["ARMS", "log_statistic", "log_upper_tail", "crossing_boundary", "first_passage", "level_of", "threshold",
+__all__ = ["ARMS", "STATISTICS", "log_statistic", "log_upper_tail", "crossing_boundary", "first_passage", "level_of", "threshold",
            "tune_concentration", "BudgetDesign", "design", "budget_batch", "MAX_BUDGET"]
 
 ARMS = ("paired", "independent")
+#: the statistic thresholded: ``mixture`` = the Beta(a, a)-mixture likelihood ratio (spec 08 §3's example; most
+#: power at the budget once its concentration is tuned); ``bayes`` = the fastest-decision statistic for the
+#: same Beta(a, a) prior (`budget_bayes`: fewest expected trials to a decision within the budget)
+STATISTICS = ("mixture", "bayes")
 #: largest supported budget: the level computations are O(n_max^2)
 MAX_BUDGET = 20000
 _TABLE_MAX = 2500
@@ -97,9 +101,24 @@ def _reaches(values: np.ndarray, m: float) -> np.ndarray:
     return values >= m - _TOL * (1.0 + abs(m))
 
 
-@functools.lru_cache(maxsize=16)
-def _table(n: int, a: float) -> np.ndarray | None:
+def check_statistic(statistic: Any) -> str:
+    return check_choice("statistic", statistic, STATISTICS)
+
+
+def _table(n: int, a: float, statistic: str = "mixture", arms: str = "paired") -> np.ndarray | None:
     """log T(k, s) for 0 <= s <= k <= n as an (n + 1, n + 1) array padded with +inf (None if too large)."""
+    if statistic == "bayes":
+        if n > _TABLE_MAX:
+            raise ParameterError(f"the fastest-decision statistic is tabulated up to n_max = {_TABLE_MAX}, got "
+                                 f"{n}; use statistic='mixture' for longer budgets")
+        from .budget_bayes import bayes_table
+
+        return bayes_table(n, float(a), arms)
+    return _mixture_table(n, a)
+
+
+@functools.lru_cache(maxsize=16)
+def _mixture_table(n: int, a: float) -> np.ndarray | None:
     if n > _TABLE_MAX:
         return None
     k, s = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
@@ -109,10 +128,10 @@ def _table(n: int, a: float) -> np.ndarray | None:
     return out
 
 
-def crossing_boundary(m: Any, n: int, a: float) -> np.ndarray:
+def crossing_boundary(m: Any, n: int, a: float, statistic: str = "mixture", arms: str = "paired") -> np.ndarray:
     """b[..., k] = least s with T(k, s) reaching m (k + 1 if none), k = 0..n; m scalar or 1-D (one row each)."""
     ms = np.atleast_1d(np.asarray(m, dtype=float))
-    tab = _table(n, a)
+    tab = _table(n, a, statistic, arms)
     if tab is not None:
         out = np.stack([(~_reaches(tab, mi)).sum(axis=1) for mi in ms])
     else:
@@ -174,7 +193,7 @@ def _weights(n: int, arms: str) -> np.ndarray:
     return np.ones(n + 1) if arms == "paired" else _discordance_tail(n)
 
 
-def level_of(m: Any, n: int, a: float, arms: str = "paired") -> Any:
+def level_of(m: Any, n: int, a: float, arms: str = "paired", statistic: str = "mixture") -> Any:
     """G(m): worst-case null probability that max_{k <= budget} T(k, S_k) reaches m (spec 08 §3 / §3b).
 
     `m` scalar (returns a float) or 1-D (returns an array, one DP pass for all).
@@ -183,28 +202,36 @@ def level_of(m: Any, n: int, a: float, arms: str = "paired") -> Any:
     out = np.ones(ms.size)
     live = ms > _TOL  # T(0, 0) = 1 = e^0 is reached at the start
     if live.any():
-        f = first_passage(crossing_boundary(ms[live], n, a))
+        f = first_passage(crossing_boundary(ms[live], n, a, statistic, arms))
         out[live] = np.minimum(1.0, f @ _weights(n, arms))
     return float(out[0]) if np.ndim(m) == 0 else out
+
+
+def level_of_table(m: float, tab: np.ndarray, arms: str) -> float:
+    """G(m) for a statistic given as a table in the `_table` layout (used while building one)."""
+    if m <= _TOL:
+        return 1.0
+    bnd = (~_reaches(tab, m)).sum(axis=1)
+    return float(min(1.0, first_passage(bnd) @ _weights(tab.shape[0] - 1, arms)))
 
 
 _SECTIONS = 16
 
 
 @functools.lru_cache(maxsize=64)
-def threshold(level: float, n: int, a: float, arms: str = "paired") -> float:
+def threshold(level: float, n: int, a: float, arms: str = "paired", statistic: str = "mixture") -> float:
     """Least reachable log-statistic value m with G(m) <= level (G only changes at reachable values).
 
     Multisection (16 thresholds per dynamic-programming pass) over the sorted values of the table, or
     over the real line to ~1e-10 nats when n is too large for a table.
     """
-    tab = _table(n, a)
+    tab = _table(n, a, statistic, arms)
     if tab is not None:
         vals = np.unique(tab[np.isfinite(tab) & (tab > _TOL)])
         lo, hi = -1, vals.size  # invariant: G(vals[lo]) > level (or lo = -1), answer index in (lo, hi]
         while hi - lo > 1:
             idx = np.unique(np.linspace(lo + 1, hi - 1, min(_SECTIONS, hi - lo - 1)).round().astype(int))
-            g = level_of(vals[idx], n, a, arms)
+            g = level_of(vals[idx], n, a, arms, statistic)
             ok = g <= level
             if ok.any():
                 first = int(np.argmax(ok))
@@ -274,7 +301,7 @@ class BudgetDesign:
     """Everything fixed before data for one comparison: budget, arms, tie mode, level and concentration."""
 
     def __init__(self, n_max: int, *, alpha: float = 0.05, arms: str = "paired", ties: str = "allow",
-                 concentration: float | None = None) -> None:
+                 concentration: float | None = None, statistic: str = "mixture") -> None:
         from ._core import check_ties
 
         self.n_max = check_positive_int("n_max", n_max)
@@ -284,6 +311,10 @@ class BudgetDesign:
         self.alpha = check_alpha(alpha)
         self.arms = check_arms(arms)
         self.ties = check_ties(ties)
+        self.statistic = check_statistic(statistic)
+        if self.statistic == "bayes" and self.n_max > _TABLE_MAX:
+            raise ParameterError(f"statistic='bayes' is tabulated up to n_max = {_TABLE_MAX}, got {self.n_max}; "
+                                 "use statistic='mixture' for longer budgets")
         # each direction is tested at alpha / 2 under `allow` (spec 01 §4); tune for that level
         self.side_level = self.alpha / 2.0 if self.ties == "allow" else self.alpha
         if concentration is None:
@@ -299,15 +330,17 @@ class BudgetDesign:
 
     @property
     def name(self) -> str:
-        return f"exact budget test ({self.arms} arms, n_max = {self.n_max}, Beta({self.a:g},{self.a:g}) mixture)"
+        stat = (f"Beta({self.a:g},{self.a:g}) mixture" if self.statistic == "mixture" else
+                f"fastest-decision boundaries for a Beta({self.a:g},{self.a:g}) prior")
+        return f"exact budget test ({self.arms} arms, n_max = {self.n_max}, {stat})"
 
     def config(self) -> dict[str, Any]:
         return {"n_max": self.n_max, "alpha": self.alpha, "arms": self.arms, "ties": self.ties,
-                "concentration": self.a}
+                "concentration": self.a, "statistic": self.statistic}
 
     def log_t(self, k: Any, s: Any) -> np.ndarray:
         """log T(k, s); read from the cached table when there is one (the same numbers, faster)."""
-        tab = _table(self.n_max, self.a)
+        tab = _table(self.n_max, self.a, self.statistic, self.arms)
         k = np.asarray(k)
         if tab is not None and k.size and k.dtype.kind in "iu" and int(k.max()) <= self.n_max:
             return tab[k, np.asarray(s)]
@@ -316,11 +349,11 @@ class BudgetDesign:
     def pvalue_of(self, m: float) -> float:
         """G(m), cached by m (the observed running maxima repeat often)."""
         if m not in self._cache:
-            self._cache[m] = level_of(m, self.n_max, self.a, self.arms)
+            self._cache[m] = level_of(m, self.n_max, self.a, self.arms, self.statistic)
         return self._cache[m]
 
     def threshold(self, level: float) -> float:
-        return threshold(float(level), self.n_max, self.a, self.arms)
+        return threshold(float(level), self.n_max, self.a, self.arms, self.statistic)
 
 
 @functools.lru_cache(maxsize=32)

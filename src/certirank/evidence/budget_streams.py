@@ -26,7 +26,7 @@ import numpy as np
 
 from .._validate import check_alpha, check_positive_int
 from ..errors import DataError, ParameterError
-from .budget import _TOL, MAX_BUDGET, BudgetDesign, check_arms, design, level_of
+from .budget import _TOL, MAX_BUDGET, BudgetDesign, check_arms, check_statistic, design, level_of
 from .streams import _index, _values, combine
 
 __all__ = ["GRID_FLOOR", "GRID_STEP", "BudgetStreams", "out_of_reach", "pvalue_grid"]
@@ -38,20 +38,20 @@ GRID_FLOOR = 1e-10
 
 
 @functools.lru_cache(maxsize=16)
-def _fixed_design(n_max: int, alpha: float, arms: str, ties: str, a: float) -> BudgetDesign:
-    return BudgetDesign(n_max, alpha=alpha, arms=arms, ties=ties, concentration=a)
+def _fixed_design(n_max: int, alpha: float, arms: str, ties: str, a: float, statistic: str) -> BudgetDesign:
+    return BudgetDesign(n_max, alpha=alpha, arms=arms, ties=ties, concentration=a, statistic=statistic)
 
 
 @functools.lru_cache(maxsize=16)
 def pvalue_grid(n_max: int, a: float, arms: str, step: float = GRID_STEP,
-                floor: float = GRID_FLOOR) -> tuple[np.ndarray, np.ndarray]:
+                floor: float = GRID_FLOOR, statistic: str = "mixture") -> tuple[np.ndarray, np.ndarray]:
     """(m, G(m)) on the grid m = 0, step, 2 step, ... up to the first m with G(m) <= floor."""
     hi = max(1.0, math.log(1.0 / floor))
-    while level_of(hi, n_max, a, arms) > floor:
+    while level_of(hi, n_max, a, arms, statistic) > floor:
         hi *= 1.5
     m = np.arange(0.0, hi + step, step)
     g = np.ones(m.size)
-    g[1:] = level_of(m[1:], n_max, a, arms)
+    g[1:] = level_of(m[1:], n_max, a, arms, statistic)
     # the DP is exact up to rounding; enforce the monotonicity the proof uses against last-bit noise
     g = np.minimum.accumulate(np.minimum(g, 1.0))
     last = int(np.argmax(g <= floor)) if (g <= floor).any() else g.size - 1
@@ -125,6 +125,9 @@ class BudgetStreams:
         ``paired`` (default; valid for any within-pair correlation) or ``independent`` (spec 08 §3b).
     concentration : float, optional
         Beta(a, a) concentration of the statistic; default: `budget.tune_concentration` (power at n_max).
+    statistic : str
+        ``mixture`` (default: the Beta-mixture likelihood ratio) or ``bayes`` (the fastest-decision boundaries
+        for the same prior, `budget_bayes`; needs `concentration`): see `budget.STATISTICS`.
     extendable : bool
         False (``final`` budget): a stream refuses trial n_max + 1 with a `DataError`. True: per direction
         p = min(1, p_exact / w, p_ville / (1 - w)), p_ville the `bettor` e-process's p-process over the
@@ -135,7 +138,7 @@ class BudgetStreams:
 
     def __init__(self, n: int, n_max: int, *, alpha: float = 0.05, ties: str = "allow", arms: str = "paired",
                  extendable: bool = False, weight: float = 0.9, bettor: str = "adaptive",
-                 concentration: float | None = None) -> None:
+                 concentration: float | None = None, statistic: str = "mixture") -> None:
         from ._core import check_ties
 
         self._n = check_positive_int("n", n)
@@ -143,15 +146,19 @@ class BudgetStreams:
         if n_max > MAX_BUDGET:
             raise ParameterError(f"n_max = {n_max} is above the exact test's limit {MAX_BUDGET}")
         self.ties = check_ties(ties)
-        if concentration is None:
+        if concentration is None and statistic == "mixture":
             self.design = design(n_max, check_alpha(alpha), check_arms(arms), self.ties)
         else:
-            self.design = _fixed_design(n_max, check_alpha(alpha), check_arms(arms), self.ties, float(concentration))
+            if concentration is None:
+                raise ParameterError("statistic='bayes' needs the prior's concentration (a Beta(a, a) prior)")
+            self.design = _fixed_design(n_max, check_alpha(alpha), check_arms(arms), self.ties, float(concentration),
+                                        check_statistic(statistic))
         self.extendable = bool(extendable)
         self.weight = float(weight)
         if not 0.0 < self.weight < 1.0:
             raise ParameterError(f"weight must be in (0, 1), got {weight!r}")
-        self._grid_m, self._grid_p = pvalue_grid(self.design.n_max, self.design.a, self.design.arms)
+        self._grid_m, self._grid_p = pvalue_grid(self.design.n_max, self.design.a, self.design.arms,
+                                                 statistic=self.design.statistic)
         self._t = np.zeros(self._n, dtype=np.int64)
         self._k = np.zeros(self._n, dtype=np.int64)
         self._s = np.zeros(self._n, dtype=np.int64)

@@ -19,7 +19,7 @@ from .adapters import MethodAdapter, register_method
 from .trajectory import Trajectory, claims_from_pairs
 
 _PASS = ("ties", "gamma", "graph", "bettor", "guarantee", "forward_fraction", "transitive_closure", "bins",
-         "budget", "arms", "concentration")
+         "budget", "arms", "concentration", "statistic")
 
 
 def _kwargs(scenario: Any, name: str, options: Mapping[str, Any]) -> dict[str, Any]:
@@ -63,7 +63,8 @@ def _make(name: str) -> Any:
 # data is soft_masked)
 _OPTS = {"ties": None, "gamma": None, "graph": "fully_connected", "bettor": None,
          "guarantee": None, "forward_fraction": None, "transitive_closure": None, "bins": None, "metric": None,
-         "prior": True, "budget": None, "arms": None, "concentration": None}
+         "prior": True, "budget": None, "arms": None, "concentration": None,
+         "statistic": None}
 
 for _name, _desc in (
         ("anyrank", "AnyRank: prior-informed graph (softmax, gamma), advantaged sampling, level recycling"),

@@ -46,6 +46,13 @@ ARMS = ("paired", "independent")
 #: must separate gaps from the hardest up to large ones, and spends most rollouts on the easy ones early;
 #: Beta(4, 4) on q >= 1/2 spreads the statistic's power over q - 1/2 in about 0.05 .. 0.3)
 BUDGET_CONCENTRATION = 4.0
+#: the exact test's statistic for new campaigns (`evidence.budget.STATISTICS`): the fastest-decision boundaries
+#: for the Beta(4, 4) prior decide a campaign with fewer rollouts than thresholding the mixture itself (docs/
+#: anyrank.md); campaigns saved before it existed keep "mixture" (their locked config has no statistic)
+BUDGET_STATISTIC = "bayes"
+#: ... from this budget up; below it the mixture (which keeps more power at the budget; at small budgets there
+#: is little time to save and the fastest-decision rules thin out to a few distinct boundaries)
+BAYES_MIN_BUDGET = 500
 
 COMPLETE = "complete ranking"
 EXHAUSTED = "budget or data exhausted"
@@ -106,6 +113,7 @@ class _Setup:
     arms: str = "paired"
     budget_horizon: int | None = None  # trials per comparison the exact test is calibrated for (fixed)
     concentration: float | None = None
+    statistic: str | None = None
 
     @property
     def m(self) -> int:
@@ -118,6 +126,8 @@ class _Setup:
         if self.budget == "none":  # campaigns saved before the budget test keep their checksum
             for key in ("budget", "arms", "budget_horizon", "concentration"):
                 d.pop(key)
+        if self.statistic in (None, "mixture"):  # ... and those saved before the statistic choice too
+            d.pop("statistic")
         return d
 
     def to_dict(self) -> dict[str, Any]:
@@ -208,7 +218,7 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
                 transitive_closure: bool = True, advantage_tol: float = ADVANTAGE_TOL,
                 default_nmax: int = LIVE_NMAX, budget: str = "auto", arms: str = "paired",
                 budget_horizon: int | None = None, concentration: float | None = None,
-                live: bool = False) -> _Setup:
+                statistic: str | None = None, live: bool = False) -> _Setup:
     pols = _check_policies(policies)
     alpha = check_alpha(alpha)
     method = _canon_method(method)
@@ -229,7 +239,7 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
     budget = _resolve_budget(check_choice("budget", budget, BUDGETS), metric, nmax, budget_horizon, live)
     arms = check_choice("arms", arms, ARMS)
     if budget == "none":
-        budget_horizon = concentration = None
+        budget_horizon = concentration = statistic = None
     else:
         concentration = BUDGET_CONCENTRATION if concentration is None else check_nonnegative("concentration",
                                                                                              concentration)
@@ -247,6 +257,12 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
         if budget_horizon > MAX_BUDGET:
             raise ParameterError(f"n_max = {budget_horizon} is above the exact budget test's limit {MAX_BUDGET}; "
                                  "use budget='none' (the anytime e-process) for longer campaigns")
+    if budget != "none":
+        from ...evidence.budget import check_statistic
+
+        if statistic is None:
+            statistic = BUDGET_STATISTIC if budget_horizon >= BAYES_MIN_BUDGET else "mixture"
+        statistic = check_statistic(statistic)
     nmax = default_nmax if nmax is None else check_positive_int("n_max", nmax, maximum=MAX_NMAX)
     if budget == "final" and nmax != budget_horizon:
         raise ParameterError(f"a final budget cannot change: n_max {nmax} != the exact test's budget "
@@ -255,7 +271,7 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
                   graph=graph, forward_fraction=ff, ties=ties, guarantee=guarantee, direction_split=q,
                   bettor=bettor, metric=metric, nmax=nmax, transitive_closure=bool(transitive_closure),
                   advantage_tol=tol, budget=budget, arms=arms, budget_horizon=budget_horizon,
-                  concentration=concentration)
+                  concentration=concentration, statistic=statistic)
 
 
 def _resolve_budget(budget: str, metric: str, nmax: Any, budget_horizon: Any, live: bool) -> str:
@@ -282,7 +298,7 @@ def _resolve_budget(budget: str, metric: str, nmax: Any, budget_horizon: Any, li
 
 
 _OPTIONS = ("graph", "forward_fraction", "direction_split", "bettor", "metric", "transitive_closure", "advantage_tol",
-            "budget", "arms", "concentration")
+            "budget", "arms", "concentration", "statistic")
 
 
 def _check_options(options: Mapping[str, Any]) -> dict[str, Any]:
@@ -302,7 +318,9 @@ def _setup_from_dict(d: Mapping[str, Any]) -> _Setup:
                            direction_split=d["direction_split"], bettor=d["bettor"], metric=d["metric"],
                            transitive_closure=d["transitive_closure"], advantage_tol=d["advantage_tol"],
                            budget=d.get("budget", "none"), arms=d.get("arms", "paired"),
-                           budget_horizon=d.get("budget_horizon"), concentration=d.get("concentration"))
+                           budget_horizon=d.get("budget_horizon"), concentration=d.get("concentration"),
+                           # saved before the statistic choice: the mixture those campaigns ran
+                           statistic=d.get("statistic", "mixture"))
     except KeyError as exc:
         raise ParameterError(f"saved AnyRank config is missing the field {exc.args[0]!r}") from None
 

@@ -123,7 +123,7 @@ def compute_ranking(data: Any, *, alpha: float, method: str, prior: Path | None,
                     gamma: float, n_max: int | None, ties: str, guarantee: str, format: str | None = None,
                     score_range: tuple[float, float] | None = None, heldout_prior_rows: int = 0,
                     bins: str = "progress", pairing: str = "by_row", budget: str = "auto",
-                    arms: str = "paired") -> RankingResult:
+                    arms: str = "paired", statistic: str | None = None) -> RankingResult:
     """The ranking behind ``certirank rank`` (no output): priors parsed, then `anyrank`."""
     from .replay import anyrank
     if prior is not None and prior_means is not None:
@@ -134,7 +134,8 @@ def compute_ranking(data: Any, *, alpha: float, method: str, prior: Path | None,
         raise ParameterError("give either a prior or --heldout-prior-rows, not both")
     return anyrank(data, alpha=alpha, method=method, prior=pri, gamma=gamma, n_max=n_max, ties=ties,
                    guarantee=guarantee, format=format, score_range=score_range,
-                   heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pairing, budget=budget, arms=arms)
+                   heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pairing, budget=budget, arms=arms,
+                   statistic=statistic)
 
 
 def run_demo(seed: int = 0, alpha: float = 0.05, *, n_max: int = 1000,

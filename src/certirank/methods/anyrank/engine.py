@@ -23,17 +23,19 @@ def _make_streams(setup: _Setup, n: int) -> PairedStreams | BudgetStreams:
         return PairedStreams(n, bettor=setup.bettor, ties=setup.ties, bins=setup.metric)
     return BudgetStreams(n, int(setup.budget_horizon), alpha=setup.alpha, ties=setup.ties, arms=setup.arms,
                          extendable=setup.budget == "extendable", bettor=setup.bettor,
-                         concentration=setup.concentration)
+                         concentration=setup.concentration, statistic=setup.statistic)
 
 
 def _budget_note(s: _Setup) -> str:
     if s.budget == "none":
         return ""
+    stat = {"bayes": "fastest-decision", "mixture": "Beta-mixture"}[s.statistic]
     if s.budget == "final":
-        return (f" Per-comparison test: exact budget test (spec 08, {s.arms} arms); its guarantee holds up to the "
-                f"final budget of {s.budget_horizon} trials per comparison.")
-    return (f" Per-comparison test: exact budget test (spec 08, {s.arms} arms, calibrated for {s.budget_horizon} "
-            f"trials) combined with the {s.bettor} e-process (extendable): valid at any stopping time.")
+        return (f" Per-comparison test: exact budget test (spec 08, {s.arms} arms, {stat} statistic); its guarantee "
+                f"holds up to the final budget of {s.budget_horizon} trials per comparison.")
+    return (f" Per-comparison test: exact budget test (spec 08, {s.arms} arms, {stat} statistic, calibrated for "
+            f"{s.budget_horizon} trials) combined with the {s.bettor} e-process (extendable): valid at any stopping "
+            "time.")
 
 
 class _Campaign:

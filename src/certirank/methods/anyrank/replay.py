@@ -56,7 +56,8 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
             bettor: str = "nscore", bins: str = "progress", transitive_closure: bool = True,
             trajectory: bool = False, format: str | None = None,
             score_range: tuple[float, float] | None = None, budget: str = "auto",
-            arms: str = "paired", concentration: float | None = None) -> RankingResult:
+            arms: str = "paired", concentration: float | None = None,
+            statistic: str | None = None) -> RankingResult:
     """Run AnyRank over recorded trials, in recorded order (spec 03 §9.1).
 
     Parameters
@@ -108,6 +109,9 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
         policies' outcomes on a trial; ``independent`` only when their rollouts are independent.
     concentration : float, optional
         Beta(a, a) concentration of the exact test's statistic (default 4; fixed before data).
+    statistic : {"bayes", "mixture"}, optional
+        The exact test's statistic (default ``bayes``: the fastest-decision boundaries for that Beta prior;
+        ``mixture``: the Beta-mixture likelihood ratio itself). See docs/anyrank.md.
 
     Returns
     -------
@@ -149,7 +153,7 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     setup = _make_setup(pols, alpha, method, prior, gamma, n_max, ties, guarantee, graph=graph,
                         forward_fraction=forward_fraction, direction_split=direction_split, bettor=bettor,
                         metric=bins, transitive_closure=transitive_closure, default_nmax=max(arr.shape[0], 1),
-                        budget=budget, arms=arms, concentration=concentration)
+                        budget=budget, arms=arms, concentration=concentration, statistic=statistic)
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     res = camp.result()
