@@ -31,8 +31,9 @@ from certirank.evidence import paired_batch
 from certirank.evidence.oracle import oracle_kelly_independent
 
 ALPHA = 0.05
-BETTORS = [("nscore", "progress"), ("nscore", "binary"), ("bernoulli_kelly", "binary"), ("agrapa", None),
-           ("ons", None), ("prpl_eb", None), ("hoeffding", None)]
+# calibrated = compare's default since session 4 (N-SCORE from the first partial score on)
+BETTORS = [("calibrated", "progress"), ("nscore", "progress"), ("nscore", "binary"), ("bernoulli_kelly", "binary"),
+           ("agrapa", None), ("ons", None), ("prpl_eb", None), ("hoeffding", None)]
 DEFAULT = ("nscore", "progress")
 LEVELS = np.arange(11) / 10
 
@@ -102,7 +103,8 @@ def efficiency(runs: int, seed: int) -> None:
         print(f"done: {name}", flush=True)
 
     keys = [("oracle", None)] + BETTORS
-    labels = ["oracle λ* (run)"] + [f"{b}" + (f" ({bins})" if b == "nscore" else "") for b, bins in BETTORS]
+    labels = ["oracle λ* (run)"] + [f"{b}" + (f" ({bins})" if b in ("nscore", "calibrated") else "")
+                                   for b, bins in BETTORS]
     for view, idx, cidx, tname in (("one-sided `less` at alpha vs log(1/alpha)/g*", 0, 1, "T1"),
                                    ("mirrored `allow` (default) vs log(2/alpha)/g*", 2, 3, "T2")):
         print(f"\n### Mean rejection time / oracle-Kelly time — {view} (alpha = {ALPHA}, {runs} runs)\n")
@@ -142,7 +144,7 @@ def speed(streams: int, horizon: int) -> None:
         paired_batch(x[:, :h], y[:, :h], ALPHA, bettor=bettor, **({"bins": bins} if bins else {}))
         w1, c1 = time.perf_counter(), time.process_time()
         n = streams * h
-        label = bettor + (f" ({bins} bins)" if bettor == "nscore" else "")
+        label = bettor + (f" ({bins} bins)" if bettor in ("nscore", "calibrated") else "")
         print(f"| {label} | {'binary' if binary else '11-level'} | {n / (w1 - w0):.3g} | {n / (c1 - c0):.3g} |")
 
 
