@@ -115,3 +115,5 @@ def test_design_names_the_statistic_and_refuses_unknown_ones():
     assert _table(50, 4.0, "bayes", "paired") is bayes_table(50, 4.0, "paired")
     with pytest.raises(ParameterError, match="statistic"):
         BudgetDesign(50, concentration=4.0, statistic="fast")
+    with pytest.raises(ParameterError, match="concentration"):
+        BudgetStreams(3, 50, statistic="bayes")

@@ -312,9 +312,12 @@ class BudgetDesign:
         self.arms = check_arms(arms)
         self.ties = check_ties(ties)
         self.statistic = check_statistic(statistic)
-        if self.statistic == "bayes" and self.n_max > _TABLE_MAX:
-            raise ParameterError(f"statistic='bayes' is tabulated up to n_max = {_TABLE_MAX}, got {self.n_max}; "
-                                 "use statistic='mixture' for longer budgets")
+        if self.statistic == "bayes":
+            if self.n_max > _TABLE_MAX:
+                raise ParameterError(f"statistic='bayes' is tabulated up to n_max = {_TABLE_MAX}, got "
+                                     f"{self.n_max}; use statistic='mixture' for longer budgets")
+            if concentration is None:  # the tuning below is the mixture's (power at the budget)
+                raise ParameterError("statistic='bayes' needs the prior's concentration (a Beta(a, a) prior)")
         # each direction is tested at alpha / 2 under `allow` (spec 01 §4); tune for that level
         self.side_level = self.alpha / 2.0 if self.ties == "allow" else self.alpha
         if concentration is None:

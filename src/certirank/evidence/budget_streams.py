@@ -149,9 +149,7 @@ class BudgetStreams:
         if concentration is None and statistic == "mixture":
             self.design = design(n_max, check_alpha(alpha), check_arms(arms), self.ties)
         else:
-            if concentration is None:
-                raise ParameterError("statistic='bayes' needs the prior's concentration (a Beta(a, a) prior)")
-            self.design = _fixed_design(n_max, check_alpha(alpha), check_arms(arms), self.ties, float(concentration),
+            self.design = _fixed_design(n_max, check_alpha(alpha), check_arms(arms), self.ties, concentration,
                                         check_statistic(statistic))
         self.extendable = bool(extendable)
         self.weight = float(weight)
