@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,12 +12,14 @@ from hypothesis import settings
 settings.register_profile("certirank", derandomize=True, database=None)
 settings.load_profile("certirank")
 
-SHARED_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+# CERTIRANK_SHARED_DATA points elsewhere (e.g. from a git worktree, whose parent has no shared/ folder)
+SHARED_DATA = Path(os.environ.get("CERTIRANK_SHARED_DATA")
+                   or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 
 
 @pytest.fixture(scope="session")
 def shared_data() -> Path:
-    """Path to ../shared/data; tests that need it skip (with the reason) in a clone outside this setting."""
+    """Path to ../shared/data (or $CERTIRANK_SHARED_DATA); tests that need it skip, with the reason, without it."""
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data folder not found at {SHARED_DATA} (clone outside the project setting)")
     return SHARED_DATA
