@@ -145,6 +145,42 @@ def rule_mean_rank(pool):
     return rule
 
 
+def rule_simplest_within(order):
+    """Breiman's one-s.e. rule: the simplest candidate (first in `order`) whose score is within one bootstrap
+    s.e. of the paired difference to the lowest-scoring one"""
+    def rule(inner, fold, names, h, rng):
+        idx = [names.index(c) for c in order]
+        mean = _em(inner, h)[idx]
+        boots = _boot(inner, h, rng)[idx]
+        best = int(np.argmin(mean))
+        dse = (boots - boots[best]).std(axis=1, ddof=1)
+        return idx[int(np.flatnonzero(mean <= mean[best] + dse)[0])]
+    return rule
+
+
+def rule_stable_anchor(pool):
+    """one-s.e. toward the candidate with the smallest bootstrap s.e. of its score (the most stable design
+    on these tuning policies), not toward a fixed one"""
+    def rule(inner, fold, names, h, rng):
+        idx = [names.index(c) for c in pool]
+        mean = _em(inner, h)[idx]
+        boots = _boot(inner, h, rng)[idx]
+        a = int(np.argmin(boots.std(axis=1, ddof=1)))
+        dse = (boots - boots[a]).std(axis=1, ddof=1)
+        clear = np.flatnonzero(mean < mean[a] - dse)
+        return idx[a] if clear.size == 0 else idx[int(clear[np.argmin(mean[clear])])]
+    return rule
+
+
+def rule_min_regret(pool):
+    """the candidate whose worst excess over the best pool member, across the inner splits, is smallest"""
+    def rule(inner, fold, names, h, rng):
+        idx = [names.index(c) for c in pool]
+        fm = _fold_max(inner, fold)[:, idx]
+        return idx[int(np.argmin((fm - fm.min(axis=1, keepdims=True)).max(axis=0)))]
+    return rule
+
+
 def rule_fixed(name):
     return lambda inner, fold, names, h, rng: names.index(name)
 
@@ -167,6 +203,21 @@ RULES = {
     "worst-rank {miniavg,rposst,mm-unif}": rule_worst_rank(["miniaverage", "rposst", "minimax-uniform"]),
     "mean-rank all": rule_mean_rank(ALL),
     "mean-rank {miniavg,rposst}": rule_mean_rank(["miniaverage", "rposst"]),
+    # session 5 (h21): principled variants that depend on the tuning data only
+    "one-s.e. to miniaverage, {miniavg,rposst,mm-unif,shrink}": rule_one_se(
+        ["miniaverage", "rposst", "minimax-uniform", "rposst:shrink=0.5"], "miniaverage"),
+    "one-s.e. to miniaverage, {miniavg,rposst,mm-unif,ttd}": rule_one_se(
+        ["miniaverage", "rposst", "minimax-uniform", "minimax-ttd"], "miniaverage"),
+    "one-s.e. to rposst:shrink, {shrink,miniavg,rposst,mm-unif}": rule_one_se(
+        ["rposst:shrink=0.5", "miniaverage", "rposst", "minimax-uniform"], "rposst:shrink=0.5"),
+    "simplest within 1 s.e., miniavg<mm-unif<rposst": rule_simplest_within(
+        ["miniaverage", "minimax-uniform", "rposst"]),
+    "simplest within 1 s.e., miniavg<mm-unif<ttd<shrink<rposst": rule_simplest_within(
+        ["miniaverage", "minimax-uniform", "minimax-ttd", "rposst:shrink=0.5", "rposst"]),
+    "stable anchor, {miniavg,rposst,mm-unif}": rule_stable_anchor(["miniaverage", "rposst", "minimax-uniform"]),
+    "stable anchor, all": rule_stable_anchor(ALL),
+    "min-regret {miniavg,rposst,mm-unif}": rule_min_regret(["miniaverage", "rposst", "minimax-uniform"]),
+    "min-regret all": rule_min_regret(ALL),
     **{f"fixed {c}": rule_fixed(c) for c in CANDS},
 }
 
