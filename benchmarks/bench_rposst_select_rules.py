@@ -5,7 +5,7 @@ caches (1) each candidate design's outer max holdout error and (2) its per-polic
 (`repeats` × 5-fold over the tuning policies only, the fold of size ≈ round(0.2·p) mimicking the outer holdout).
 Any rule that uses only (2) can then be scored offline on (1); no rule ever sees the outer holdout.
 
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 1 20 /tmp/d21/rrps1.npz
+    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 1 20 /tmp/d21/rrps1.npz [all|inner]
     .venv/bin/python benchmarks/bench_rposst_select_rules.py score /tmp/d21/*.npz
 """
 from __future__ import annotations
@@ -36,7 +36,11 @@ def _matrix(domain: str):
     return as_score_matrix(racing_arrows_matrix(50, domain, seed=0))
 
 
-def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: int = 5) -> None:
+def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: int = 5, targets: str = "all") -> None:
+    """`targets="all"`: inner folds keep the targets of all tuning policies (as `select.nested_holdout`);
+    `"inner"`: each inner fold recomputes them from its own training columns at the outer temperature
+    (column sums scaled by p/|kept|), so the inner held-out policies play no part in them, as in the outer
+    protocol."""
     sm = _matrix(domain)
     n_pol = sm.shape[1]
     h = holdout_size(0.2, n_pol)
@@ -68,12 +72,13 @@ def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: i
             for f, o in enumerate(np.array_split(frng.permutation(p), folds)):
                 o = np.sort(o)
                 keep = np.setdiff1d(np.arange(p), o)
-                prob = _core.make_problem(A[:, keep], T)
+                Ti = T if targets == "all" else _core.softmax_targets(A[:, keep] * (p / keep.size), BETAS, A.shape[0])
+                prob = _core.make_problem(A[:, keep], Ti)
                 ic: dict = {}
                 fold_id[r, o] = f
                 for c, cand in enumerate(cands):
                     cs, w = fit_candidate(cand, prob, m, 0.01, tuples, run_with(100), ic)
-                    inner[r, c, o] = _core.pair_errors(A[:, o], T, cs, w).max(axis=0)
+                    inner[r, c, o] = _core.pair_errors(A[:, o], Ti, cs, w).max(axis=0)
         INNER.append(inner)
         FOLD.append(fold_id)
         print(domain, m, s, f"{time.perf_counter() - t0:.1f}s", np.round(OUT[-1], 3), flush=True)
@@ -253,6 +258,6 @@ def score(paths):
 if __name__ == "__main__":
     np.seterr(all="ignore")
     if sys.argv[1] == "collect":
-        collect(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        collect(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], targets=(sys.argv[6:] or ["all"])[0])
     else:
         score(sys.argv[2:])
