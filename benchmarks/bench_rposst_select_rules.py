@@ -99,12 +99,17 @@ def _boot(inner, h, rng, B=200):
     return np.array([expected_max(e[c][d], h) for c in range(e.shape[0])])
 
 
+def _pool_scores(pool, inner, names, h, rng):
+    idx = [names.index(c) for c in pool]
+    return idx, _em(inner, h)[idx], _boot(inner, h, rng)[idx]
+
+
 def rule_one_se(pool, anchor):
+    """keep `anchor` (a name, or a function of the pool's bootstrap scores giving its position) unless another
+    pool member is lower by more than the bootstrap s.e. of the paired difference"""
     def rule(inner, fold, names, h, rng):
-        idx = [names.index(c) for c in pool]
-        mean = _em(inner, h)[idx]
-        boots = _boot(inner, h, rng)[idx]
-        a = pool.index(anchor)
+        idx, mean, boots = _pool_scores(pool, inner, names, h, rng)
+        a = pool.index(anchor) if isinstance(anchor, str) else anchor(boots)
         dse = (boots - boots[a]).std(axis=1, ddof=1)
         clear = np.flatnonzero(mean < mean[a] - dse)
         return idx[a] if clear.size == 0 else idx[int(clear[np.argmin(mean[clear])])]
@@ -154,9 +159,7 @@ def rule_simplest_within(order):
     """Breiman's one-s.e. rule: the simplest candidate (first in `order`) whose score is within one bootstrap
     s.e. of the paired difference to the lowest-scoring one"""
     def rule(inner, fold, names, h, rng):
-        idx = [names.index(c) for c in order]
-        mean = _em(inner, h)[idx]
-        boots = _boot(inner, h, rng)[idx]
+        idx, mean, boots = _pool_scores(order, inner, names, h, rng)
         best = int(np.argmin(mean))
         dse = (boots - boots[best]).std(axis=1, ddof=1)
         return idx[int(np.flatnonzero(mean <= mean[best] + dse)[0])]
@@ -166,15 +169,7 @@ def rule_simplest_within(order):
 def rule_stable_anchor(pool):
     """one-s.e. toward the candidate with the smallest bootstrap s.e. of its score (the most stable design
     on these tuning policies), not toward a fixed one"""
-    def rule(inner, fold, names, h, rng):
-        idx = [names.index(c) for c in pool]
-        mean = _em(inner, h)[idx]
-        boots = _boot(inner, h, rng)[idx]
-        a = int(np.argmin(boots.std(axis=1, ddof=1)))
-        dse = (boots - boots[a]).std(axis=1, ddof=1)
-        clear = np.flatnonzero(mean < mean[a] - dse)
-        return idx[a] if clear.size == 0 else idx[int(clear[np.argmin(mean[clear])])]
-    return rule
+    return rule_one_se(pool, lambda boots: int(np.argmin(boots.std(axis=1, ddof=1))))
 
 
 def rule_min_regret(pool):
