@@ -145,13 +145,15 @@ def test_unknown_select_is_one_line_error():
 
 
 def test_protocol_runs_both_selection_rules():
-    A = np.random.default_rng(7).random((8, 15))
+    A = np.random.default_rng(1).random((8, 15))
     res = evaluate_test_designs(A, m=1, methods=["cv", "cv-rposst"], sets=2, seed=0, rounds=30)
     designs = res.per_set.groupby("method")["design"].apply(set)
     assert designs["cv"] <= set(SELECT_RULES["cv"].candidates)
     assert designs["cv-rposst"] <= set(SELECT_RULES["cv-rposst"].candidates)
-    again = evaluate_test_designs(A, m=1, methods=["cv", "cv-rposst"], sets=2, seed=0, rounds=30)
-    pd.testing.assert_frame_equal(res.per_set, again.per_set)
+    # a method's result does not depend on which methods ran before it on the same seeds
+    alone = evaluate_test_designs(A, m=1, methods=["cv-rposst"], sets=2, seed=0, rounds=30)
+    pd.testing.assert_frame_equal(res.per_set[res.per_set["method"] == "cv-rposst"].reset_index(drop=True),
+                                  alone.per_set)
 
 
 # ------------------------------------------------------------------ simultaneous move

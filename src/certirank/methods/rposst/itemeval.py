@@ -23,7 +23,7 @@ from ...results import ResultMixin
 from . import _core, items
 from .compose import compose_test
 from .matrix import as_score_matrix
-from .select import SELECT_RULES
+from .select import SELECT_RULES, fresh_generator
 
 __all__ = ["ITEM_METHODS", "ItemEvaluation", "evaluate_item_designs"]
 
@@ -93,7 +93,7 @@ def evaluate_item_designs(matrix: Any, m: int = 50, methods: Sequence[str] | Non
         tune = np.setdiff1d(np.arange(p), hold)
         At = A[:, tune]
         for method in methods:
-            mrng = np.random.default_rng(method_seeds[s])
+            mrng = fresh_generator(method_seeds[s])
             design = method
             t0 = time.perf_counter()
             if method in (*SELECT_RULES, "rposst"):

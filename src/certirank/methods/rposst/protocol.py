@@ -17,7 +17,7 @@ from ...errors import ParameterError
 from ...results import ResultMixin
 from . import _core
 from .compose import MAX_TUPLES, check_betas, check_eta, check_m, cv_design, design
-from .select import SELECT_RULES
+from .select import SELECT_RULES, fresh_generator
 from .matrix import as_score_matrix
 
 __all__ = ["DesignEvaluation", "evaluate_test_designs", "METHODS", "DEFAULT_METHODS", "holdout_size"]
@@ -110,12 +110,12 @@ def _evaluate_set(sm: Any, s: int, hold: np.ndarray, ms: list[int], methods: lis
             if method in SELECT_RULES:
                 rule = SELECT_RULES[method]
                 cases, weights, info = cv_design(problem, mm, eta, beta_values, "rm+", rounds, rule.candidates,
-                                                 repeats=rule.repeats, rng=np.random.default_rng(kofn_seeds[mi]),
+                                                 repeats=rule.repeats, rng=fresh_generator(kofn_seeds[mi]),
                                                  tuples=tuples)
                 chosen = info["chosen"]
             elif method in _RPOSST:
                 out = design(problem, mm, eta, _RPOSST[method], rounds, tuples=tuples, k=k,
-                             n_samples=n_samples, rng=np.random.default_rng(kofn_seeds[mi]))
+                             n_samples=n_samples, rng=fresh_generator(kofn_seeds[mi]))
                 cases, weights = np.asarray(out["cases"]), np.asarray(out["weights"])
             elif method == "iterative-minimax":
                 cases, weights = _core.iterative_minimax(A, targets, mm)

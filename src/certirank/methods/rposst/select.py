@@ -21,8 +21,8 @@ import numpy as np
 from ...errors import ParameterError
 from . import _core
 
-__all__ = ["SELECT_RULES", "SELECTS", "SelectRule", "expected_max", "Candidate", "parse_candidate", "fit_candidate",
-           "nested_holdout"]
+__all__ = ["SELECT_RULES", "SELECTS", "SelectRule", "fresh_generator", "expected_max", "Candidate", "parse_candidate",
+           "fit_candidate", "nested_holdout"]
 
 
 @dataclass(frozen=True)
@@ -120,6 +120,13 @@ def fit_candidate(cand: Candidate, problem: _core.Problem, m: int, eta: float, t
     if cand.shrink:
         weights = (1.0 - cand.shrink) * np.asarray(weights) + cand.shrink / m
     return np.asarray(cases), np.asarray(weights, dtype=float)
+
+
+def fresh_generator(seq: np.random.SeedSequence) -> np.random.Generator:
+    """A generator on a copy of `seq`. The nested holdout spawns child streams from its generator's seed
+    sequence; on a sequence shared by several methods that would shift the streams of every method run after
+    it, so a method's result would depend on which methods were listed before it."""
+    return np.random.default_rng(np.random.SeedSequence(seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size))
 
 
 def expected_max(errors: np.ndarray, h: int) -> np.ndarray:
