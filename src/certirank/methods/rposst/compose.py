@@ -275,9 +275,10 @@ def compose_test(matrix: Any, *, m: int = 2, eta: float = 0.01, betas: Sequence[
         rposst:shrink=0.5, minimax-uniform, miniaverage); at item scale (solver ``search``/``milp``) the
         baselines' supports are found by local search.
     folds, cv_holdout, cv_metric, cv_rounds :
-        Nested holdout: `folds` random splits each holding out round(cv_holdout·p) policies; the score is the
-        ``max`` (default; the protocol's headline) or ``mean`` error over (held-out policy, target) pairs;
-        RM+ rounds inside the splits (default min(rounds, 100)).
+        Nested holdout: the policies are split at random into `folds` groups, each held out once (the split
+        is drawn twice for ``cv``, once for ``cv-rposst``); the score is the expected ``max`` (default; the
+        protocol's headline) over round(cv_holdout·p) held-out policies, or the ``mean`` error; RM+ rounds
+        inside the splits (default min(rounds, 100)).
     psi : array of shape (p, K), optional
         Probabilities over (policy, target) pairs (default uniform, as in the paper).
     rescale : bool
