@@ -11,12 +11,12 @@ from pathlib import Path
 import numpy as np
 from certirank.methods.rposst import read_test_matrix, _core
 from certirank.methods.rposst.compose import design
-from certirank.methods.rposst.select import DEFAULT_CANDIDATES, parse_candidate, fit_candidate, nested_holdout
+from certirank.methods.rposst.select import SELECT_RULES, parse_candidate, fit_candidate, nested_holdout
 sm=read_test_matrix(str(next(p for p in (Path(__file__).resolve().parents[2] / 'shared', Path('/work/shared')) if p.is_dir()) / 'data' / 'games' / 'rrps_bots_43x43.csv'))
 m=int(sys.argv[1]); nsets=int(sys.argv[2])
 rng=np.random.default_rng(0); n=43
 tup=_core.all_tuples(43,m)
-cands=[parse_candidate(c) for c in DEFAULT_CANDIDATES]
+cands=[parse_candidate(c) for c in SELECT_RULES['cv-rposst'].candidates]  # the seven designs diagnosed in session 3
 run=lambda prob,mm,lev: (lambda o:(o["cases"],o["weights"]))(design(prob,mm,lev,"rm+",100,tuples=tup))
 IN=[];OUT=[]
 for s in range(nsets):

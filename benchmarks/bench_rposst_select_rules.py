@@ -5,7 +5,7 @@ caches (1) each candidate design's outer max holdout error and (2) its per-polic
 (`repeats` × 5-fold over the tuning policies only, the fold of size ≈ round(0.2·p) mimicking the outer holdout).
 Any rule that uses only (2) can then be scored offline on (1); no rule ever sees the outer holdout.
 
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 1 20 /tmp/d21/rrps1.npz
+    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 1 20 /tmp/d21/rrps1.npz [all|inner]
     .venv/bin/python benchmarks/bench_rposst_select_rules.py score /tmp/d21/*.npz
 """
 from __future__ import annotations
@@ -36,7 +36,11 @@ def _matrix(domain: str):
     return as_score_matrix(racing_arrows_matrix(50, domain, seed=0))
 
 
-def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: int = 5) -> None:
+def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: int = 5, targets: str = "all") -> None:
+    """`targets="all"`: inner folds keep the targets of all tuning policies (as `select.nested_holdout`);
+    `"inner"`: each inner fold recomputes them from its own training columns at the outer temperature
+    (column sums scaled by p/|kept|), so the inner held-out policies play no part in them, as in the outer
+    protocol."""
     sm = _matrix(domain)
     n_pol = sm.shape[1]
     h = holdout_size(0.2, n_pol)
@@ -68,12 +72,13 @@ def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: i
             for f, o in enumerate(np.array_split(frng.permutation(p), folds)):
                 o = np.sort(o)
                 keep = np.setdiff1d(np.arange(p), o)
-                prob = _core.make_problem(A[:, keep], T)
+                Ti = T if targets == "all" else _core.softmax_targets(A[:, keep] * (p / keep.size), BETAS, A.shape[0])
+                prob = _core.make_problem(A[:, keep], Ti)
                 ic: dict = {}
                 fold_id[r, o] = f
                 for c, cand in enumerate(cands):
                     cs, w = fit_candidate(cand, prob, m, 0.01, tuples, run_with(100), ic)
-                    inner[r, c, o] = _core.pair_errors(A[:, o], T, cs, w).max(axis=0)
+                    inner[r, c, o] = _core.pair_errors(A[:, o], Ti, cs, w).max(axis=0)
         INNER.append(inner)
         FOLD.append(fold_id)
         print(domain, m, s, f"{time.perf_counter() - t0:.1f}s", np.round(OUT[-1], 3), flush=True)
@@ -94,12 +99,17 @@ def _boot(inner, h, rng, B=200):
     return np.array([expected_max(e[c][d], h) for c in range(e.shape[0])])
 
 
+def _pool_scores(pool, inner, names, h, rng):
+    idx = [names.index(c) for c in pool]
+    return idx, _em(inner, h)[idx], _boot(inner, h, rng)[idx]
+
+
 def rule_one_se(pool, anchor):
+    """keep `anchor` (a name, or a function of the pool's bootstrap scores giving its position) unless another
+    pool member is lower by more than the bootstrap s.e. of the paired difference"""
     def rule(inner, fold, names, h, rng):
-        idx = [names.index(c) for c in pool]
-        mean = _em(inner, h)[idx]
-        boots = _boot(inner, h, rng)[idx]
-        a = pool.index(anchor)
+        idx, mean, boots = _pool_scores(pool, inner, names, h, rng)
+        a = pool.index(anchor) if isinstance(anchor, str) else anchor(boots)
         dse = (boots - boots[a]).std(axis=1, ddof=1)
         clear = np.flatnonzero(mean < mean[a] - dse)
         return idx[a] if clear.size == 0 else idx[int(clear[np.argmin(mean[clear])])]
@@ -145,6 +155,32 @@ def rule_mean_rank(pool):
     return rule
 
 
+def rule_simplest_within(order):
+    """Breiman's one-s.e. rule: the simplest candidate (first in `order`) whose score is within one bootstrap
+    s.e. of the paired difference to the lowest-scoring one"""
+    def rule(inner, fold, names, h, rng):
+        idx, mean, boots = _pool_scores(order, inner, names, h, rng)
+        best = int(np.argmin(mean))
+        dse = (boots - boots[best]).std(axis=1, ddof=1)
+        return idx[int(np.flatnonzero(mean <= mean[best] + dse)[0])]
+    return rule
+
+
+def rule_stable_anchor(pool):
+    """one-s.e. toward the candidate with the smallest bootstrap s.e. of its score (the most stable design
+    on these tuning policies), not toward a fixed one"""
+    return rule_one_se(pool, lambda boots: int(np.argmin(boots.std(axis=1, ddof=1))))
+
+
+def rule_min_regret(pool):
+    """the candidate whose worst excess over the best pool member, across the inner splits, is smallest"""
+    def rule(inner, fold, names, h, rng):
+        idx = [names.index(c) for c in pool]
+        fm = _fold_max(inner, fold)[:, idx]
+        return idx[int(np.argmin((fm - fm.min(axis=1, keepdims=True)).max(axis=0)))]
+    return rule
+
+
 def rule_fixed(name):
     return lambda inner, fold, names, h, rng: names.index(name)
 
@@ -167,6 +203,21 @@ RULES = {
     "worst-rank {miniavg,rposst,mm-unif}": rule_worst_rank(["miniaverage", "rposst", "minimax-uniform"]),
     "mean-rank all": rule_mean_rank(ALL),
     "mean-rank {miniavg,rposst}": rule_mean_rank(["miniaverage", "rposst"]),
+    # session 5 (h21): principled variants that depend on the tuning data only
+    "one-s.e. to miniaverage, {miniavg,rposst,mm-unif,shrink}": rule_one_se(
+        ["miniaverage", "rposst", "minimax-uniform", "rposst:shrink=0.5"], "miniaverage"),
+    "one-s.e. to miniaverage, {miniavg,rposst,mm-unif,ttd}": rule_one_se(
+        ["miniaverage", "rposst", "minimax-uniform", "minimax-ttd"], "miniaverage"),
+    "one-s.e. to rposst:shrink, {shrink,miniavg,rposst,mm-unif}": rule_one_se(
+        ["rposst:shrink=0.5", "miniaverage", "rposst", "minimax-uniform"], "rposst:shrink=0.5"),
+    "simplest within 1 s.e., miniavg<mm-unif<rposst": rule_simplest_within(
+        ["miniaverage", "minimax-uniform", "rposst"]),
+    "simplest within 1 s.e., miniavg<mm-unif<ttd<shrink<rposst": rule_simplest_within(
+        ["miniaverage", "minimax-uniform", "minimax-ttd", "rposst:shrink=0.5", "rposst"]),
+    "stable anchor, {miniavg,rposst,mm-unif}": rule_stable_anchor(["miniaverage", "rposst", "minimax-uniform"]),
+    "stable anchor, all": rule_stable_anchor(ALL),
+    "min-regret {miniavg,rposst,mm-unif}": rule_min_regret(["miniaverage", "rposst", "minimax-uniform"]),
+    "min-regret all": rule_min_regret(ALL),
     **{f"fixed {c}": rule_fixed(c) for c in CANDS},
 }
 
@@ -202,6 +253,6 @@ def score(paths):
 if __name__ == "__main__":
     np.seterr(all="ignore")
     if sys.argv[1] == "collect":
-        collect(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5])
+        collect(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], targets=(sys.argv[6:] or ["all"])[0])
     else:
         score(sys.argv[2:])

@@ -13,7 +13,8 @@ from certirank.errors import ParameterError
 from certirank.methods.rposst import _core, compose_test, read_test_matrix
 from certirank.methods.rposst import items
 from certirank.methods.rposst.itemeval import evaluate_item_designs
-from certirank.methods.rposst.select import expected_max, parse_candidate
+from certirank.methods.rposst.protocol import evaluate_test_designs
+from certirank.methods.rposst.select import SELECT_RULES, expected_max, parse_candidate
 from certirank.methods.rposst.simultaneous import mixture_loss, solve_simultaneous
 
 A_R2 = np.array([[0.4, 0.4, 0.9, 0.5], [0.4, 0.4, 0.7, 0.6], [0.1, 0.8, 0.8, 1.0], [0.8, 0.3, 0.3, 0.7],
@@ -108,6 +109,51 @@ def test_cv_needs_three_policies():
     with pytest.raises(ParameterError, match="at least 3 tuning policies"):
         compose_test(A_R2[:, :2], m=1)
     assert parse_candidate("rposst:eta=0.2&shrink=0.25").eta == 0.2
+
+
+def test_default_rule_keeps_miniaverage_unless_clearly_beaten():
+    A = np.random.default_rng(0).random((9, 14))
+    res = compose_test(A, m=2, seed=3)
+    names = [c["name"] for c in res.cv["candidates"]]
+    assert names == ["miniaverage", "rposst", "minimax-uniform"] and res.cv["repeats"] == 2
+    means = {c["name"]: c["mean_error"] for c in res.cv["candidates"]}
+    gap = means["miniaverage"] - means["minimax-uniform"]
+    se = next(c["se_vs_first"] for c in res.cv["candidates"] if c["name"] == "minimax-uniform")
+    # minimax uniform scores lower inside, but by less than one s.e.: the anchor stays
+    assert 0 < gap < se and res.design == "miniaverage"
+    # a clear win leaves the anchor (here minimax uniform, lower than miniaverage by more than its s.e.)
+    other = compose_test(np.random.default_rng(2).random((9, 14)), m=2, seed=3)
+    assert other.design == "minimax-uniform" and other.cv["chosen"] == "minimax-uniform"
+
+
+@pytest.mark.parametrize("seed, design, indices", [(0, "rposst", [2, 4]), (3, "minimax-tnp", [2, 6]),
+                                                   (4, "minimax-uniform", [4, 6])])
+def test_earlier_rule_is_reachable_by_name(seed, design, indices):
+    """select="cv-rposst" reproduces what select="cv" returned before the default changed (pinned values)."""
+    A = np.random.default_rng(seed).random((9, 14))
+    old = compose_test(A, m=2, seed=3, select="cv_rposst")
+    assert old.select == "cv-rposst" and old.cv["repeats"] == 1
+    assert [c["name"] for c in old.cv["candidates"]] == list(SELECT_RULES["cv-rposst"].candidates)
+    assert old.design == design and old.test_indices == indices
+    assert compose_test(A, m=2, seed=3, select="cv-rposst").to_dict() == old.to_dict()  # seeded
+
+
+def test_unknown_select_is_one_line_error():
+    with pytest.raises(ParameterError) as err:
+        compose_test(A_R2, m=2, select="cv-best")
+    assert "\n" not in str(err.value) and "cv, cv-rposst, rposst" in str(err.value)
+
+
+def test_protocol_runs_both_selection_rules():
+    A = np.random.default_rng(1).random((8, 15))
+    res = evaluate_test_designs(A, m=1, methods=["cv", "cv-rposst"], sets=2, seed=0, rounds=30)
+    designs = res.per_set.groupby("method")["design"].apply(set)
+    assert designs["cv"] <= set(SELECT_RULES["cv"].candidates)
+    assert designs["cv-rposst"] <= set(SELECT_RULES["cv-rposst"].candidates)
+    # a method's result does not depend on which methods ran before it on the same seeds
+    alone = evaluate_test_designs(A, m=1, methods=["cv-rposst"], sets=2, seed=0, rounds=30)
+    pd.testing.assert_frame_equal(res.per_set[res.per_set["method"] == "cv-rposst"].reset_index(drop=True),
+                                  alone.per_set)
 
 
 # ------------------------------------------------------------------ simultaneous move

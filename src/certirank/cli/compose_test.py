@@ -24,7 +24,10 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
                                                 "per tuple), milp (exact joint), kofn (sampled k-of-N) or search "
                                                 "(item scale: local search + LP weights)."),
                      select: str = typer.Option("cv", "--select", help="cv: choose the design by nested holdout "
-                                                "over the policies (default); rposst: the RPOSST design."),
+                                                "over the policies (default; miniaverage unless rposst or "
+                                                "minimax uniform is clearly better); cv-rposst: the earlier "
+                                                "rule (rposst unless one of six designs is clearly better); "
+                                                "rposst: the RPOSST design."),
                      variant: str = typer.Option("sequential", "--variant", help="sequential (one fixed test) or "
                                                  "simultaneous (a randomised test: a distribution over tuples)."),
                      rounds: int = typer.Option(300, "--rounds", help="RM+ rounds T (0 = uniform weights "

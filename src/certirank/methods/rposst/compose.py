@@ -14,13 +14,12 @@ from ..._compat import keyword_only
 from ...errors import ParameterError
 from ...results import ResultMixin
 from . import _core, items
-from .select import CV_METRICS, DEFAULT_CANDIDATES, ITEM_CANDIDATES, fit_candidate, nested_holdout, parse_candidate
+from .select import CV_METRICS, SELECT_RULES, SELECTS, fit_candidate, nested_holdout, parse_candidate
 from .matrix import ScoreMatrix, as_score_matrix
 
 __all__ = ["CompositionResult", "compose_test", "SOLVERS"]
 
 SOLVERS = ("auto", "rm+", "lp", "milp", "kofn", "search")
-SELECTS = ("cv", "rposst")
 # beyond this many tuples the exhaustive search is refused (spec 05 §7: use the MILP instead)
 MAX_TUPLES = 2_000_000
 
@@ -53,15 +52,16 @@ class CompositionResult(ResultMixin):
     scale : dict
         ``lo`` and ``hi`` of the min–max rescaling (None when `rescale=False`).
     select : str
-        ``cv`` (the design was chosen by nested holdout) or ``rposst``.
+        ``cv`` or ``cv-rposst`` (the design was chosen by nested holdout under that rule) or ``rposst``.
     design : str
         The design method that produced the test (``rposst``, ``rposst:shrink=0.5``, ``miniaverage``, ...).
     cv : dict or None
-        For ``select="cv"``: ``chosen``, ``estimate`` (mean inner holdout error of the chosen design, on the
-        rescaled scale) and its standard error ``se`` over the ``folds`` splits, ``metric`` (max or mean),
-        and every candidate's ``mean_error``, ``se`` and ``se_vs_first`` (bootstrap s.e. of its paired
-        difference to the first candidate; a candidate replaces the first one only when it is lower by more
-        than that). The estimate is optimistic by the selection itself.
+        For ``select="cv"`` / ``"cv-rposst"``: ``chosen``, ``estimate`` (mean inner holdout error of the
+        chosen design, on the rescaled scale) and its standard error ``se`` over the ``folds`` splits,
+        ``metric`` (max or mean), ``repeats`` (how often the folds were redrawn), and every candidate's
+        ``mean_error``, ``se`` and ``se_vs_first`` (bootstrap s.e. of its paired difference to the first
+        candidate, the anchor; a candidate replaces the anchor only when it is lower by more than that). The
+        estimate is optimistic by the selection itself.
     """
 
     RESULT_KIND = "compose-test"
@@ -185,7 +185,8 @@ def _uniform_search_run(problem: _core.Problem, m: int, eta: float, baseline: st
 
 def cv_design(problem: _core.Problem, m: int, eta: float, betas: np.ndarray, solver: str, rounds: int,
               candidates: Sequence[Any], *, folds: int = 5, holdout: float = 0.2, metric: str = "max",
-              cv_rounds: int | None = None, rng: Any = 0, tuples: np.ndarray | None = None, k: int = 1,
+              cv_rounds: int | None = None, repeats: int = 1, rng: Any = 0, tuples: np.ndarray | None = None,
+              k: int = 1,
               n_samples: int = 100, budget: int | None = None,
               time_limit: float | None = None) -> tuple[np.ndarray, np.ndarray, dict[str, Any]]:
     """Choose among `candidates` by nested holdout over the policies of `problem` and refit the winner on
@@ -211,14 +212,14 @@ def cv_design(problem: _core.Problem, m: int, eta: float, betas: np.ndarray, sol
             return _uniform_search_run(prob, mm, eta, name, baseline_rng)
 
     cv = nested_holdout(problem.A, betas, m, eta, cands, run_with(inner_rounds), folds=folds, holdout=holdout,
-                        metric=metric, rng=cv_rng, tuples=tuples, baseline_run=baseline_run)
+                        metric=metric, rng=cv_rng, tuples=tuples, baseline_run=baseline_run, repeats=repeats)
     best = cands[cv["chosen"]]
     cases, weights = fit_candidate(best, problem, m, eta, tuples, run_with(rounds), baseline_run=baseline_run)
 
     def _se(v: float) -> float | None:
         return None if np.isnan(v) else float(v)
 
-    info = {"folds": folds, "holdout": holdout, "holdout_size": cv["holdout_size"], "metric": metric,
+    info = {"folds": folds, "repeats": repeats, "holdout": holdout, "holdout_size": cv["holdout_size"], "metric": metric,
             "rounds": inner_rounds, "chosen": best.name, "estimate": float(cv["mean"][cv["chosen"]]),
             "se": _se(cv["se"][cv["chosen"]]),
             "candidates": [{"name": c.name, "mean_error": float(mu), "se": _se(se), "se_vs_first": _se(ds)}
@@ -255,24 +256,29 @@ def compose_test(matrix: Any, *, m: int = 2, eta: float = 0.01, betas: Sequence[
         tuples can be enumerated (C(n_T, m) <= 2,000,000), else ``search``.
     rounds : int
         RM+ rounds T (default 300; 0 evaluates uniform weights only).
-    select : {"cv", "rposst"}
-        ``cv`` (default): choose among candidate designs by nested holdout over the given policies and refit
-        the winner on all of them (see `candidates`); ``rposst``: the RPOSST design at `eta` (spec 05's
-        behaviour; R1/R2 test vectors).
+    select : {"cv", "cv-rposst", "rposst"}
+        ``cv`` (default): choose among miniaverage, rposst and minimax uniform by nested holdout (two
+        repeats of 5-fold over the given policies), keeping miniaverage unless another is lower by more than
+        one s.e., and refit the winner on all policies; ``cv-rposst``: the earlier rule, RPOSST kept unless
+        one of six other designs is clearly better (one 5-fold split); ``rposst``: the RPOSST design at `eta`
+        (spec 05's behaviour; R1/R2 test vectors).
     variant : {"sequential", "simultaneous"}
         ``simultaneous`` (spec 05 §9, paper App. F): a randomised test — a distribution over tuples, each
         with its own weights — solved exactly as one LP; returns a
         :class:`~certirank.methods.rposst.simultaneous.SimultaneousComposition`.
     candidates : sequence of str, optional
-        Designs compared by ``select="cv"``: ``rposst`` (at `eta`), ``rposst:eta=X``, ``rposst:shrink=X``
-        (weights (1 − X)·w + X/m), ``minimax-uniform``, ``minimax-ttd``, ``minimax-tnp``, ``minimax-tnp-mean``,
-        ``miniaverage``, ``iterative-minimax``. Default: rposst, rposst:shrink=0.5, rposst:eta=0.1 and the
-        four uniform minimax/miniaverage baselines; at item scale (solver ``search``/``milp``) rposst,
-        rposst:shrink=0.5, minimax-uniform and miniaverage, whose supports are found by local search.
+        Designs compared by the nested holdout, the first being the anchor: ``rposst`` (at `eta`),
+        ``rposst:eta=X``, ``rposst:shrink=X`` (weights (1 − X)·w + X/m), ``minimax-uniform``, ``minimax-ttd``,
+        ``minimax-tnp``, ``minimax-tnp-mean``, ``miniaverage``, ``iterative-minimax``. Default: the rule's
+        list (``select="cv"``: miniaverage, rposst, minimax-uniform; ``"cv-rposst"``: rposst,
+        rposst:shrink=0.5, rposst:eta=0.1 and the four uniform baselines, at item scale rposst,
+        rposst:shrink=0.5, minimax-uniform, miniaverage); at item scale (solver ``search``/``milp``) the
+        baselines' supports are found by local search.
     folds, cv_holdout, cv_metric, cv_rounds :
-        Nested holdout: `folds` random splits each holding out round(cv_holdout·p) policies; the score is the
-        ``max`` (default; the protocol's headline) or ``mean`` error over (held-out policy, target) pairs;
-        RM+ rounds inside the splits (default min(rounds, 100)).
+        Nested holdout: the policies are split at random into `folds` groups, each held out once (the split
+        is drawn twice for ``cv``, once for ``cv-rposst``); the score is the expected ``max`` (default; the
+        protocol's headline) over round(cv_holdout·p) held-out policies, or the ``mean`` error; RM+ rounds
+        inside the splits (default min(rounds, 100)).
     psi : array of shape (p, K), optional
         Probabilities over (policy, target) pairs (default uniform, as in the paper).
     rescale : bool
@@ -323,9 +329,10 @@ def compose_test(matrix: Any, *, m: int = 2, eta: float = 0.01, betas: Sequence[
     rng = as_generator(seed)
     cv_info = None
     design_name = "rposst"
-    if select == "cv":
+    if select in SELECT_RULES:
+        rule = SELECT_RULES[select]
         if candidates is None:
-            candidates = ITEM_CANDIDATES if solver in ("milp", "search") else DEFAULT_CANDIDATES
+            candidates = rule.item_candidates if solver in ("milp", "search") else rule.candidates
         cands = [parse_candidate(c) for c in candidates]
         if not cands:
             raise ParameterError("candidates must name at least one design")
@@ -340,10 +347,11 @@ def compose_test(matrix: Any, *, m: int = 2, eta: float = 0.01, betas: Sequence[
         inner_rounds = min(rounds, 100) if cv_rounds is None else check_positive_int("cv_rounds", cv_rounds,
                                                                                     minimum=0)
         if psi is not None:
-            raise ParameterError("select='cv' needs the uniform Ψ (held-out policies change its support); "
+            raise ParameterError(f"select={select!r} needs the uniform Ψ (held-out policies change its support); "
                                  "pass select='rposst' with psi")
         cases, weights, cv_info = cv_design(problem, m, eta, beta_values, solver, rounds, cands, folds=folds,
-                                            holdout=cv_holdout, metric=cv_metric, cv_rounds=inner_rounds, rng=rng,
+                                            holdout=cv_holdout, metric=cv_metric, cv_rounds=inner_rounds,
+                                            repeats=rule.repeats, rng=rng,
                                             k=k, n_samples=n_samples, budget=budget, time_limit=time_limit)
         design_name = cv_info["chosen"]
         loss = float(_core.evaluate_weights(problem, cases[None, :], weights[None, :], eta)[0])

@@ -23,12 +23,14 @@ from ...results import ResultMixin
 from . import _core, items
 from .compose import compose_test
 from .matrix import as_score_matrix
+from .select import SELECT_RULES, fresh_generator
 
 __all__ = ["ITEM_METHODS", "ItemEvaluation", "evaluate_item_designs"]
 
-ITEM_METHODS = ("cv", "rposst", "miniaverage", "random", "random-regression", "anchor-points")
+ITEM_METHODS = (*SELECT_RULES, "rposst", "miniaverage", "random", "random-regression", "anchor-points")
 ITEM_LABELS = {
     "cv": "compose_test default (select=cv)",
+    "cv-rposst": "earlier default (select=cv-rposst)",
     "rposst": "RPOSST, local search + LP weights (select=rposst)",
     "miniaverage": "miniaverage uniform, local search",
     "random": "random sample, sample mean",
@@ -91,10 +93,10 @@ def evaluate_item_designs(matrix: Any, m: int = 50, methods: Sequence[str] | Non
         tune = np.setdiff1d(np.arange(p), hold)
         At = A[:, tune]
         for method in methods:
-            mrng = np.random.default_rng(method_seeds[s])
+            mrng = fresh_generator(method_seeds[s])
             design = method
             t0 = time.perf_counter()
-            if method in ("cv", "rposst"):
+            if method in (*SELECT_RULES, "rposst"):
                 res = compose_test(At, m=m, eta=eta, betas=(0,), select=method, rescale=False, folds=folds,
                                    cv_metric=cv_metric, seed=mrng)
                 pred = np.asarray(res.weights) @ A[res.test_indices]

@@ -17,17 +17,18 @@ from ...errors import ParameterError
 from ...results import ResultMixin
 from . import _core
 from .compose import MAX_TUPLES, check_betas, check_eta, check_m, cv_design, design
-from .select import DEFAULT_CANDIDATES
+from .select import SELECT_RULES, fresh_generator
 from .matrix import as_score_matrix
 
 __all__ = ["DesignEvaluation", "evaluate_test_designs", "METHODS", "DEFAULT_METHODS", "holdout_size"]
 
 # method name -> solver (RPOSST variants) or baseline name
 _RPOSST = {"rposst": "rm+", "rposst-lp": "lp", "rposst-milp": "milp", "rposst-kofn": "kofn"}
-METHODS = ("cv", *_RPOSST, *_core.BASELINES)
+METHODS = (*SELECT_RULES, *_RPOSST, *_core.BASELINES)
 DEFAULT_METHODS = ("cv", "rposst", "minimax-uniform", "minimax-ttd", "minimax-tnp", "miniaverage", "iterative-minimax")
 LABELS = {
     "cv": "compose_test default (select=cv)",
+    "cv-rposst": "earlier default (select=cv-rposst)",
     "rposst": "CVaR RPOSST_seq (RM+)",
     "rposst-lp": "LP-exact per-tuple CVaR",
     "rposst-milp": "MILP-exact joint CVaR",
@@ -106,13 +107,15 @@ def _evaluate_set(sm: Any, s: int, hold: np.ndarray, ms: list[int], methods: lis
         tuples = tuples_by_m.get(mm)
         for method in methods:
             chosen = method
-            if method == "cv":
-                cases, weights, info = cv_design(problem, mm, eta, beta_values, "rm+", rounds, DEFAULT_CANDIDATES,
-                                                 rng=np.random.default_rng(kofn_seeds[mi]), tuples=tuples)
+            if method in SELECT_RULES:
+                rule = SELECT_RULES[method]
+                cases, weights, info = cv_design(problem, mm, eta, beta_values, "rm+", rounds, rule.candidates,
+                                                 repeats=rule.repeats, rng=fresh_generator(kofn_seeds[mi]),
+                                                 tuples=tuples)
                 chosen = info["chosen"]
             elif method in _RPOSST:
                 out = design(problem, mm, eta, _RPOSST[method], rounds, tuples=tuples, k=k,
-                             n_samples=n_samples, rng=np.random.default_rng(kofn_seeds[mi]))
+                             n_samples=n_samples, rng=fresh_generator(kofn_seeds[mi]))
                 cases, weights = np.asarray(out["cases"]), np.asarray(out["weights"])
             elif method == "iterative-minimax":
                 cases, weights = _core.iterative_minimax(A, targets, mm)
@@ -150,8 +153,9 @@ def evaluate_test_designs(matrix: Any, *, m: int | Sequence[int] = 2, methods: S
     methods : sequence of str, optional
         Any of ``cv`` (what :func:`compose_test` returns by default: the design chosen by nested holdout over
         the tuning policies only; ``per_set["design"]`` and ``table["designs"]`` name the chosen designs),
-        ``rposst`` (RM+), ``rposst-lp``, ``rposst-milp``, ``rposst-kofn``, ``minimax-uniform``,
-        ``minimax-ttd``, ``minimax-tnp``, ``minimax-tnp-mean``, ``miniaverage``, ``iterative-minimax``.
+        ``cv-rposst`` (the earlier selection rule, ``select="cv-rposst"``), ``rposst`` (RM+), ``rposst-lp``,
+        ``rposst-milp``, ``rposst-kofn``, ``minimax-uniform``, ``minimax-ttd``, ``minimax-tnp``,
+        ``minimax-tnp-mean``, ``miniaverage``, ``iterative-minimax``.
         Default: ``cv``, RPOSST (RM+) and the five baselines of the paper.
     holdout : float
         Fraction of policies held out, in (0, 1).

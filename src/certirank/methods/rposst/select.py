@@ -2,12 +2,12 @@
 
 RPOSST minimises the *training* CVaR over the tuning policies; with few policies and free weights it can
 overfit them (its holdout error can be worse than a uniform-weight baseline's). `select="cv"` therefore
-treats the design method as a hyper-parameter: each candidate (RPOSST at several CVaR levels, RPOSST with
-weights shrunk toward uniform, the uniform-weight baselines) composes a test on a random part of the
-tuning policies and is scored on the rest, exactly as the evaluation protocol of spec 05 §11 scores
-designs on held-out policies. The candidate with the lowest mean inner holdout error is then refitted on
-all tuning policies. Only the policies given to `compose_test` are used, so an outer evaluation holdout
-is never seen.
+treats the design method as a hyper-parameter: each candidate (RPOSST, uniform-weight baselines, and for
+`select="cv-rposst"` also RPOSST at another CVaR level or with weights shrunk toward uniform) composes a
+test on a random part of the tuning policies and is scored on the rest, exactly as the evaluation protocol
+of spec 05 §11 scores designs on held-out policies. The first candidate (the anchor) is kept unless another
+one is clearly better; the chosen one is then refitted on all tuning policies. Only the policies given to
+`compose_test` are used, so an outer evaluation holdout is never seen.
 """
 
 from __future__ import annotations
@@ -21,13 +21,36 @@ import numpy as np
 from ...errors import ParameterError
 from . import _core
 
-__all__ = ["DEFAULT_CANDIDATES", "ITEM_CANDIDATES", "expected_max", "Candidate", "parse_candidate", "fit_candidate", "nested_holdout"]
+__all__ = ["SELECT_RULES", "SELECTS", "SelectRule", "fresh_generator", "expected_max", "Candidate", "parse_candidate",
+           "fit_candidate", "nested_holdout"]
 
-# the order matters only for ties (the first candidate wins): RPOSST as the paper's method first
-DEFAULT_CANDIDATES = ("rposst", "rposst:shrink=0.5", "rposst:eta=0.1", "minimax-uniform", "minimax-ttd",
-                      "minimax-tnp", "miniaverage")
-# at item scale the baselines come from local search; TTD/TNP coincide with these for a single target
-ITEM_CANDIDATES = ("rposst", "rposst:shrink=0.5", "minimax-uniform", "miniaverage")
+
+@dataclass(frozen=True)
+class SelectRule:
+    """A nested-holdout selection rule: its candidate designs (the first is the anchor, kept unless another
+    scores lower by more than one s.e. of the paired difference), those used at item scale (solver
+    ``search``/``milp``, where the baselines come from local search and TTD/TNP coincide with them for a single
+    target), and how many times the 5-fold split is repeated."""
+
+    candidates: tuple[str, ...]
+    item_candidates: tuple[str, ...]
+    repeats: int = 1
+
+
+SELECT_RULES = {
+    # anchored on the lowest-variance design (uniform weights, average-error objective), as the one-s.e. rule
+    # of cross-validation keeps the simplest model; chosen in the issue-21 rule study
+    # (docs/parts/rposst-design-choice.md): with RPOSST as the anchor the adverse selection between tuning and
+    # held-out policies kept the overfitted design too often
+    "cv": SelectRule(("miniaverage", "rposst", "minimax-uniform"), ("miniaverage", "rposst", "minimax-uniform"),
+                     repeats=2),
+    # the rule of sessions 1-3: RPOSST (the paper's method) as the anchor among seven designs
+    "cv-rposst": SelectRule(("rposst", "rposst:shrink=0.5", "rposst:eta=0.1", "minimax-uniform", "minimax-ttd",
+                             "minimax-tnp", "miniaverage"),
+                            ("rposst", "rposst:shrink=0.5", "minimax-uniform", "miniaverage")),
+}
+#: every `select` value of compose_test: the nested-holdout rules, or the RPOSST design itself
+SELECTS = (*SELECT_RULES, "rposst")
 _UNIFORM = ("minimax-uniform", "minimax-ttd", "minimax-tnp", "minimax-tnp-mean", "miniaverage")
 CV_METRICS = ("max", "mean")
 
@@ -99,6 +122,13 @@ def fit_candidate(cand: Candidate, problem: _core.Problem, m: int, eta: float, t
     return np.asarray(cases), np.asarray(weights, dtype=float)
 
 
+def fresh_generator(seq: np.random.SeedSequence) -> np.random.Generator:
+    """A generator on a copy of `seq`. The nested holdout spawns child streams from its generator's seed
+    sequence; on a sequence shared by several methods that would shift the streams of every method run after
+    it, so a method's result would depend on which methods were listed before it."""
+    return np.random.default_rng(np.random.SeedSequence(seq.entropy, spawn_key=seq.spawn_key, pool_size=seq.pool_size))
+
+
 def expected_max(errors: np.ndarray, h: int) -> np.ndarray:
     """E[max of h values drawn without replacement] from each row of `errors` (exact order statistics):
     the i-th largest of p values is the maximum of a random h-subset with probability C(p−i, h−1)/C(p, h)."""
@@ -128,16 +158,17 @@ def nested_holdout(A: np.ndarray, betas: np.ndarray, m: int, eta: float, candida
     of a candidate is the expected maximum of those errors over a random set of h = round(holdout·p)
     policies (metric ``max``, the protocol's headline: the mean max error over holdout sets of size h) or
     their mean (metric ``mean``), computed exactly from the order statistics rather than from a few
-    random splits. Its standard error is bootstrapped over policies. The first candidate is kept unless
-    some other one scores lower by more than one bootstrap standard error of the paired difference; then
-    the lowest-scoring of those wins (ties: the earlier candidate).
+    random splits. Its standard error is bootstrapped over policies. The first candidate (the anchor) is
+    kept unless some other one scores lower by more than one bootstrap standard error of the paired
+    difference; then the lowest-scoring of those wins (ties: the earlier candidate).
     """
     p = A.shape[1]
     # the targets stay those of all tuning policies: recomputing them from fewer columns would flatten them
     # (the logits are β/n_T times a *sum* over columns) and make every inner error optimistic
     targets = _core.softmax_targets(A, betas, A.shape[0])
     if p < 3:
-        raise ParameterError(f"select='cv' needs at least 3 tuning policies (got {p}); use select='rposst'")
+        raise ParameterError(f"nested-holdout selection needs at least 3 tuning policies (got {p}); "
+                             "use select='rposst'")
     folds = min(folds, p)
     h = max(1, int(np.floor(holdout * p + 0.5)))
     per_policy = np.zeros((repeats, len(candidates), p))
@@ -161,8 +192,8 @@ def nested_holdout(A: np.ndarray, betas: np.ndarray, m: int, eta: float, candida
     draws = rng.integers(0, p, size=(boot, p))
     boots = np.array([score(errors[c][draws]) for c in range(len(candidates))])  # (candidates, boot)
     se = boots.std(axis=1, ddof=1)
-    # the first candidate (RPOSST by default) is kept unless another beats it by more than one bootstrap
-    # standard error of the paired difference: a noisy small win is not worth leaving the reference design
+    # the anchor (first candidate) is kept unless another beats it by more than one bootstrap standard error
+    # of the paired difference: a noisy small win is not worth leaving the reference design
     diff_se = (boots - boots[0]).std(axis=1, ddof=1)
     clear = np.flatnonzero(mean < mean[0] - diff_se)
     chosen = 0 if clear.size == 0 else int(clear[_core.first_min(mean[clear])])
