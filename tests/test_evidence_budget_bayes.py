@@ -117,3 +117,18 @@ def test_design_names_the_statistic_and_refuses_unknown_ones():
         BudgetDesign(50, concentration=4.0, statistic="fast")
     with pytest.raises(ParameterError, match="concentration"):
         BudgetStreams(3, 50, statistic="bayes")
+
+
+def test_independent_arms_worst_case_is_the_half_half_tie():
+    # spec 08 §3b's supremum over the null p1 <= p0 rests on the monotonicity above; check it on a grid
+    n = 60
+    m = threshold(0.025, n, 4.0, "independent", "bayes")
+    worst = level_of(m, n, 4.0, "independent", "bayes")
+    bnd = crossing_boundary(m, n, 4.0, "bayes", "independent")
+    grid = np.linspace(0.02, 0.98, 13)
+    for p0 in grid:
+        for p1 in grid[grid <= p0 + 1e-12]:
+            r = p1 * (1 - p0) + p0 * (1 - p1)
+            lvl = first_passage(bnd, p1 * (1 - p0) / r) @ stats.binom.sf(np.arange(n + 1) - 1, n, r)
+            assert lvl <= worst + 1e-12
+    assert 0.01 < worst <= 0.025
