@@ -12,6 +12,8 @@ Run:  .venv/bin/python benchmarks/bench_anyrank.py [--part hef|speed|adversarial
   ``arms="paired"`` (default, valid for any correlation) and, in ``hef``, ``arms="independent"`` (valid here:
   HE-F draws the policies independently).
 * ``speed``: 500 campaigns of HO-I with N_max = 1000 through ``run_campaigns`` (the simulation fast path).
+* ``design``: the one-off cost per process of an exact budget test's design (statistic table and p-value
+  grid) for the mixture and the fastest-decision statistic, side by side.
 * ``hoi``: FWER on HO-I for every variant and tie mode.
 * ``adversarial``: near-tie configurations of spec 03 §10 item 5 (alpha 0.1), FWER of every mode.
 
@@ -160,9 +162,28 @@ def part_fwer(name: str, mu: np.ndarray, alpha: float, runs: int, nmax: int, see
                                                                                            else ""))
 
 
+def part_design(nmaxes=(200, 500, 1000, 2000)) -> None:
+    """One-off cost of an exact budget test's design (statistic table + p-value grid), per process: the
+    mixture and the fastest-decision statistic side by side, caches cleared before each."""
+    from certirank.evidence import budget, budget_bayes, budget_streams
+
+    print("exact budget test design cost (table + p-value grid, one core, caches cleared)")
+    print(f"{'n_max':>6} {'mixture s':>10} {'bayes s':>8} {'ratio':>6}")
+    for n in nmaxes:
+        row = {}
+        for stat in ("mixture", "bayes"):
+            for f in (budget._mixture_table, budget_bayes.bayes_table, budget_streams.pvalue_grid,
+                      budget_streams._fixed_design, budget.threshold):
+                f.cache_clear()
+            t0 = time.process_time()
+            budget_streams.BudgetStreams(1, n, concentration=4.0, statistic=stat)
+            row[stat] = time.process_time() - t0
+        print(f"{n:6d} {row['mixture']:10.2f} {row['bayes']:8.2f} {row['bayes'] / row['mixture']:6.2f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", default="all", choices=["hef", "speed", "hoi", "adversarial", "all"])
+    ap.add_argument("--part", default="all", choices=["hef", "speed", "hoi", "adversarial", "design", "all"])
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--budget", action="store_true", help="also run the exact budget test (spec 08) per comparison")
@@ -174,6 +195,8 @@ def main() -> None:
         part_hef(a.runs, a.seed, a.budget, tuple(a.nmax), a.ablation)
     if a.part in ("speed", "all"):
         part_speed(500, a.seed)
+    if a.part in ("design", "all"):
+        part_design()
     if a.part in ("hoi", "all"):
         part_fwer("HO-I", HOI, 0.05, a.runs, 1000, a.seed, a.budget)
     if a.part in ("adversarial", "all"):

@@ -31,8 +31,9 @@ non-decreasing in the wins and non-increasing in the losses (so T(k + 1, s + 1) 
 which the independent-arms worst case and the futility bound use), and it is shifted so that T*(0, 0) = 0
 (p = 1 before any data, as for the mixture).
 
-Cost: one backward pass over the budget for all grid values of lambda at once, O(n^2 * grid); about 5 s at
-n = 1000 on one core, cached per (n, a, arms).
+Cost: one backward pass over the budget for all grid values of lambda at once, O(n^2 * grid), cached per
+(n, a, arms); with its p-value grid about 1.5x the mixture's design cost (`benchmarks/bench_anyrank.py --part
+design`).
 """
 
 from __future__ import annotations
