@@ -236,6 +236,9 @@ def test_budget_campaigns_saved_before_the_statistic_option_keep_their_test_and_
     small = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 200, "allow", "paper", metric="binary",
                         budget="final")
     assert small.statistic == "mixture"  # below 500 trials the mixture keeps more power at the budget
+    big = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 3000, "allow", "paper", metric="binary",
+                      budget="final")
+    assert big.statistic == "mixture"  # past the fastest-decision table's limit the mixture still works
 
 
 def test_auto_budget_resolves_to_the_exact_test_only_when_declared():

@@ -55,6 +55,8 @@ STATISTICS = ("mixture", "bayes")
 #: largest supported budget: the level computations are O(n_max^2)
 MAX_BUDGET = 20000
 _TABLE_MAX = 2500
+#: largest budget the fastest-decision statistic is tabulated for (its table is built whole)
+BAYES_MAX_BUDGET = _TABLE_MAX
 _LOG2 = math.log(2.0)
 # A value counts as reaching a threshold m when it is >= m - _TOL * (1 + |m|). The observed maxima are
 # values of the same function, so this only absorbs last-bit differences between evaluations; it enlarges

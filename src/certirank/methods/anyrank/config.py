@@ -50,8 +50,8 @@ BUDGET_CONCENTRATION = 4.0
 #: for the Beta(4, 4) prior decide a campaign with fewer rollouts than thresholding the mixture itself (docs/
 #: anyrank.md); campaigns saved before it existed keep "mixture" (their locked config has no statistic)
 BUDGET_STATISTIC = "bayes"
-#: ... from this budget up; below it the mixture (which keeps more power at the budget; at small budgets there
-#: is little time to save and the fastest-decision rules thin out to a few distinct boundaries)
+#: ... from this budget up (to the largest it is tabulated for); below it the mixture (which keeps more power at
+#: the budget; at small budgets there is little time to save and the fastest-decision rules thin out)
 BAYES_MIN_BUDGET = 500
 
 COMPLETE = "complete ranking"
@@ -258,10 +258,10 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
             raise ParameterError(f"n_max = {budget_horizon} is above the exact budget test's limit {MAX_BUDGET}; "
                                  "use budget='none' (the anytime e-process) for longer campaigns")
     if budget != "none":
-        from ...evidence.budget import check_statistic
+        from ...evidence.budget import BAYES_MAX_BUDGET, check_statistic
 
         if statistic is None:
-            statistic = BUDGET_STATISTIC if budget_horizon >= BAYES_MIN_BUDGET else "mixture"
+            statistic = BUDGET_STATISTIC if BAYES_MIN_BUDGET <= budget_horizon <= BAYES_MAX_BUDGET else "mixture"
         statistic = check_statistic(statistic)
     nmax = default_nmax if nmax is None else check_positive_int("n_max", nmax, maximum=MAX_NMAX)
     if budget == "final" and nmax != budget_horizon:
