@@ -9,6 +9,8 @@ Any rule that uses only (2) can then be scored offline on (1); no rule ever sees
     .venv/bin/python benchmarks/bench_rposst_select_rules.py score /tmp/d21/*.npz
     # add candidates to a cache (same outer sets and inner folds; only the new candidates are fitted)
     .venv/bin/python benchmarks/bench_rposst_select_rules.py extend /tmp/d21/rrps1.npz /tmp/d21/bag_rrps1.npz
+    # confirm on sets a rule was not chosen on (here 20..34): today's pool, minimax TTD/TNP and rposst:bag=10
+    .venv/bin/python benchmarks/bench_rposst_select_rules.py fresh rrps 3 20 35 /tmp/d21/fresh_rrps3.npz
 """
 from __future__ import annotations
 
@@ -43,11 +45,12 @@ BAGGED = ("rposst:bag=10", "rposst:bag=10;refit=1", "rposst:bagw=10")
 
 
 def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: int = 5, targets: str = "all",
-            names: tuple[str, ...] = CANDS, base: dict | None = None) -> None:
+            names: tuple[str, ...] = CANDS, base: dict | None = None, first: int = 0) -> None:
     """`targets="all"`: inner folds keep the targets of all tuning policies (as `select.nested_holdout`);
     `"inner"`: each inner fold recomputes them from its own training columns at the outer temperature
     (column sums scaled by p/|kept|), so the inner held-out policies play no part in them, as in the outer
-    protocol. `base` (a loaded cache of the same domain, m and sets) is extended by the candidates `names`."""
+    protocol. `base` (a loaded cache of the same domain, m and sets) is extended by the candidates `names`;
+    sets before `first` are skipped (fresh sets for confirming a rule chosen on the earlier ones)."""
     sm = _matrix(domain)
     n_pol = sm.shape[1]
     h = holdout_size(0.2, n_pol)
@@ -62,6 +65,8 @@ def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: i
 
     OUT, INNER, FOLD = [], [], []
     for s, hold in enumerate(holdouts):
+        if s < first:
+            continue
         t0 = time.perf_counter()
         tun = np.setdiff1d(np.arange(n_pol), hold)
         S, _, _ = sm.scaled(tun)
@@ -269,7 +274,11 @@ def score(paths):
         thr = bm[b] + bse[b]
         res = {}
         for rname, rule in rules.items():
-            ch = [rule(inner[s], fold[s], names, h, np.random.default_rng(s)) for s in range(n)]
+            try:
+                ch = [rule(inner[s], fold[s], names, h, np.random.default_rng(s)) for s in range(n)]
+            except ValueError:  # a `fresh` cache holds only some candidates
+                res[rname] = (np.nan, np.nan, False)
+                continue
             e = outer[np.arange(n), ch]
             res[rname] = (e.mean(), e.std(ddof=1) / np.sqrt(n), e.mean() <= thr)
         cells.append((f"{z['domain']} m={int(z['m'])} ({n})", bm[b], bse[b], BASE[b], res))
@@ -288,5 +297,8 @@ if __name__ == "__main__":
     elif sys.argv[1] == "extend":
         z = dict(np.load(sys.argv[2]))
         collect(str(z["domain"]), int(z["m"]), len(z["outer"]), sys.argv[3], names=BAGGED, base=z)
+    elif sys.argv[1] == "fresh":  # fresh DOMAIN M FIRST SETS OUT: today's pool and bag on sets FIRST..SETS-1
+        collect(sys.argv[2], int(sys.argv[3]), int(sys.argv[5]), sys.argv[6], first=int(sys.argv[4]),
+                names=(*TODAY, "minimax-ttd", "minimax-tnp", BAGGED[0]))
     else:
         score(sys.argv[2:])
