@@ -63,10 +63,11 @@ class Candidate:
     Bagged RPOSST (`bag` = B ≥ 2) composes on B bootstrap resamples of the tuning policies (seeded by
     `seed`) and keeps the tuple chosen most often, with the weights averaged over the resamples that chose it
     (`refit`: the exact CVaR weights of that tuple on all policies instead). With few tuning policies a
-    single RPOSST fit follows the policies it happened to see (at m = 1 it is worse out of sample than the
-    uniform baselines); voting over resamples keeps only a tuple that is optimal for most of them, which is
-    the variance the nested holdout cannot select away. `bagw` = B keeps RPOSST's own tuple and only
-    averages its weights over B resamples.
+    single RPOSST fit follows the policies it happened to see (at m = 1 it is worse out of sample than
+    miniaverage); voting over resamples keeps only a tuple that is optimal for most of them, aiming at the
+    variance the nested holdout cannot select away. `bagw` = B keeps RPOSST's own tuple and only averages its
+    weights over B resamples. Measured in docs/parts/rposst-design-choice.md ("Bagged RPOSST"): neither beat
+    the default rule out of sample, so they are in no default pool.
     """
 
     name: str
