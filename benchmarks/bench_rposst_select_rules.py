@@ -7,6 +7,10 @@ Any rule that uses only (2) can then be scored offline on (1); no rule ever sees
 
     .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 1 20 /tmp/d21/rrps1.npz [all|inner]
     .venv/bin/python benchmarks/bench_rposst_select_rules.py score /tmp/d21/*.npz
+    # add candidates to a cache (same outer sets and inner folds; only the new candidates are fitted)
+    .venv/bin/python benchmarks/bench_rposst_select_rules.py extend /tmp/d21/rrps1.npz /tmp/d21/bag_rrps1.npz
+    # confirm on sets a rule was not chosen on (here 20..34): today's pool, minimax TTD/TNP and rposst:bag=10
+    .venv/bin/python benchmarks/bench_rposst_select_rules.py fresh rrps 3 20 35 /tmp/d21/fresh_rrps3.npz
 """
 from __future__ import annotations
 
@@ -36,18 +40,24 @@ def _matrix(domain: str):
     return as_score_matrix(racing_arrows_matrix(50, domain, seed=0))
 
 
-def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: int = 5, targets: str = "all") -> None:
+# bagged RPOSST (session 6): B = 10 resamples keeps one m = 3 outer set near a minute
+BAGGED = ("rposst:bag=10", "rposst:bag=10;refit=1", "rposst:bagw=10")
+
+
+def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: int = 5, targets: str = "all",
+            names: tuple[str, ...] = CANDS, base: dict | None = None, first: int = 0) -> None:
     """`targets="all"`: inner folds keep the targets of all tuning policies (as `select.nested_holdout`);
     `"inner"`: each inner fold recomputes them from its own training columns at the outer temperature
     (column sums scaled by p/|kept|), so the inner held-out policies play no part in them, as in the outer
-    protocol."""
+    protocol. `base` (a loaded cache of the same domain, m and sets) is extended by the candidates `names`;
+    sets before `first` are skipped (fresh sets for confirming a rule chosen on the earlier ones)."""
     sm = _matrix(domain)
     n_pol = sm.shape[1]
     h = holdout_size(0.2, n_pol)
     rng = np.random.default_rng(0)
     holdouts = [np.sort(rng.choice(n_pol, size=h, replace=False)) for _ in range(sets)]
     tuples = _core.all_tuples(sm.shape[0], m)
-    cands = [parse_candidate(c) for c in CANDS]
+    cands = [parse_candidate(c) for c in names]
 
     def run_with(rounds):
         return lambda prob, mm, lev: (lambda o: (np.asarray(o["cases"]), np.asarray(o["weights"], float)))(
@@ -55,6 +65,8 @@ def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: i
 
     OUT, INNER, FOLD = [], [], []
     for s, hold in enumerate(holdouts):
+        if s < first:
+            continue
         t0 = time.perf_counter()
         tun = np.setdiff1d(np.arange(n_pol), hold)
         S, _, _ = sm.scaled(tun)
@@ -82,8 +94,14 @@ def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: i
         INNER.append(inner)
         FOLD.append(fold_id)
         print(domain, m, s, f"{time.perf_counter() - t0:.1f}s", np.round(OUT[-1], 3), flush=True)
-        np.savez(out, outer=np.array(OUT), inner=np.array(INNER), fold=np.array(FOLD), cands=np.array(CANDS),
-                 domain=domain, m=m)
+        outer, inner_all, all_names = np.array(OUT), np.array(INNER), list(names)
+        if base is not None:
+            if not np.array_equal(base["fold"][:len(FOLD)], np.array(FOLD)):
+                raise SystemExit("the base cache was collected on other inner folds")
+            outer = np.concatenate([base["outer"][:len(OUT)], outer], axis=1)
+            inner_all = np.concatenate([base["inner"][:len(INNER)], inner_all], axis=2)
+            all_names = [str(c) for c in base["cands"]] + all_names
+        np.savez(out, outer=outer, inner=inner_all, fold=np.array(FOLD), cands=np.array(all_names), domain=domain, m=m)
 
 
 # ---- selection rules: each maps (inner (R, C, p), fold (R, p), names) -> chosen candidate index ----
@@ -220,9 +238,27 @@ RULES = {
     "min-regret all": rule_min_regret(ALL),
     **{f"fixed {c}": rule_fixed(c) for c in CANDS},
 }
+TODAY = ["miniaverage", "rposst", "minimax-uniform"]
+# session 6: bagged RPOSST as a fixed design, in place of RPOSST, beside it, and as the anchor
+BAG_RULES = {f"fixed {c}": rule_fixed(c) for c in BAGGED}
+for _bag in BAGGED:
+    BAG_RULES.update({
+        f"one-s.e. to miniaverage, {{miniavg,{_bag},mm-unif}}": rule_one_se(["miniaverage", _bag, "minimax-uniform"],
+                                                                          "miniaverage"),
+        f"one-s.e. to miniaverage, {{miniavg,rposst,mm-unif,{_bag}}}": rule_one_se([*TODAY, _bag], "miniaverage"),
+        f"one-s.e. to {_bag}, {{{_bag},miniavg,rposst,mm-unif}}": rule_one_se([_bag, *TODAY], _bag),
+        f"one-s.e. to {_bag}, {{{_bag},miniavg,mm-unif}}": rule_one_se([_bag, "miniaverage", "minimax-uniform"], _bag),
+    })
 
 
 def score(paths):
+    """Every rule on every cache; with `--bag`, today's default, the fixed designs and the bagged rules only
+    (the caches must then come from `extend`)."""
+    rules = RULES
+    if paths[0] == "--bag":
+        keep = ("one-s.e. to miniaverage, {miniavg,rposst,mm-unif}", *(f"fixed {c}" for c in CANDS))
+        rules = {**{k: RULES[k] for k in keep}, **BAG_RULES}
+        paths = paths[1:]
     cells = []
     for path in paths:
         z = np.load(path)
@@ -237,16 +273,20 @@ def score(paths):
         b = int(np.argmin(bm))
         thr = bm[b] + bse[b]
         res = {}
-        for rname, rule in RULES.items():
-            ch = [rule(inner[s], fold[s], names, h, np.random.default_rng(s)) for s in range(n)]
+        for rname, rule in rules.items():
+            try:
+                ch = [rule(inner[s], fold[s], names, h, np.random.default_rng(s)) for s in range(n)]
+            except ValueError:  # a `fresh` cache holds only some candidates
+                res[rname] = (np.nan, np.nan, False)
+                continue
             e = outer[np.arange(n), ch]
             res[rname] = (e.mean(), e.std(ddof=1) / np.sqrt(n), e.mean() <= thr)
         cells.append((f"{z['domain']} m={int(z['m'])} ({n})", bm[b], bse[b], BASE[b], res))
-    print(f"{'rule':52s}" + "".join(f"{c[0]:>22s}" for c in cells) + "   met")
-    print(f"{'best baseline + 1 s.e.':52s}" + "".join(f"{c[1] + c[2]:22.3f}" for c in cells))
-    for rname in RULES:
+    print(f"{'rule':70s}" + "".join(f"{c[0]:>22s}" for c in cells) + "   met")
+    print(f"{'best baseline + 1 s.e.':70s}" + "".join(f"{c[1] + c[2]:22.3f}" for c in cells))
+    for rname in rules:
         vals = [c[4][rname] for c in cells]
-        print(f"{rname:52s}" + "".join(f"{v[0]:15.3f}±{v[1]:.3f}{'*' if v[2] else ' '}" for v in vals)
+        print(f"{rname:70s}" + "".join(f"{v[0]:15.3f}±{v[1]:.3f}{'*' if v[2] else ' '}" for v in vals)
               + f"   {sum(v[2] for v in vals)}/{len(vals)}")
 
 
@@ -254,5 +294,11 @@ if __name__ == "__main__":
     np.seterr(all="ignore")
     if sys.argv[1] == "collect":
         collect(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], targets=(sys.argv[6:] or ["all"])[0])
+    elif sys.argv[1] == "extend":
+        z = dict(np.load(sys.argv[2]))
+        collect(str(z["domain"]), int(z["m"]), len(z["outer"]), sys.argv[3], names=BAGGED, base=z)
+    elif sys.argv[1] == "fresh":  # fresh DOMAIN M FIRST SETS OUT: today's pool and bag on sets FIRST..SETS-1
+        collect(sys.argv[2], int(sys.argv[3]), int(sys.argv[5]), sys.argv[6], first=int(sys.argv[4]),
+                names=(*TODAY, "minimax-ttd", "minimax-tnp", BAGGED[0]))
     else:
         score(sys.argv[2:])

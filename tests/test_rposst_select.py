@@ -14,7 +14,8 @@ from certirank.methods.rposst import _core, compose_test, read_test_matrix
 from certirank.methods.rposst import items
 from certirank.methods.rposst.itemeval import evaluate_item_designs
 from certirank.methods.rposst.protocol import evaluate_test_designs
-from certirank.methods.rposst.select import SELECT_RULES, expected_max, parse_candidate
+from certirank.methods.rposst.compose import design
+from certirank.methods.rposst.select import SELECT_RULES, expected_max, fit_candidate, parse_candidate
 from certirank.methods.rposst.simultaneous import mixture_loss, solve_simultaneous
 
 A_R2 = np.array([[0.4, 0.4, 0.9, 0.5], [0.4, 0.4, 0.7, 0.6], [0.1, 0.8, 0.8, 1.0], [0.8, 0.3, 0.3, 0.7],
@@ -94,6 +95,44 @@ def test_shrunk_candidate_is_between_rposst_and_uniform():
     half = compose_test(A, m=2, candidates=["rposst:shrink=0.5"], rounds=80)
     assert half.test_indices == full.test_indices
     np.testing.assert_allclose(half.weights, 0.5 * np.asarray(full.weights) + 0.25, atol=1e-12)
+
+
+def _fit(spec: str, A: np.ndarray, m: int = 2):
+    problem = _core.make_problem(A, _core.softmax_targets(A, [0, 2]))
+    tuples = _core.all_tuples(A.shape[0], m)
+
+    def run(prob, mm, level):
+        out = design(prob, mm, level, "rm+", 40, tuples=tuples)
+        return out["cases"], out["weights"]
+    return problem, fit_candidate(parse_candidate(spec), problem, m, 0.05, tuples, run, {})
+
+
+def test_bagged_rposst_is_seeded_and_valid():
+    A = np.random.default_rng(4).random((8, 12))
+    problem, (cases, weights) = _fit("rposst:bag=8", A)
+    _, (again_cases, again_weights) = _fit("rposst:bag=8", A)
+    assert np.array_equal(cases, again_cases) and np.array_equal(weights, again_weights)
+    assert len(set(cases.tolist())) == 2 and np.all(np.diff(cases) > 0)
+    assert np.all(weights >= 0) and weights.sum() == pytest.approx(1.0, abs=1e-12)
+    # the seed draws the resamples: another seed averages other weights
+    _, (_, other) = _fit("rposst:bag=8;seed=1", A)
+    assert not np.allclose(other, weights)
+    # refit: the exact CVaR weights of the voted tuple on all policies
+    _, (refit_cases, refit_weights) = _fit("rposst:bag=8;refit=1", A)
+    assert np.array_equal(refit_cases, cases)
+    np.testing.assert_allclose(refit_weights, items.lp_weights(problem, cases, 0.05), atol=1e-12)
+    # bagw keeps RPOSST's own tuple and only averages its weights
+    _, (rposst_cases, _) = _fit("rposst", A)
+    _, (bagw_cases, bagw_weights) = _fit("rposst:bagw=8", A)
+    assert np.array_equal(bagw_cases, rposst_cases) and bagw_weights.sum() == pytest.approx(1.0, abs=1e-12)
+
+
+@pytest.mark.parametrize("spec", ["rposst:bag=1", "rposst:bag=2.5", "rposst:bag=x", "rposst:bag=4;bagw=4",
+                                  "rposst:bag=4;refit=2"])
+def test_bad_bag_is_one_line_error(spec):
+    with pytest.raises(ParameterError, match="bag") as err:
+        compose_test(A_R2, m=2, candidates=[spec])
+    assert "\n" not in str(err.value)
 
 
 @pytest.mark.parametrize("kwargs, message", [

@@ -268,7 +268,10 @@ def compose_test(matrix: Any, *, m: int = 2, eta: float = 0.01, betas: Sequence[
         :class:`~certirank.methods.rposst.simultaneous.SimultaneousComposition`.
     candidates : sequence of str, optional
         Designs compared by the nested holdout, the first being the anchor: ``rposst`` (at `eta`),
-        ``rposst:eta=X``, ``rposst:shrink=X`` (weights (1 − X)·w + X/m), ``minimax-uniform``, ``minimax-ttd``,
+        ``rposst:eta=X``, ``rposst:shrink=X`` (weights (1 − X)·w + X/m), ``rposst:bag=B`` (the tuple RPOSST
+        chooses most often on B bootstrap resamples of the policies, weights averaged over those that chose
+        it; ``;refit=1`` refits them on all policies, ``;seed=S`` draws other resamples), ``rposst:bagw=B``
+        (RPOSST's tuple, weights averaged over B resamples), ``minimax-uniform``, ``minimax-ttd``,
         ``minimax-tnp``, ``minimax-tnp-mean``, ``miniaverage``, ``iterative-minimax``. Default: the rule's
         list (``select="cv"``: miniaverage, rposst, minimax-uniform; ``"cv-rposst"``: rposst,
         rposst:shrink=0.5, rposst:eta=0.1 and the four uniform baselines, at item scale rposst,

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...errors import ParameterError
-from . import _core
+from . import _core, items
 
 __all__ = ["SELECT_RULES", "SELECTS", "SelectRule", "fresh_generator", "expected_max", "Candidate", "parse_candidate",
            "fit_candidate", "nested_holdout"]
@@ -58,17 +58,36 @@ CV_METRICS = ("max", "mean")
 @dataclass(frozen=True)
 class Candidate:
     """One design method: RPOSST at CVaR level `eta` (None = the caller's η) with weights shrunk toward
-    uniform by `shrink` ∈ [0, 1], or a uniform-weight baseline of spec 05 §10 (`baseline`)."""
+    uniform by `shrink` ∈ [0, 1], or a uniform-weight baseline of spec 05 §10 (`baseline`).
+
+    Bagged RPOSST (`bag` = B ≥ 2) composes on B bootstrap resamples of the tuning policies (seeded by
+    `seed`) and keeps the tuple chosen most often, with the weights averaged over the resamples that chose it
+    (`refit`: the exact CVaR weights of that tuple on all policies instead). With few tuning policies a
+    single RPOSST fit follows the policies it happened to see (at m = 1 it is worse out of sample than
+    miniaverage); voting over resamples keeps only a tuple that is optimal for most of them, aiming at the
+    variance the nested holdout cannot select away. `bagw` = B keeps RPOSST's own tuple and only averages its
+    weights over B resamples. Measured in docs/parts/rposst-design-choice.md ("Bagged RPOSST"): neither beat
+    the default rule out of sample, so they are in no default pool.
+    """
 
     name: str
     baseline: str | None = None
     eta: float | None = None
     shrink: float = 0.0
+    bag: int = 0
+    bagw: int = 0
+    refit: bool = False
+    seed: int = 0
+
+
+# integer keys of a candidate spec with their allowed range; bag/bagw need two resamples to vote or average
+_INT_KEYS = {"bag": (2, 1000), "bagw": (2, 1000), "refit": (0, 1), "seed": (0, 2**32 - 1)}
 
 
 def parse_candidate(spec: Any) -> Candidate:
-    """Parse ``rposst``, ``rposst:eta=0.1``, ``rposst:shrink=0.5`` (or both, comma-free: ``:eta=..;shrink=..``)
-    or a baseline name such as ``minimax-uniform``."""
+    """Parse ``rposst``, ``rposst:eta=0.1``, ``rposst:shrink=0.5``, ``rposst:bag=10`` (with ``;refit=1``,
+    ``;seed=S``), ``rposst:bagw=10`` (keys joined by ``;`` or ``&``) or a baseline name such as
+    ``minimax-uniform``."""
     if isinstance(spec, Candidate):
         return spec
     text = str(spec).strip().lower().replace("_", "-")
@@ -77,8 +96,8 @@ def parse_candidate(spec: Any) -> Candidate:
     head, _, tail = text.partition(":")
     if head != "rposst":
         raise ParameterError(f"unknown candidate design {spec!r}; expected rposst, rposst:eta=X, "
-                             f"rposst:shrink=X or one of {', '.join(_UNIFORM)}, iterative-minimax")
-    eta, shrink = None, 0.0
+                             f"rposst:shrink=X, rposst:bag=B or one of {', '.join(_UNIFORM)}, iterative-minimax")
+    fields: dict[str, Any] = {}
     for part in filter(None, (p.strip() for p in tail.replace(";", "&").split("&"))):
         key, _, value = part.partition("=")
         try:
@@ -86,12 +105,63 @@ def parse_candidate(spec: Any) -> Candidate:
         except ValueError:
             raise ParameterError(f"candidate {spec!r}: {key!r} needs a number, got {value!r}") from None
         if key == "eta" and 0.0 < number <= 1.0:
-            eta = number
+            fields["eta"] = number
         elif key == "shrink" and 0.0 <= number <= 1.0:
-            shrink = number
+            fields["shrink"] = number
+        elif key in _INT_KEYS and number.is_integer() and _INT_KEYS[key][0] <= number <= _INT_KEYS[key][1]:
+            fields[key] = int(number)
         else:
-            raise ParameterError(f"candidate {spec!r}: expected eta in (0, 1] or shrink in [0, 1], got {part!r}")
-    return Candidate(text, eta=eta, shrink=shrink)
+            raise ParameterError(f"candidate {spec!r}: expected eta in (0, 1], shrink in [0, 1], bag or bagw an "
+                                 f"integer in [2, 1000], refit 0 or 1, seed an integer >= 0; got {part!r}")
+    if fields.get("bag") and fields.get("bagw"):
+        raise ParameterError(f"candidate {spec!r}: give bag or bagw, not both")
+    return Candidate(text, **fields)
+
+
+def _bootstraps(problem: _core.Problem, count: int, seed: int):
+    """`count` problems on bootstrap resamples of the policies, under the targets of all of them (as the
+    nested holdout keeps them)."""
+    rng = np.random.default_rng([seed, count])
+    p = problem.A.shape[1]
+    for _ in range(count):
+        yield _core.make_problem(problem.A[:, rng.integers(0, p, size=p)], problem.targets)
+
+
+def _bagged(cand: Candidate, problem: _core.Problem, m: int, level: float, run: Any, cache: dict | None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    if cand.bagw:
+        cases, _ = _rposst(problem, m, level, run, cache)
+        return cases, np.mean([items.lp_weights(b, cases, level) for b in _bootstraps(problem, cand.bagw, cand.seed)],
+                              axis=0)
+    key = ("bag", level, cand.bag, cand.seed)
+    if cache is not None and key in cache:
+        votes = cache[key]
+    else:
+        votes = {}
+        for boot in _bootstraps(problem, cand.bag, cand.seed):
+            cases, weights = run(boot, m, level)
+            loss = float(_core.evaluate_weights(boot, np.asarray(cases)[None, :],
+                                                np.asarray(weights, dtype=float)[None, :], level)[0])
+            votes.setdefault(tuple(int(i) for i in cases), []).append((loss, np.asarray(weights, dtype=float)))
+        if cache is not None:
+            cache[key] = votes
+    # most votes; ties: the lower summed training loss on the resamples, then the first tuple
+    best = min(votes, key=lambda t: (-len(votes[t]), sum(v[0] for v in votes[t]), t))
+    cases = np.asarray(best)
+    if cand.refit:
+        return cases, items.lp_weights(problem, cases, level)
+    return cases, np.mean([v[1] for v in votes[best]], axis=0)
+
+
+def _rposst(problem: _core.Problem, m: int, level: float, run: Any, cache: dict | None
+            ) -> tuple[np.ndarray, np.ndarray]:
+    key = ("rposst", level)
+    if cache is not None and key in cache:
+        return cache[key]
+    cases, weights = run(problem, m, level)
+    if cache is not None:
+        cache[key] = (cases, weights)
+    return cases, weights
 
 
 def fit_candidate(cand: Candidate, problem: _core.Problem, m: int, eta: float, tuples: np.ndarray | None,
@@ -99,7 +169,8 @@ def fit_candidate(cand: Candidate, problem: _core.Problem, m: int, eta: float, t
                   baseline_run: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """(cases, weights) of one candidate on `problem`; `run(problem, m, eta)` composes an RPOSST design.
 
-    `cache` (per problem) lets shrunk candidates reuse the RPOSST design they shrink. Without `tuples`
+    `cache` (per problem) lets shrunk candidates reuse the RPOSST design they shrink, and bagged ones
+    with different weights the same resamples. Without `tuples`
     (item scale), `baseline_run(problem, m, name)` finds a uniform baseline's tuple by local search.
     """
     if cand.baseline == "iterative-minimax":
@@ -110,13 +181,10 @@ def fit_candidate(cand: Candidate, problem: _core.Problem, m: int, eta: float, t
         i = _core.uniform_baseline(cand.baseline, problem.A, problem.targets, tuples)
         return tuples[i], np.full(m, 1.0 / m)
     level = eta if cand.eta is None else cand.eta
-    key = ("rposst", level)
-    if cache is not None and key in cache:
-        cases, weights = cache[key]
+    if cand.bag or cand.bagw:
+        cases, weights = _bagged(cand, problem, m, level, run, cache)
     else:
-        cases, weights = run(problem, m, level)
-        if cache is not None:
-            cache[key] = (cases, weights)
+        cases, weights = _rposst(problem, m, level, run, cache)
     if cand.shrink:
         weights = (1.0 - cand.shrink) * np.asarray(weights) + cand.shrink / m
     return np.asarray(cases), np.asarray(weights, dtype=float)
