@@ -107,12 +107,16 @@ def check_statistic(statistic: Any) -> str:
     return check_choice("statistic", statistic, STATISTICS)
 
 
+def _check_bayes_budget(n: int) -> None:
+    if n > BAYES_MAX_BUDGET:
+        raise ParameterError(f"statistic='bayes' is tabulated up to n_max = {BAYES_MAX_BUDGET}, got {n}; use "
+                             "statistic='mixture' for longer budgets")
+
+
 def _table(n: int, a: float, statistic: str = "mixture", arms: str = "paired") -> np.ndarray | None:
     """log T(k, s) for 0 <= s <= k <= n as an (n + 1, n + 1) array padded with +inf (None if too large)."""
     if statistic == "bayes":
-        if n > _TABLE_MAX:
-            raise ParameterError(f"the fastest-decision statistic is tabulated up to n_max = {_TABLE_MAX}, got "
-                                 f"{n}; use statistic='mixture' for longer budgets")
+        _check_bayes_budget(n)
         from .budget_bayes import bayes_table
 
         return bayes_table(n, float(a), arms)
@@ -315,9 +319,7 @@ class BudgetDesign:
         self.ties = check_ties(ties)
         self.statistic = check_statistic(statistic)
         if self.statistic == "bayes":
-            if self.n_max > _TABLE_MAX:
-                raise ParameterError(f"statistic='bayes' is tabulated up to n_max = {_TABLE_MAX}, got "
-                                     f"{self.n_max}; use statistic='mixture' for longer budgets")
+            _check_bayes_budget(self.n_max)
             if concentration is None:  # the tuning below is the mixture's (power at the budget)
                 raise ParameterError("statistic='bayes' needs the prior's concentration (a Beta(a, a) prior)")
         # each direction is tested at alpha / 2 under `allow` (spec 01 §4); tune for that level

@@ -252,14 +252,11 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
         if nmax is None and budget_horizon is None:
             raise ParameterError(f"budget={budget!r} needs the per-comparison budget: pass n_max explicitly")
         budget_horizon = check_positive_int("budget horizon", nmax if budget_horizon is None else budget_horizon)
-        from ...evidence.budget import MAX_BUDGET
+        from ...evidence.budget import BAYES_MAX_BUDGET, MAX_BUDGET, check_statistic
 
         if budget_horizon > MAX_BUDGET:
             raise ParameterError(f"n_max = {budget_horizon} is above the exact budget test's limit {MAX_BUDGET}; "
                                  "use budget='none' (the anytime e-process) for longer campaigns")
-    if budget != "none":
-        from ...evidence.budget import BAYES_MAX_BUDGET, check_statistic
-
         if statistic is None:
             statistic = BUDGET_STATISTIC if BAYES_MIN_BUDGET <= budget_horizon <= BAYES_MAX_BUDGET else "mixture"
         statistic = check_statistic(statistic)
