@@ -12,6 +12,8 @@ Run:  .venv/bin/python benchmarks/bench_anyrank.py [--part hef|speed|adversarial
   ``arms="paired"`` (default, valid for any correlation) and, in ``hef``, ``arms="independent"`` (valid here:
   HE-F draws the policies independently).
 * ``speed``: 500 campaigns of HO-I with N_max = 1000 through ``run_campaigns`` (the simulation fast path).
+* ``statistic``: the exact test's statistic: exact one-pair expected trials and power (mixture, fastest-decision,
+  and the same construction with the true gap as prior), then HE-F with other Beta priors (``--runs``, ``--seed``).
 * ``design``: the one-off cost per process of an exact budget test's design (statistic table and p-value
   grid) for the mixture and the fastest-decision statistic, side by side.
 * ``hoi``: FWER on HO-I for every variant and tie mode.
@@ -181,9 +183,81 @@ def part_design(nmaxes=(200, 500, 1000, 2000)) -> None:
         print(f"{n:6d} {row['mixture']:10.2f} {row['bayes']:8.2f} {row['bayes'] / row['mixture']:6.2f}")
 
 
+def _exact_trials(bnd: np.ndarray, n: int, p_y: float, p_x: float) -> tuple[float, float]:
+    """Expected trials to a decision (undecided runs counted at n) and power within n, exactly, for a
+    one-sided crossing boundary on the discordant pairs of independent Bernoulli(p_y) vs Bernoulli(p_x)."""
+    from scipy import stats
+
+    from certirank.evidence.budget import first_passage
+
+    win, loss = p_y * (1 - p_x), p_x * (1 - p_y)
+    r, kk = win + loss, np.arange(n + 1)
+    e_min = stats.binom.cdf(kk[:, None] - 1, np.arange(n)[None, :], r).sum(axis=1)  # E[min(T_k, n)]
+    f = first_passage(bnd, win / r)
+    return float(f @ e_min + (1 - f.sum()) * n), float(f @ stats.binom.sf(kk - 1, n, r))
+
+
+def _oracle_boundary(n: int, q: float, level: float) -> np.ndarray:
+    """The fastest-decision construction with the prior a point mass at the true q (a yardstick no test
+    can use): the least boundary of its table at `level` (paired calibration)."""
+    from certirank.evidence import budget, budget_bayes
+
+    k, s_ = np.tril_indices(n + 1)
+    log_l = np.full((n + 1, n + 1), np.inf)
+    log_l[k, s_] = k * math.log(2) + s_ * math.log(q) + (k - s_) * math.log(1 - q)
+    grid = np.arange(0.0, math.log(n + 1.0) + 32.0, budget_bayes.LAMBDA_STEP)
+    tab = budget_bayes._monotone(budget_bayes._backward(log_l, budget._weights(n, "paired"),
+                                                       budget_bayes._trial_costs(n, 0.5), grid))
+    tab[np.triu_indices(n + 1, 1)] = np.inf
+    vals = np.unique(tab[np.isfinite(tab)])
+    lo, hi = 0, vals.size - 1  # least value whose exact level is <= level (G is non-increasing)
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if budget.level_of_table(float(vals[mid]), tab, "paired") <= level:
+            hi = mid
+        else:
+            lo = mid + 1
+    return (~budget._reaches(tab, float(vals[lo]))).sum(axis=1)
+
+
+def part_statistic(runs: int, seed: int) -> None:
+    """The exact test's statistic: exact one-pair figures (no simulation), then HE-F with other priors."""
+    from certirank.evidence.budget import crossing_boundary, threshold
+
+    def bnd(n, level, a, stat):
+        return crossing_boundary(threshold(level, n, a, "paired", stat), n, a, stat, "paired")
+
+    print("HE-F's hard pair alone (Bernoulli 0.45 vs 0.35), budget 1000, paired calibration, exact:")
+    print("expected trials to a decision (undecided = 1000) and power within the budget")
+    for level in (0.05, 0.025):
+        cells = [("mixture a=4", bnd(1000, level, 4.0, "mixture")), ("mixture a=8", bnd(1000, level, 8.0, "mixture")),
+                 ("bayes a=4", bnd(1000, level, 4.0, "bayes")), ("oracle prior", _oracle_boundary(1000, 0.2925 / 0.485, level))]
+        print(f"  level {level}: " + "; ".join(f"{name} {t:.1f} ({p:.3f})" for name, b in cells
+                                                for t, p in [_exact_trials(b, 1000, 0.45, 0.35)]))
+    print("smaller budgets, one pair at level 0.025 (bayes vs mixture, a = 4): trials (power)")
+    for n, (py, px) in ((500, (0.60, 0.45)), (200, (0.7, 0.5)), (50, (0.8, 0.3))):
+        tb, pb = _exact_trials(bnd(n, 0.025, 4.0, "bayes"), n, py, px)
+        tm, pm = _exact_trials(bnd(n, 0.025, 4.0, "mixture"), n, py, px)
+        print(f"  n = {n}, {py} vs {px}: bayes {tb:.1f} ({pb:.3f}), mixture {tm:.1f} ({pm:.3f})")
+    arr = tables(HEF, runs, 1000, seed)
+    print(f"HE-F, AnyRank_0, budget final, fastest-decision statistic, {runs} runs (seed {seed}): prior Beta(a, a), "
+          "paired differences against a = 4")
+    for ties in ("allow", "assume_none"):
+        base = None
+        for a in (4.0, 2.0, 3.0, 6.0):
+            res = run_campaigns(arr, alpha=0.05, method="anyrank0", gamma=0.0, ties=ties, bins="binary",
+                                graph="fully_connected", n_max=1000, budget="final", statistic="bayes", concentration=a)
+            tot = np.array([r.total_samples for r in res], dtype=float)
+            base = tot if base is None else base
+            d = tot - base
+            print(f"  {ties:>11} a = {a:g}: mean {tot.mean():.1f} (se {tot.std(ddof=1) / math.sqrt(runs):.1f}), "
+                  f"vs a = 4 {d.mean():+.1f} (se {d.std(ddof=1) / math.sqrt(runs):.1f})")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--part", default="all", choices=["hef", "speed", "hoi", "adversarial", "design", "all"])
+    ap.add_argument("--part", default="all", choices=["hef", "speed", "hoi", "adversarial", "design",
+                                                                "statistic", "all"])
     ap.add_argument("--runs", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--budget", action="store_true", help="also run the exact budget test (spec 08) per comparison")
@@ -197,6 +271,8 @@ def main() -> None:
         part_speed(500, a.seed)
     if a.part in ("design", "all"):
         part_design()
+    if a.part in ("statistic", "all"):
+        part_statistic(a.runs, a.seed)
     if a.part in ("hoi", "all"):
         part_fwer("HO-I", HOI, 0.05, a.runs, 1000, a.seed, a.budget)
     if a.part in ("adversarial", "all"):
