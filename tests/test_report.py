@@ -400,6 +400,12 @@ def test_html_compose_and_designs_pages():
     text, page = html_report(json.loads(ev.to_json()))
     parse_page(text)
     assert page.kind == "test-designs" and page.figures == 1
+    from certirank.methods.rposst import evaluate_item_designs
+    items = evaluate_item_designs(rng.random((30, 12)), m=3, sets=2, methods=["miniaverage", "random-regression"])
+    text, page = html_report(json.loads(items.to_json()))
+    parse_page(text)
+    assert page.kind == "item-evaluation" and page.sections == ["guarantee", "summary"]
+    assert f"{items.table['mae'].iloc[0]:.4f}" in text and "random-regression" in text
 
 
 def test_detect_kind_rejects_other_json():

@@ -66,7 +66,20 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
             raise ParameterError(f"--size takes one number of test cases, got {m!r}; a list such as 1,2,3 needs "
                                  "--evaluate")
     data = read_test_matrix(matrix)
-    if evaluate:
+    if evaluate and _item_scale(data, m):
+        # too many tuples to enumerate: the item-scale protocol (predict held-out models' full-benchmark score)
+        from ..methods.rposst import evaluate_item_designs
+        from ..report.rposst_text import item_evaluation_renderables
+        if "," in m:
+            raise ParameterError(f"--evaluate at item scale ({len(data.test_cases):,} test cases) takes one --size, "
+                                 f"got {m!r}")
+        if betas.replace(" ", "") != "0,1,2,4" or rounds != 300:
+            raise ParameterError("--betas and --rounds do not apply at item scale: --evaluate predicts each "
+                                 "held-out policy's mean score over all test cases, with local search")
+        result = evaluate_item_designs(data, m=int(m), methods=_split(methods), holdout=holdout, sets=sets,
+                                       seed=seed, eta=eta)
+        emit(result, as_json, lambda res: [console.print(x) for x in item_evaluation_renderables(res)])
+    elif evaluate:
         result: Any = evaluate_test_designs(data, m=m, methods=methods, holdout=holdout, sets=sets, seed=seed,
                                             eta=eta, betas=betas, rounds=rounds)
         emit(result, as_json, lambda res: [console.print(x) for x in [*evaluation_renderables(res),
@@ -89,6 +102,19 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
                                                                             *_cv_lines(res)]])
 
 
+def _item_scale(data: Any, sizes: str) -> bool:
+    """Whether some requested m has more tuples than exhaustive search takes (the composer's own switch)."""
+    from math import comb
+
+    from ..methods.rposst.compose import MAX_TUPLES
+    n = len(data.test_cases)
+    return any(v.strip().isdigit() and comb(n, int(v)) > MAX_TUPLES for v in sizes.split(","))
+
+
+def _split(methods: Optional[str]) -> Optional[list[str]]:
+    return None if methods is None else [v.strip() for v in methods.split(",") if v.strip()]
+
+
 def _cv_lines(res: Any) -> list[str]:
     """How the design was chosen (select='cv'), in words."""
     if res.cv is None:
@@ -96,7 +122,8 @@ def _cv_lines(res: Any) -> list[str]:
     cv = res.cv
     se = "" if cv["se"] is None else f" (s.e. {cv['se']:.4f})"
     others = ", ".join(f"{c['name']} {c['mean_error']:.4f}" for c in cv["candidates"] if c["name"] != cv["chosen"])
-    return [f"Design chosen by nested holdout over the given policies ({cv['folds']} folds): {cv['chosen']}, "
+    folds = f"{cv['repeats']} × {cv['folds']}" if cv.get('repeats', 1) > 1 else str(cv['folds'])
+    return [f"Design chosen by nested holdout over the given policies ({folds} folds): {cv['chosen']}, "
             f"estimated {cv['metric']} error on new policies {cv['estimate']:.4f}{se}; other candidates: {others}.",
             "The estimate is optimistic by the choice itself; check it with --evaluate."]
 

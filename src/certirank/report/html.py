@@ -31,7 +31,8 @@ from ._mpl import figure_svg
 
 __all__ = ["detect_kind", "html_report", "write_report", "ReportResult", "KINDS", "read_result"]
 
-KINDS = ("rank", "demo", "leaderboard", "baseline", "compare", "simulate", "compose-test", "test-designs", "inspect",
+KINDS = ("rank", "demo", "leaderboard", "baseline", "compare", "simulate", "compose-test", "test-designs",
+         "item-evaluation", "inspect",
          "ranking", "shuffled-rank", "preference-graph", "grouped")
 _MAX_GROUP_GRAPHS = 6  # groups drawn with their graph; the rest show table and pairs only
 
@@ -475,6 +476,20 @@ def _designs(page: _Page, d: Mapping[str, Any]) -> None:
     page.section("summary", "Protocol table", body)
 
 
+def _items(page: _Page, d: Mapping[str, Any]) -> None:
+    page.section("guarantee", "What this is",
+                 f'<p class="guarantee">Item-scale holdout: {d["sets"]} random splits hold out {d["holdout_size"]} '
+                 f"of {d['n_models']} models; each method picks m = {d['m']} of {d['n_items']:,} items from the other "
+                 "models and predicts every held-out model's mean score over all items. An empirical comparison, "
+                 "not a certificate.</p>")
+    rows = [[r["method"], _Raw(_num(r.get("mae"), ".4f")), _Raw(_num(r.get("se_mae"), ".4f")),
+             _Raw(_num(r.get("max_error"), ".4f")), _Raw(_num(r.get("kendall_tau"), ".3f")),
+             ", ".join(f"{k} {v:.0%}" for k, v in sorted(r.get("designs", {}).items(), key=lambda kv: -kv[1]))]
+            for r in d["table"]]
+    page.section("summary", "Held-out prediction error",
+                 _table(["method", "MAE", "s.e.", "max error", "Kendall tau", "designs"], rows))
+
+
 # ----------------------------------------------------------------------------------------------- API
 
 def html_report(result: Any, *, data: Any = None, title: str | None = None, format: str | None = None,
@@ -511,11 +526,12 @@ def html_report(result: Any, *, data: Any = None, title: str | None = None, form
     else:
         raise ParameterError(f"cannot report on {type(result).__name__}")
     kind = detect_kind(d)
-    if data is not None and kind in ("compose-test", "test-designs", "inspect"):
+    if data is not None and kind in ("compose-test", "test-designs", "item-evaluation", "inspect"):
         raise ParameterError(f"--data adds nothing to a {kind} report (the test matrix is summarised already)")
     name = {"rank": "Certified ranking", "demo": "Certified ranking (simulated demo)",
             "leaderboard": "Certified leaderboard", "baseline": "Baseline ranking", "compare": "Paired comparison",
             "simulate": "Simulation study", "compose-test": "Composed test", "test-designs": "Test-design evaluation",
+            "item-evaluation": "Item-selection evaluation",
             "inspect": "Data summary", "ranking": "Ranking", "shuffled-rank": "Certified ranking (shuffled replay)",
             "preference-graph": "Certified preference graph", "grouped": "Certified rankings by group"}
     page = _Page(title or name.get(kind, f"certirank {kind}"), f"certirank {kind}" + (f" — {source}" if source else ""))
@@ -528,7 +544,7 @@ def html_report(result: Any, *, data: Any = None, title: str | None = None, form
     elif kind == "simulate":
         _simulate(page, d, data, opts, sim_obj)
     else:  # a kind with no page of its own gets the generic page of its fields
-        {"compose-test": _compose, "test-designs": _designs}.get(kind, _inspect)(page, d)
+        {"compose-test": _compose, "test-designs": _designs, "item-evaluation": _items}.get(kind, _inspect)(page, d)
     page.kind = kind  # type: ignore[attr-defined]
     return page.render(), page
 

@@ -7,6 +7,7 @@ from typing import Any
 from rich.table import Table
 
 from ..methods.rposst.compose import CompositionResult
+from ..methods.rposst.itemeval import ItemEvaluation
 from ..methods.rposst.protocol import DesignEvaluation
 
 
@@ -19,18 +20,32 @@ def composition_renderables(res: CompositionResult, source: str = "") -> list[An
     t.add_column("weight", justify="right")
     for name, idx, w in zip(res.test_cases, res.test_indices, res.weights):
         t.add_row(name, str(idx + 1), f"{w:.4f}")
-    how = {"rm+": f"regret matching+, {res.rounds} rounds (best at round {res.best_round})",
-           "lp": "exact per-tuple LP (HiGHS)", "milp": "exact joint MILP (HiGHS)",
-           "kofn": f"sampled k-of-N with Successive Rejects, stopped at round {res.best_round}"}[res.solver]
     lines = [
         f"Score a new policy as the weighted mean of its results on these {len(res.test_cases)} test case(s).",
         f"Training error on the rescaled [0, 1] scale: CVaR({res.eta:g}) = {res.loss:.4f}, "
         f"max = {res.max_error:.4f}, mean = {res.mean_error:.4f} over {res.n_pairs} (policy, target) pairs.",
-        f"Searched {res.n_tuples:,} tuples with {how}; targets beta = {', '.join(f'{b:g}' for b in res.betas)}.",
+        f"{_search_line(res)}; targets beta = {', '.join(f'{b:g}' for b in res.betas)}.",
     ]
     if res.kofn_loss is not None:
         lines.append(f"Exact expected k-of-N training loss: {res.kofn_loss:.4f}.")
     return [t, *lines]
+
+
+def _search_line(res: CompositionResult) -> str:
+    """How the returned design was found: the solver for an RPOSST design, the search for a uniform-weight one
+    (a baseline chosen by select="cv" is found by enumeration, or by local search with the scalable solvers)."""
+    local = f"greedy selection and swap local search (a local optimum among C({res.n_test_cases:,}, {res.m}) tuples"
+    if not str(res.design).startswith("rposst"):
+        how = (local + ")" if res.solver in ("search", "milp") else f"exhaustive search over {res.n_tuples:,} tuples")
+        return f"Found the {res.design} design (uniform weights) by {how}"
+    if res.solver == "search":
+        return f"Found the design by {local}, exact LP weights)"
+    how = {"rm+": f"regret matching+, {res.rounds} rounds"
+                  + ("" if res.best_round is None else f" (best at round {res.best_round})"),
+           "lp": "exact per-tuple LP (HiGHS)", "milp": "exact joint MILP (HiGHS)",
+           "kofn": "sampled k-of-N with Successive Rejects"
+                   + ("" if res.best_round is None else f", stopped at round {res.best_round}")}[res.solver]
+    return f"Searched {res.n_tuples:,} tuples with {how}"
 
 
 def evaluation_renderables(res: DesignEvaluation) -> list[Any]:
@@ -49,4 +64,35 @@ def evaluation_renderables(res: DesignEvaluation) -> list[Any]:
     best = res.table.loc[res.table.groupby("m")["mean_max_error"].idxmin()]
     lines = [f"Lowest mean max holdout error for m = {r['m']}: {r['label']} ({r['mean_max_error']:.4f})."
              for r in best.to_dict(orient="records")]
+    return [t, *lines]
+
+
+def item_evaluation_renderables(res: ItemEvaluation) -> list[Any]:
+    """The item-scale comparison: MAE, max error and Kendall tau on held-out models, and a plain verdict on the
+    default design against the best other method."""
+    t = Table(title=f"Item-scale evaluation: {res.sets} splits holding out {res.holdout_size} of {res.n_models} "
+                    f"policies; m = {res.m} of {res.n_items:,} test cases; errors on the data's own scale")
+    for col in ("method", "MAE (± s.e.)", "max error", "Kendall tau", "s per design"):
+        t.add_column(col, justify="left" if col == "method" else "right", no_wrap=True)
+    rows = res.table.to_dict(orient="records")
+    chose = []
+    for r in rows:
+        mae = f"{r['mae']:.4f}" + ("" if r["se_mae"] is None or r["se_mae"] != r["se_mae"] else f" ± {r['se_mae']:.4f}")
+        t.add_row(r["method"], mae, f"{r['max_error']:.4f}", f"{r['kendall_tau']:.3f}", f"{r['seconds']:.2f}")
+        if set(r["designs"]) != {r["method"]}:  # a selection rule: say what it chose
+            chose.append(f"{r['method']} chose " + ", ".join(
+                f"{k} {v:.0%}" for k, v in sorted(r["designs"].items(), key=lambda kv: -kv[1])) + ".")
+    lines = list(chose)
+    default = next((r for r in rows if r["method"] == "cv"), None)
+    rest = [r for r in rows if r["method"] != "cv"]
+    if default is not None and rest:
+        best = min(rest, key=lambda r: r["mae"])
+        if default["mae"] <= best["mae"] + 1e-12:
+            lines.append(f"The default design (cv) has the lowest MAE ({default['mae']:.4f}).")
+        else:
+            s = best["se_mae"]
+            within = s is not None and s == s and default["mae"] <= best["mae"] + s
+            lines.append(f"The default design (cv) is NOT the best on this holdout: MAE {default['mae']:.4f} vs "
+                         f"{best['method']} {best['mae']:.4f}"
+                         + (" (within one standard error)." if within else " (more than one standard error worse)."))
     return [t, *lines]

@@ -206,7 +206,8 @@ def evaluate_test_designs(matrix: Any, *, m: int | Sequence[int] = 2, methods: S
                              "need at least one held-out and one tuning policy")
     for mm in ms:
         if comb(n_cases, mm) > MAX_TUPLES and any(x not in ("rposst-milp", "iterative-minimax") for x in methods):
-            raise ParameterError(f"C({n_cases}, {mm}) tuples is too many for exhaustive search")
+            raise ParameterError(f"C({n_cases}, {mm}) tuples is too many for exhaustive search; at item scale "
+                                 "use evaluate_item_designs (compose-test --evaluate does so by itself)")
 
     resolve_backend(backend, jobs, scheduler)
     rng = as_generator(seed)
