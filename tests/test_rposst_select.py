@@ -320,3 +320,31 @@ def test_long_model_item_table_and_canonical_table(tmp_path):
     sm2 = read_test_matrix(canonical)
     np.testing.assert_array_equal(sm2.raw, sm.raw)
     assert sm2.test_cases == sm.test_cases and sm2.policies == sm.policies
+
+
+def test_lm_eval_output_folder_is_a_test_matrix(tmp_path):
+    """compose-test reads evaluation logs as certirank.load does: an lm-eval --output_path folder with
+    --log_samples (one folder per model), items = doc ids; a repeated run of an item is averaged."""
+    import json
+
+    import certirank
+    rng = np.random.default_rng(7)
+    truth = {}
+    for j in range(5):
+        d = tmp_path / "out" / f"org__model{j}"
+        d.mkdir(parents=True)
+        for run, stamp in enumerate(("2024-01-01T00-00-00.000000", "2024-01-02T00-00-00.000000")[: 1 + (j == 0)]):
+            lines = []
+            for i in range(9):
+                acc = int(rng.random() < 0.2 + 0.15 * j)
+                truth.setdefault((j, i), []).append(acc)
+                lines.append(json.dumps({"doc_id": i, "filter": "none", "metrics": ["acc"], "acc": acc}))
+            (d / f"samples_task_{stamp}.jsonl").write_text("\n".join(lines) + "\n")
+    sm = read_test_matrix(tmp_path / "out")
+    assert sm.shape == (9, 5) and sm.policies == tuple(f"org__model{j}" for j in range(5))
+    expected = np.array([[np.mean(truth[(j, i)]) for j in range(5)] for i in range(9)])
+    np.testing.assert_allclose(sm.raw, expected)
+    # the same matrix as pivoting the canonical table by hand
+    np.testing.assert_array_equal(read_test_matrix(certirank.load(tmp_path / "out")).raw, sm.raw)
+    res = compose_test(tmp_path / "out", m=2, rounds=30)
+    assert len(res.test_cases) == 2 and set(res.test_cases) <= set(sm.test_cases)

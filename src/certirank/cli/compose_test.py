@@ -13,7 +13,8 @@ from ._common import app, console, emit, JSON_OPT
 @app.command("compose-test")
 def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long test_case,policy,score, "
                                                    "model,item,score (item = test case, model = policy) or wide "
-                                                   "(rows = test cases, columns = policies)."),
+                                                   "(rows = test cases, columns = policies); or evaluation logs "
+                                                   "(lm-eval output folder, inspect_ai logs, HELM, JSONL)."),
                      size: Optional[str] = typer.Option(None, "--size", help="Number of test cases m (default 2; "
                                                         "with --evaluate a list, e.g. 1,2,3)."),
                      m: Optional[str] = typer.Option(None, "-m", hidden=True, help="Deprecated: --size (-m means "

@@ -86,11 +86,14 @@ def _listing(items: list[str]) -> str:
     return shown + (f" and {more} more" if more > 0 else "")
 
 
+def _is_eval_log(path: Path) -> bool:
+    """A folder or a log file (JSON, JSONL, inspect ``.eval``) rather than a CSV/TSV/Parquet table."""
+    return path.is_dir() or path.suffix.lower() in (".json", ".jsonl", ".eval")
+
+
 def _read_file(path: Path) -> pd.DataFrame:
     if not path.exists():
         raise DataError("file not found", source=str(path))
-    if path.is_dir():
-        raise DataError("is a directory; expected a CSV, TSV or Parquet test matrix file", source=str(path))
     if path.stat().st_size == 0:
         raise DataError("the file is empty (expected a header line and data rows)", source=str(path))
     suffix = path.suffix.lower()
@@ -212,8 +215,10 @@ def read_test_matrix(data: Union[str, Path, pd.DataFrame], *, layout: str | None
     Parameters
     ----------
     data : path or pandas.DataFrame
-        CSV/TSV/Parquet file or DataFrame. Long layout: columns ``test_case`` (aliases ``case``, ``item``,
-        ``opponent``, ``env``, ``task``), ``policy`` (alias ``model``) and ``score``; rows and columns are
+        CSV/TSV/Parquet file or DataFrame; or evaluation logs as `certirank.load` reads them (an lm-eval output
+        folder, inspect_ai logs, a HELM or arena folder, JSONL), items = test cases, models = policies.
+        Long layout: columns ``test_case`` (aliases ``case``, ``item``, ``opponent``, ``env``, ``task``),
+        ``policy`` (alias ``model``) and ``score``; rows and columns are
         sorted by name and repeated cells averaged. Wide layout: one row per test case, one column per
         policy; the first column holds test-case names when it is not numeric (else the DataFrame index or
         "case 1", "case 2", ... are used); file order is kept.
@@ -236,6 +241,13 @@ def read_test_matrix(data: Union[str, Path, pd.DataFrame], *, layout: str | None
         return data
     if isinstance(data, (str, Path)):
         source = source or str(data)
+        if _is_eval_log(Path(data)):
+            # lm-eval output folders, inspect_ai logs, HELM/arena folders, JSONL: the evaluation readers give the
+            # canonical long table (item = env); repeated runs of an item are averaged below
+            from ...data.readers import load
+
+            frame = load(data)
+            return _from_long(frame, "env", "policy", "score", source)
         frame = _read_file(Path(data))
     elif isinstance(data, pd.DataFrame):
         frame = data
