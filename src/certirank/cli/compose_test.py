@@ -105,11 +105,8 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
 
 def _item_scale(data: Any, sizes: str) -> bool:
     """Whether some requested m has more tuples than exhaustive search takes (the composer's own switch)."""
-    from math import comb
-
-    from ..methods.rposst.compose import MAX_TUPLES
-    n = len(data.test_cases)
-    return any(v.strip().isdigit() and comb(n, int(v)) > MAX_TUPLES for v in sizes.split(","))
+    from ..methods.rposst.compose import item_scale
+    return any(v.strip().isdigit() and item_scale(len(data.test_cases), int(v)) for v in sizes.split(","))
 
 
 def _split(methods: Optional[str]) -> Optional[list[str]]:

@@ -24,6 +24,12 @@ SOLVERS = ("auto", "rm+", "lp", "milp", "kofn", "search")
 MAX_TUPLES = 2_000_000
 
 
+def item_scale(n_cases: int, m: int) -> bool:
+    """Whether C(n_cases, m) tuples are too many to enumerate: the scalable composer (local search) and the
+    item-scale evaluation take over."""
+    return comb(n_cases, m) > MAX_TUPLES
+
+
 @dataclass(frozen=True)
 class CompositionResult(ResultMixin):
     """A composed test: m test cases with weights, and its training loss.
@@ -308,8 +314,8 @@ def compose_test(matrix: Any, *, m: int = 2, eta: float = 0.01, betas: Sequence[
     m = check_m(m, n_cases)
     n_tuples = comb(n_cases, m)
     if solver == "auto":
-        solver = "rm+" if n_tuples <= MAX_TUPLES else "search"
-    if solver not in ("milp", "search") and n_tuples > MAX_TUPLES:
+        solver = "search" if item_scale(n_cases, m) else "rm+"
+    if solver not in ("milp", "search") and item_scale(n_cases, m):
         raise ParameterError(f"C({n_cases}, {m}) = {n_tuples:,} tuples is too many for exhaustive search; "
                              "use solver='search' (local search) or 'milp', or a smaller m")
     if solver == "kofn":

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import comb
 from typing import Any
 
 import numpy as np
@@ -16,7 +15,7 @@ from ..._compat import keyword_only
 from ...errors import ParameterError
 from ...results import ResultMixin
 from . import _core
-from .compose import MAX_TUPLES, check_betas, check_eta, check_m, cv_design, design
+from .compose import check_betas, check_eta, check_m, cv_design, design, item_scale
 from .select import SELECT_RULES, fresh_generator
 from .matrix import as_score_matrix
 
@@ -205,7 +204,7 @@ def evaluate_test_designs(matrix: Any, *, m: int | Sequence[int] = 2, methods: S
         raise ParameterError(f"holdout = {holdout:g} of {n_pol} policies gives {h} held-out policies; "
                              "need at least one held-out and one tuning policy")
     for mm in ms:
-        if comb(n_cases, mm) > MAX_TUPLES and any(x not in ("rposst-milp", "iterative-minimax") for x in methods):
+        if item_scale(n_cases, mm) and any(x not in ("rposst-milp", "iterative-minimax") for x in methods):
             raise ParameterError(f"C({n_cases}, {mm}) tuples is too many for exhaustive search; at item scale "
                                  "use evaluate_item_designs (compose-test --evaluate does so by itself)")
 
