@@ -181,7 +181,8 @@ def main() -> None:
     data["command"] = (f".venv/bin/python benchmarks/bench_rposst_select.py --part {args.part} "
                        + {"rrps": f"--sets {args.sets} --sets-m3 {args.sets_m3}",
                           "racing": f"--racing-sets {args.racing_sets} --racing-sets-m3 {args.racing_sets_m3}",
-                          "gsm8k": f"--item-sets {args.item_sets} --items-m {args.items_m}"}[args.part])
+                          "gsm8k": f"--item-sets {args.item_sets} --items-m {args.items_m}"}[args.part]
+                       + (f" --seed {args.seed}" if args.seed else ""))
     args.json.write_text(json.dumps(data, default=float))
     print(json.dumps(data, default=float)[:2000])
 

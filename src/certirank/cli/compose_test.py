@@ -45,7 +45,7 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
                      as_json: bool = JSON_OPT) -> None:
     """Choose m test cases and weights that score new policies like the full pool (RPOSST)."""
     from ..methods.rposst import compose_test, evaluate_test_designs, read_test_matrix
-    from ..report.rposst_text import composition_renderables, evaluation_renderables
+    from ..report.rposst_text import composition_renderables, design_verdicts, evaluation_renderables
 
     from ..errors import ParameterError
     from ._common import deprecated_alias
@@ -84,7 +84,7 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
         result: Any = evaluate_test_designs(data, m=m, methods=methods, holdout=holdout, sets=sets, seed=seed,
                                             eta=eta, betas=betas, rounds=rounds)
         emit(result, as_json, lambda res: [console.print(x) for x in [*evaluation_renderables(res),
-                                                                        *_cv_verdict(res)]])
+                                                                        *design_verdicts(res)]])
     else:
         from ..methods.rposst.compose import MAX_ROUNDS
         if not 0 <= rounds <= MAX_ROUNDS:
@@ -124,31 +124,6 @@ def _cv_lines(res: Any) -> list[str]:
     return [f"Design chosen by nested holdout over the given policies ({folds} folds): {cv['chosen']}, "
             f"estimated {cv['metric']} error on new policies {cv['estimate']:.4f}{se}; other candidates: {others}.",
             "The estimate is optimistic by the choice itself; check it with --evaluate."]
-
-
-def _cv_verdict(res: Any) -> list[str]:
-    """State plainly whether the default (cv) design was the best on the evaluation holdout."""
-    table = res.table
-    if "cv" not in set(table["method"]):
-        return []
-    lines = []
-    for mm, sub in table.groupby("m"):
-        cv = sub[sub["method"] == "cv"].iloc[0]
-        rest = sub[sub["method"] != "cv"]
-        if rest.empty:
-            continue
-        best = rest.loc[rest["mean_max_error"].idxmin()]
-        chosen = ", ".join(f"{k} {v:.0%}" for k, v in cv["designs"].items())
-        if cv["mean_max_error"] <= best["mean_max_error"] + 1e-12:
-            lines.append(f"m = {mm}: the default design (cv; chose {chosen}) has the lowest mean max holdout "
-                         f"error ({cv['mean_max_error']:.4f}).")
-        else:
-            se = best["se_max_error"]
-            within = se is not None and se == se and cv["mean_max_error"] <= best["mean_max_error"] + se
-            lines.append(f"m = {mm}: the default design (cv; chose {chosen}) is NOT the best on this holdout: "
-                         f"{cv['mean_max_error']:.4f} vs {best['method']} {best['mean_max_error']:.4f}"
-                         + (" (within one standard error)." if within else " (more than one standard error worse)."))
-    return lines
 
 
 def _mixture_renderables(res: Any, source: str) -> list[Any]:

@@ -87,12 +87,34 @@ def item_evaluation_renderables(res: ItemEvaluation) -> list[Any]:
     rest = [r for r in rows if r["method"] != "cv"]
     if default is not None and rest:
         best = min(rest, key=lambda r: r["mae"])
-        if default["mae"] <= best["mae"] + 1e-12:
-            lines.append(f"The default design (cv) has the lowest MAE ({default['mae']:.4f}).")
-        else:
-            s = best["se_mae"]
-            within = s is not None and s == s and default["mae"] <= best["mae"] + s
-            lines.append(f"The default design (cv) is NOT the best on this holdout: MAE {default['mae']:.4f} vs "
-                         f"{best['method']} {best['mae']:.4f}"
-                         + (" (within one standard error)." if within else " (more than one standard error worse)."))
+        lines.append(default_verdict("The default design (cv)", "MAE", default["mae"], best["method"], best["mae"],
+                                     best["se_mae"]))
     return [t, *lines]
+
+
+def default_verdict(who: str, what: str, value: float, best_name: str, best_value: float, best_se: Any) -> str:
+    """One plain sentence: is the default design the best on the evaluation holdout, and if not, by how much."""
+    if value <= best_value + 1e-12:
+        return f"{who} has the lowest {what} ({value:.4f})."
+    within = best_se is not None and best_se == best_se and value <= best_value + best_se
+    return (f"{who} is NOT the best on this holdout: {what} {value:.4f} vs {best_name} {best_value:.4f}"
+            + (" (within one standard error)." if within else " (more than one standard error worse)."))
+
+
+def design_verdicts(res: DesignEvaluation) -> list[str]:
+    """For each m of the holdout protocol, whether the default (cv) design was the best."""
+    table = res.table
+    if "cv" not in set(table["method"]):
+        return []
+    lines = []
+    for mm, sub in table.groupby("m"):
+        cv = sub[sub["method"] == "cv"].iloc[0]
+        rest = sub[sub["method"] != "cv"]
+        if rest.empty:
+            continue
+        best = rest.loc[rest["mean_max_error"].idxmin()]
+        chosen = ", ".join(f"{k} {v:.0%}" for k, v in cv["designs"].items())
+        lines.append(default_verdict(f"m = {mm}: the default design (cv; chose {chosen})", "mean max holdout error",
+                                     cv["mean_max_error"], best["method"], best["mean_max_error"],
+                                     best["se_max_error"]))
+    return lines
