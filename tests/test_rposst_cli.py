@@ -10,7 +10,7 @@ import pytest
 from typer.testing import CliRunner
 
 from certirank.cli import app
-from certirank.methods.rposst import compose_test
+from certirank.methods.rposst import compose_test, read_test_matrix
 
 runner = CliRunner()
 
@@ -163,3 +163,30 @@ def test_item_scale_evaluate_runs_the_item_protocol(item_table):
 def test_item_scale_evaluate_errors_exit_2(item_table, args, message):
     out = runner.invoke(app, ["compose-test", str(item_table), "--evaluate", *args])
     assert out.exit_code == 2 and message in out.output and len(out.output.strip().splitlines()) == 1
+
+
+def test_evaluation_logs_with_a_score_range_and_reader_options(tmp_path):
+    """An lm-eval folder whose metric runs 0-100: the out-of-range error names --score-range, which compose-test
+    takes; reader options reach the reader; a table file refuses both in one line."""
+    for j in range(4):
+        d = tmp_path / "out" / f"org__m{j}"
+        d.mkdir(parents=True)
+        lines = [json.dumps({"doc_id": i, "filter": "none", "metrics": ["bleu"], "bleu": float((7 * i + 13 * j) % 61)})
+                 for i in range(8)]
+        (d / "samples_t_2024-01-01T00-00-00.000000.jsonl").write_text("\n".join(lines) + "\n")
+    out = tmp_path / "out"
+    bad = runner.invoke(app, ["compose-test", str(out), "--size", "2"])
+    assert bad.exit_code == 2 and "--score-range lo,hi" in bad.output
+    ok = runner.invoke(app, ["compose-test", str(out), "--size", "2", "--score-range", "0,100", "--json"])
+    assert ok.exit_code == 0, ok.output
+    data = json.loads(ok.stdout)
+    assert data == json.loads(json.dumps(compose_test(read_test_matrix(out, score_range=(0.0, 100.0)), m=2).to_dict()))
+    assert data["n_test_cases"] == 8 and data["n_policies"] == 4
+    unknown = runner.invoke(app, ["compose-test", str(out), "--size", "2", "--read-option", "colour=red"])
+    assert unknown.exit_code == 2 and "colour" in unknown.output
+    table = tmp_path / "t.csv"
+    pd.DataFrame({"test_case": ["a", "b", "c"], "p1": [1, 2, 3], "p2": [3, 1, 2], "p3": [2, 2, 1]}).to_csv(table,
+                                                                                                      index=False)
+    refused = runner.invoke(app, ["compose-test", str(table), "--size", "1", "--score-range", "0,3"])
+    assert refused.exit_code == 2 and "apply to evaluation logs" in refused.output
+    assert len(refused.output.strip().splitlines()) == 1

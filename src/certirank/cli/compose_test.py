@@ -7,7 +7,7 @@ from typing import Any, Optional
 
 import typer
 
-from ._common import app, console, emit, JSON_OPT
+from ._common import app, console, emit, JSON_OPT, READ_OPT, SCORE_RANGE_OPT
 
 
 @app.command("compose-test")
@@ -42,6 +42,7 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
                      methods: Optional[str] = typer.Option(None, "--methods", help="Comma-separated methods for "
                                                            "--evaluate (default: cv, rposst and the five "
                                                            "baselines)."),
+                     score_range: Optional[str] = SCORE_RANGE_OPT, read_option: list[str] = READ_OPT,
                      as_json: bool = JSON_OPT) -> None:
     """Choose m test cases and weights that score new policies like the full pool (RPOSST)."""
     from ..methods.rposst import compose_test, evaluate_test_designs, read_test_matrix
@@ -66,7 +67,9 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
         if "," in m:
             raise ParameterError(f"--size takes one number of test cases, got {m!r}; a list such as 1,2,3 needs "
                                  "--evaluate")
-    data = read_test_matrix(matrix)
+    from ._common import key_values, parse_score_range
+    data = read_test_matrix(matrix, score_range=parse_score_range(score_range),
+                            **key_values(read_option, "--read-option"))
     if evaluate and _item_scale(data, m):
         # too many tuples to enumerate: the item-scale protocol (predict held-out models' full-benchmark score)
         from ..methods.rposst import evaluate_item_designs

@@ -209,7 +209,8 @@ def _finish(values: np.ndarray, cases: list[str], pols: list[str], source: str |
 
 
 def read_test_matrix(data: Union[str, Path, pd.DataFrame], *, layout: str | None = None,
-                     source: str | None = None) -> ScoreMatrix:
+                     source: str | None = None, score_range: tuple[float, float] | None = None,
+                     **read_options: Any) -> ScoreMatrix:
     """Read a test-case × policy score matrix.
 
     Parameters
@@ -226,6 +227,10 @@ def read_test_matrix(data: Union[str, Path, pd.DataFrame], *, layout: str | None
         Force a layout (default: long when the three long columns are present).
     source : str, optional
         Name used in error messages.
+    score_range, **read_options
+        Passed to `certirank.load` for evaluation logs (e.g. ``score_range=(0, 100)`` for a 0–100 metric,
+        ``filter="strict-match"`` for lm-eval); a table file takes neither (its scores are used as they are and
+        rescaled with the matrix).
 
     Returns
     -------
@@ -246,8 +251,11 @@ def read_test_matrix(data: Union[str, Path, pd.DataFrame], *, layout: str | None
             # canonical long table (item = env); repeated runs of an item are averaged below
             from ...data.readers import load
 
-            frame = load(data)
+            frame = load(data, score_range=score_range, **read_options)
             return _from_long(frame, "env", "policy", "score", source)
+        if score_range is not None or read_options:
+            raise ParameterError("score_range and reader options apply to evaluation logs (folders, JSON, JSONL, "
+                                 ".eval); a test-matrix table is read as it is and min-max rescaled")
         frame = _read_file(Path(data))
     elif isinstance(data, pd.DataFrame):
         frame = data
