@@ -242,20 +242,21 @@ def read_test_matrix(data: Union[str, Path, pd.DataFrame], *, layout: str | None
     DataError
         Non-numeric, missing or non-finite scores, missing cells, repeated names, or a constant matrix.
     """
+    is_log = isinstance(data, (str, Path)) and _is_eval_log(Path(data))
+    if not is_log and (score_range is not None or read_options):
+        raise ParameterError("score_range and reader options apply to evaluation logs (folders, JSON, JSONL, "
+                             ".eval); a test-matrix table is read as it is and min-max rescaled")
     if isinstance(data, ScoreMatrix):
         return data
     if isinstance(data, (str, Path)):
         source = source or str(data)
-        if _is_eval_log(Path(data)):
+        if is_log:
             # lm-eval output folders, inspect_ai logs, HELM/arena folders, JSONL: the evaluation readers give the
             # canonical long table (item = env); repeated runs of an item are averaged below
             from ...data.readers import load
 
             frame = load(data, score_range=score_range, **read_options)
             return _from_long(frame, "env", "policy", "score", source)
-        if score_range is not None or read_options:
-            raise ParameterError("score_range and reader options apply to evaluation logs (folders, JSON, JSONL, "
-                                 ".eval); a test-matrix table is read as it is and min-max rescaled")
         frame = _read_file(Path(data))
     elif isinstance(data, pd.DataFrame):
         frame = data
