@@ -12,6 +12,7 @@ Any rule that uses only (2) can then be scored offline on (1); no rule ever sees
     .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/loo.npz folds=0 repeats=1
     .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/cl.npz split=cluster
     .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/rs.npz rescale
+    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/r5.npz repeats=5
     # which held-out policies decide a cell, and what the inner CV sees of them
     .venv/bin/python benchmarks/bench_rposst_select_rules.py who /tmp/d21/rrps2.npz
     # rules on the stability of each candidate's inner designs (caches collected since session 6)
