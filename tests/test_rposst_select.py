@@ -86,6 +86,9 @@ def test_cv_scores_recomputed_by_hand():
     h = 2  # round(0.34 · 6)
     brute = np.mean([max(c) for c in itertools.combinations(errs, h)])
     assert res.cv["estimate"] == pytest.approx(brute, abs=1e-12)
+    # folds are reported as used: more folds than policies is leave one out
+    assert compose_test(A, m=2, betas=(0, 3), rescale=False, candidates=["minimax-uniform"], folds=9,
+                        cv_holdout=0.34).cv["folds"] == 6
 
 
 def test_shrunk_candidate_is_between_rposst_and_uniform():

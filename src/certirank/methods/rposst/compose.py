@@ -225,7 +225,8 @@ def cv_design(problem: _core.Problem, m: int, eta: float, betas: np.ndarray, sol
     def _se(v: float) -> float | None:
         return None if np.isnan(v) else float(v)
 
-    info = {"folds": folds, "repeats": repeats, "holdout": holdout, "holdout_size": cv["holdout_size"], "metric": metric,
+    # folds as used: nested_holdout caps them at the number of policies (leave one out)
+    info = {"folds": min(folds, problem.A.shape[1]), "repeats": repeats, "holdout": holdout, "holdout_size": cv["holdout_size"], "metric": metric,
             "rounds": inner_rounds, "chosen": best.name, "estimate": float(cv["mean"][cv["chosen"]]),
             "se": _se(cv["se"][cv["chosen"]]),
             "candidates": [{"name": c.name, "mean_error": float(mu), "se": _se(se), "se_vs_first": _se(ds)}
