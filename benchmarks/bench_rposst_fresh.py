@@ -51,15 +51,17 @@ def one_seed(side: str, m: int, seed: int) -> dict[str, float]:
     targets = _core.softmax_targets(tune, BETAS)
     problem = _core.make_problem(tune, targets)
     tuples = _core.all_tuples(tune.shape[0], m)
+
+    def run(prob, mm, lev):  # unused by the uniform baselines, which fit_candidate enumerates itself
+        o = design(prob, mm, lev, "rm+", 300, tuples=tuples)
+        return np.asarray(o["cases"]), np.asarray(o["weights"], float)
+
     out = {}
     for method in METHODS:
         if method in ("cv", "rposst"):
             res = compose_test(tune, m=m, select=method, seed=seed, rescale=False)
             cases_, weights = np.asarray(res.test_indices), np.asarray(res.weights)
         else:
-            def run(prob, mm, lev):
-                o = design(prob, mm, lev, "rm+", 300, tuples=tuples)
-                return np.asarray(o["cases"]), np.asarray(o["weights"], float)
             cases_, weights = fit_candidate(parse_candidate(method), problem, m, 0.01, tuples, run)
         out[method] = float(_core.pair_errors(fresh, targets, cases_, weights).max())
     return out

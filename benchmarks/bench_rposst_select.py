@@ -31,6 +31,7 @@ import numpy as np
 from certirank.methods.rposst import evaluate_test_designs, read_test_matrix
 from certirank.methods.rposst.itemeval import ITEM_LABELS, evaluate_item_designs
 from certirank.methods.rposst.protocol import DEFAULT_METHODS, LABELS
+from certirank.report.rposst_text import design_shares
 from certirank.sim.racing_arrows import racing_arrows_matrix
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,7 +144,7 @@ def render(parts: list[dict], command: str) -> str:
             old = rows.get("cv-rposst")
             old_cell = "" if old is None else f"{_pm(old['mean_max_error'], old['se_max_error'])} | "
             ok = cv["mean_max_error"] <= b["mean_max_error"] + (b["se_max_error"] or 0.0)
-            chosen = ", ".join(f"{k} {v:.0%}" for k, v in sorted(cv["designs"].items(), key=lambda kv: -kv[1]))
+            chosen = design_shares(cv["designs"])
             verdicts.append(f"| {run['domain']} | {run['m']} | {run['sets']} | {_pm(cv['mean_max_error'], cv['se_max_error'])} "
                             f"| {old_cell}{_pm(rows['rposst']['mean_max_error'], rows['rposst']['se_max_error'])} | "
                             f"{LABELS[best]} {_pm(b['mean_max_error'], b['se_max_error'])} | "
@@ -178,7 +179,7 @@ def render(parts: list[dict], command: str) -> str:
                 "| method | MAE (± s.e.) | max error (± s.e.) | Kendall τ (± s.e.) | seconds per composition | designs |",
                 "|---|---|---|---|---|---|"]
         for r in part["rows"]:
-            designs = ", ".join(f"{k} {v:.0%}" for k, v in sorted(r["designs"].items(), key=lambda kv: -kv[1]))
+            designs = design_shares(r["designs"])
             out.append(f"| {ITEM_LABELS[r['method']]} | {_pm(r['mae'], r['se_mae'], 4)} | "
                        f"{_pm(r['max_error'], r['se_max_error'], 4)} | {_pm(r['kendall_tau'], r['se_kendall_tau'])} | "
                        f"{r['seconds']:.2f} | {designs} |")

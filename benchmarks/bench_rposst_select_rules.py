@@ -54,6 +54,20 @@ def _matrix(domain: str):
 BAGGED = ("rposst:bag=10", "rposst:bag=10;refit=1", "rposst:bagw=10")
 
 
+def _holdouts(n_pol: int, sets: int) -> list[np.ndarray]:
+    """The outer holdout sets of `evaluate_test_designs(seed=0)`."""
+    rng = np.random.default_rng(0)
+    return [np.sort(rng.choice(n_pol, size=holdout_size(0.2, n_pol), replace=False)) for _ in range(sets)]
+
+
+def _rm_plus(tuples: np.ndarray, rounds: int):
+    """`run(problem, m, eta)` for `fit_candidate`: RPOSST by RM+ over `tuples`."""
+    def run(prob, mm, lev):
+        o = design(prob, mm, lev, "rm+", rounds, tuples=tuples)
+        return np.asarray(o["cases"]), np.asarray(o["weights"], float)
+    return run
+
+
 def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: int = 5, targets: str = "all",
             names: tuple[str, ...] = CANDS, base: dict | None = None, first: int = 0, split: str = "random") -> None:
     """`targets="all"`: inner folds keep the targets of all tuning policies (as `select.nested_holdout`);
@@ -67,15 +81,10 @@ def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: i
     folds_arg = folds
     sm = _matrix(domain)
     n_pol = sm.shape[1]
-    h = holdout_size(0.2, n_pol)
-    rng = np.random.default_rng(0)
-    holdouts = [np.sort(rng.choice(n_pol, size=h, replace=False)) for _ in range(sets)]
+    holdouts = _holdouts(n_pol, sets)
     tuples = _core.all_tuples(sm.shape[0], m)
     cands = [parse_candidate(c) for c in names]
-
-    def run_with(rounds):
-        return lambda prob, mm, lev: (lambda o: (np.asarray(o["cases"]), np.asarray(o["weights"], float)))(
-            design(prob, mm, lev, "rm+", rounds, tuples=tuples))
+    outer_run, inner_run = _rm_plus(tuples, 300), _rm_plus(tuples, 100)
 
     OUT, INNER, FOLD, PICKS, WTS = [], [], [], [], []
     for s, hold in enumerate(holdouts):
@@ -88,7 +97,7 @@ def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: i
         T = _core.softmax_targets(A, BETAS)
         P = _core.make_problem(A, T)
         cache: dict = {}
-        OUT.append([_core.pair_errors(Ah, T, *fit_candidate(c, P, m, 0.01, tuples, run_with(300), cache)).max()
+        OUT.append([_core.pair_errors(Ah, T, *fit_candidate(c, P, m, 0.01, tuples, outer_run, cache)).max()
                     for c in cands])
         p = A.shape[1]
         folds = p if folds_arg == 0 else folds_arg
@@ -120,7 +129,7 @@ def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: i
                 ic: dict = {}
                 fold_id[r, o] = f
                 for c, cand in enumerate(cands):
-                    cs, w = fit_candidate(cand, prob, m, 0.01, tuples, run_with(100), ic)
+                    cs, w = fit_candidate(cand, prob, m, 0.01, tuples, inner_run, ic)
                     picks[r, f, c], wts[r, f, c] = cs, w
                     inner[r, c, o] = _core.pair_errors(Ai[:, o], Ti, cs, w).max(axis=0)
         INNER.append(inner)
@@ -395,9 +404,11 @@ def score(paths):
         b = int(np.argmin(bm))
         thr = bm[b] + bse[b]
         res = {}
+        # read once: each access to an .npz member decompresses it again
+        picks, wts = (z["picks"], z["wts"]) if "picks" in z else (None, None)
+        kw = [{} if picks is None else {"picks": picks[s], "wts": wts[s]} for s in range(n)]
         for rname, rule in rules.items():
             try:
-                kw = [{"picks": z["picks"][s], "wts": z["wts"][s]} if "picks" in z else {} for s in range(n)]
                 ch = [rule(inner[s], fold[s], names, h, np.random.default_rng(s), **kw[s]) for s in range(n)]
             except ValueError:  # a `fresh` cache holds only some candidates
                 res[rname] = (np.nan, np.nan, False)
@@ -421,11 +432,9 @@ def who(cache: str, names: tuple[str, ...] = ("miniaverage", "rposst")) -> None:
     domain, m = str(z["domain"]), int(z["m"])
     sm = _matrix(domain)
     n_pol = sm.shape[1]
-    rng = np.random.default_rng(0)
-    holdouts = [np.sort(rng.choice(n_pol, size=holdout_size(0.2, n_pol), replace=False)) for _ in range(len(z["outer"]))]
+    holdouts = _holdouts(n_pol, len(z["outer"]))
     tuples = _core.all_tuples(sm.shape[0], m)
-    run = lambda prob, mm, lev: (lambda o: (np.asarray(o["cases"]), np.asarray(o["weights"], float)))(  # noqa: E731
-        design(prob, mm, lev, "rm+", 300, tuples=tuples))
+    run = _rm_plus(tuples, 300)
     per = {c: np.full((len(holdouts), n_pol), np.nan) for c in names}
     for s, hold in enumerate(holdouts):
         tun = np.setdiff1d(np.arange(n_pol), hold)

@@ -477,6 +477,8 @@ def _designs(page: _Page, d: Mapping[str, Any]) -> None:
 
 
 def _items(page: _Page, d: Mapping[str, Any]) -> None:
+    from .rposst_text import design_shares
+
     page.section("guarantee", "What this is",
                  f'<p class="guarantee">Item-scale holdout: {d["sets"]} random splits hold out {d["holdout_size"]} '
                  f"of {d['n_models']} models; each method picks m = {d['m']} of {d['n_items']:,} items from the other "
@@ -484,7 +486,7 @@ def _items(page: _Page, d: Mapping[str, Any]) -> None:
                  "not a certificate.</p>")
     rows = [[r["method"], _Raw(_num(r.get("mae"), ".4f")), _Raw(_num(r.get("se_mae"), ".4f")),
              _Raw(_num(r.get("max_error"), ".4f")), _Raw(_num(r.get("kendall_tau"), ".3f")),
-             ", ".join(f"{k} {v:.0%}" for k, v in sorted(r.get("designs", {}).items(), key=lambda kv: -kv[1]))]
+             design_shares(r.get("designs", {}))]
             for r in d["table"]]
     page.section("summary", "Held-out prediction error",
                  _table(["method", "MAE", "s.e.", "max error", "Kendall tau", "designs"], rows))

@@ -226,8 +226,8 @@ def cv_design(problem: _core.Problem, m: int, eta: float, betas: np.ndarray, sol
         return None if np.isnan(v) else float(v)
 
     # folds as used: nested_holdout caps them at the number of policies (leave one out)
-    info = {"folds": min(folds, problem.A.shape[1]), "repeats": repeats, "holdout": holdout, "holdout_size": cv["holdout_size"], "metric": metric,
-            "rounds": inner_rounds, "chosen": best.name, "estimate": float(cv["mean"][cv["chosen"]]),
+    info = {"folds": min(folds, problem.A.shape[1]), "repeats": repeats, "holdout": holdout,
+            "holdout_size": cv["holdout_size"], "metric": metric, "rounds": inner_rounds, "chosen": best.name, "estimate": float(cv["mean"][cv["chosen"]]),
             "se": _se(cv["se"][cv["chosen"]]),
             "candidates": [{"name": c.name, "mean_error": float(mu), "se": _se(se), "se_vs_first": _se(ds)}
                            for c, mu, se, ds in zip(cands, cv["mean"], cv["se"], cv["diff_se"])]}
@@ -314,9 +314,10 @@ def compose_test(matrix: Any, *, m: int = 2, eta: float = 0.01, betas: Sequence[
     n_cases, n_pol = sm.shape
     m = check_m(m, n_cases)
     n_tuples = comb(n_cases, m)
+    large = item_scale(n_cases, m)
     if solver == "auto":
-        solver = "search" if item_scale(n_cases, m) else "rm+"
-    if solver not in ("milp", "search") and item_scale(n_cases, m):
+        solver = "search" if large else "rm+"
+    if solver not in ("milp", "search") and large:
         raise ParameterError(f"C({n_cases}, {m}) = {n_tuples:,} tuples is too many for exhaustive search; "
                              "use solver='search' (local search) or 'milp', or a smaller m")
     if solver == "kofn":
