@@ -453,6 +453,15 @@ def who(cache: str, names: tuple[str, ...] = ("miniaverage", "rposst")) -> None:
     first = np.nanmean(per[names[0]], axis=0)
     x, y = np.argsort(-np.nan_to_num(first))[:2]
     names_c = [str(c) for c in z["cands"]]
+    a, b = names_c.index(names[0]), names_c.index(names[1])
+    inner, outer = z["inner"], z["outer"]
+    em = np.array([_em(inner[s], max(1, int(np.floor(0.2 * inner.shape[-1] + 0.5)))) for s in range(len(outer))])
+    d_in, d_out = em[:, b] - em[:, a], outer[:, b] - outer[:, a]
+    print(f"{names[1]} minus {names[0]}: inner score {d_in.mean():+.3f}, outer error {d_out.mean():+.3f} on average; "
+          f"per-set correlation of the two {np.corrcoef(d_in, d_out)[0, 1]:+.2f}")
+    print(f"mean raw score of {sm.policies[x]} {sm.raw[:, x].mean():.1f} and {sm.policies[y]} {sm.raw[:, y].mean():.1f}; "
+          f"scores range over [{sm.raw.min():g}, {sm.raw.max():g}], policy means from "
+          f"{sm.raw.mean(axis=0).min():.1f} to {sm.raw.mean(axis=0).max():.1f}")
     for label, j, k in ((sm.policies[x], x, y), (sm.policies[y], y, x)):
         out_h = [s for s, h in enumerate(holdouts) if j in h and k not in h]
         out_t = [s for s, h in enumerate(holdouts) if j not in h and k not in h]
