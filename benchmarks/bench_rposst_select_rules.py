@@ -13,6 +13,9 @@ Any rule that uses only (2) can then be scored offline on (1); no rule ever sees
     .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/cl.npz split=cluster
     .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/rs.npz rescale
     .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/r5.npz repeats=5
+    # session 7: each inner held-out policy pushed away from the fold's centre, x' = c + X (x - c), so the inner
+    # score weighs how a design treats policies more extreme than the ones it was fitted on
+    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/x2_rrps2.npz extrap=2
     # which held-out policies decide a cell, and what the inner CV sees of them
     .venv/bin/python benchmarks/bench_rposst_select_rules.py who /tmp/d21/rrps2.npz
     # rules on the stability of each candidate's inner designs (caches collected since session 6)
@@ -69,7 +72,8 @@ def _rm_plus(tuples: np.ndarray, rounds: int):
 
 
 def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: int = 5, targets: str = "all",
-            names: tuple[str, ...] = CANDS, base: dict | None = None, first: int = 0, split: str = "random") -> None:
+            names: tuple[str, ...] = CANDS, base: dict | None = None, first: int = 0, split: str = "random",
+            extrap: float = 1.0) -> None:
     """`targets="all"`: inner folds keep the targets of all tuning policies (as `select.nested_holdout`);
     `"inner"`: each inner fold recomputes them from its own training columns at the outer temperature
     (column sums scaled by p/|kept|), so the inner held-out policies play no part in them, as in the outer
@@ -131,7 +135,11 @@ def collect(domain: str, m: int, sets: int, out: str, repeats: int = 2, folds: i
                 for c, cand in enumerate(cands):
                     cs, w = fit_candidate(cand, prob, m, 0.01, tuples, inner_run, ic)
                     picks[r, f, c], wts[r, f, c] = cs, w
-                    inner[r, c, o] = _core.pair_errors(Ai[:, o], Ti, cs, w).max(axis=0)
+                    held = Ai[:, o]
+                    if extrap != 1.0:  # held-out policies pushed away from the fold's centre (session 7)
+                        centre = Ai[:, keep].mean(axis=1, keepdims=True)
+                        held = centre + extrap * (held - centre)
+                    inner[r, c, o] = _core.pair_errors(held, Ti, cs, w).max(axis=0)
         INNER.append(inner)
         FOLD.append(fold_id)
         PICKS.append(picks)
@@ -488,7 +496,8 @@ if __name__ == "__main__":
         opts = dict(a.split("=") for a in sys.argv[6:] if "=" in a)
         tg = [a for a in sys.argv[6:] if "=" not in a]
         collect(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], targets=(tg or ["all"])[0],
-                folds=int(opts.get("folds", 5)), repeats=int(opts.get("repeats", 2)), split=opts.get("split", "random"))
+                folds=int(opts.get("folds", 5)), repeats=int(opts.get("repeats", 2)), split=opts.get("split", "random"),
+                extrap=float(opts.get("extrap", 1.0)))
     elif sys.argv[1] == "extend":
         z = dict(np.load(sys.argv[2]))
         collect(str(z["domain"]), int(z["m"]), len(z["outer"]), sys.argv[3], names=BAGGED, base=z)
