@@ -44,6 +44,8 @@ def read_frame(p: Path, file_type: str, *, sep: str | None = None) -> tuple[pd.D
     if p.stat().st_size == 0:
         raise DataError("the file is empty (expected a header line and data rows)", source=source)
     if file_type in ("csv", "tsv"):
+        if sep is None and file_type == "csv":
+            check_sep(p)
         return _read_csv(p, sep or ("," if file_type == "csv" else "\t")), 2
     if file_type == "parquet":
         try:
@@ -82,7 +84,7 @@ def _read_csv(p: Path, sep: str) -> pd.DataFrame:
         raise DataError("the first line is empty; expected a header line naming the columns", source=source)
     seen: set[str] = set()
     for n in names:
-        if n in seen:
+        if n and n in seen:  # several blank header cells: spreadsheet padding, handled below
             raise DataError("column name appears twice in the header", source=source, row=1, column=n)
         seen.add(n)
     try:
@@ -103,11 +105,48 @@ def _read_csv(p: Path, sep: str) -> pd.DataFrame:
     except UnicodeDecodeError:
         raise DataError(f"not a UTF-8 text file (expected {kind} text)", source=source) from None
     frame.columns = [csv_uncell(str(c).strip()) for c in frame.columns]
+    # Spreadsheet exports pad the sheet with empty columns and rows; they hold no data. Only trailing empty
+    # rows go, so the line numbers of every other row stay right.
+    padding = [c for c, n in zip(frame.columns, names) if not n and frame[c].isna().all()]
+    frame = frame.drop(columns=padding)
+    filled = frame.notna().any(axis=1).to_numpy()
+    if len(filled) and not filled[-1]:
+        frame = frame.iloc[:int(np.flatnonzero(filled)[-1]) + 1 if filled.any() else 0]
+    if sep == ";":
+        frame = _decimal_commas(frame)
     # undo write_table's spreadsheet-formula guard (a leading ' before = + - @); see certirank._escape.csv_cell
     for c in frame.columns:
         col = frame[c]
         if col.map(lambda v: isinstance(v, str) and v[:1] == "'").any():
             frame[c] = col.map(lambda v: csv_uncell(v) if isinstance(v, str) else v)
+    return frame
+
+
+def check_sep(p: Path) -> None:
+    """Refuse a ';'-separated file read as CSV (European spreadsheet exports): read with ',' it is one column,
+    and every later message would be about that one column instead of the separator."""
+    if p.suffix.lower() in _COMPRESSIONS:
+        return
+    try:
+        with open(p, encoding="utf-8-sig", errors="replace") as fh:
+            first = fh.readline()
+    except OSError:
+        return
+    if ";" in first and "," not in first and "\t" not in first:
+        raise DataError("the header line is separated by ';', not ','; pass --read-option sep=';' (Python: "
+                        "sep=';'), which also reads decimal commas such as 0,5", source=str(p), row=1)
+
+
+_DECIMAL_COMMA = r"[+-]?\d+,\d+"
+
+
+def _decimal_commas(frame: pd.DataFrame) -> pd.DataFrame:
+    """In a ';'-separated file, '0,5' is the number 0.5; a column changes only if all its cells are numbers."""
+    for c in frame.columns:
+        col = frame[c].dropna().astype(str).str.strip()
+        comma = col.str.fullmatch(_DECIMAL_COMMA)
+        if comma.any() and (comma | pd.to_numeric(col, errors="coerce").notna()).all():
+            frame[c] = frame[c].map(lambda v: v.strip().replace(",", ".") if isinstance(v, str) else v)
     return frame
 
 

@@ -100,13 +100,13 @@ def validate_preferences(frame: pd.DataFrame, policies: Sequence[str] | None = N
 
     raw = df[v_col]
     pref = np.empty(len(df), dtype="float64")
-    if v_col.lower() == "winner":
+    if str(v_col).strip().lower() == "winner":
         for i, w in enumerate(raw):
             label = "" if _is_missing(w) else str(w).strip()
             key = label.lower()
-            if key in ("model_a", "a"):
+            if key in ("model_a", "policy_a", "a"):
                 pref[i] = 0.0
-            elif key in ("model_b", "b"):
+            elif key in ("model_b", "policy_b", "b"):
                 pref[i] = 1.0
             elif key in _TIE_LABELS:
                 pref[i] = 0.5
@@ -122,7 +122,8 @@ def validate_preferences(frame: pd.DataFrame, policies: Sequence[str] | None = N
         num = pd.to_numeric(raw, errors="coerce").to_numpy(dtype="float64")
         for i in np.flatnonzero(~np.isin(num, (0.0, 0.5, 1.0))):
             v = raw.iloc[int(i)]
-            raise DataError(f"preference {v!r} is not 0 (A preferred), 1 (B preferred) or 0.5 (tie)",
+            what = "is empty; expected" if _is_missing(v) or not str(v).strip() else f"{v!r} is not"
+            raise DataError(f"preference {what} 0 (A preferred), 1 (B preferred) or 0.5 (tie)",
                             source=source, row=int(i) + row_offset, column=str(v_col))
         pref[:] = num
     if policies is not None:
@@ -143,7 +144,7 @@ def validate_preferences(frame: pd.DataFrame, policies: Sequence[str] | None = N
 def _preference_columns(columns: Sequence[Any]) -> tuple[str, str, str] | None:
     by_lower = {str(c).strip().lower(): c for c in columns}
     for a, b, v in (("policy_a", "policy_b", "preference"), ("a", "b", "preference"),
-                    ("model_a", "model_b", "winner")):
+                    ("model_a", "model_b", "winner"), ("policy_a", "policy_b", "winner")):
         if a in by_lower and b in by_lower and v in by_lower:
             return by_lower[a], by_lower[b], by_lower[v]
     return None

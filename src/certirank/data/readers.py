@@ -50,15 +50,28 @@ FORMATS = LAYOUTS + FILE_TYPES + IMPORTERS + _formats.NAMES
 
 # Extra env aliases accepted in files only: spec 03 §9.1 names long replay data (policy, trial, score) and
 # the RRPS matrix is `test_case,policy,score`. validate_table keeps its own alias list unchanged.
-_FILE_ENV_ALIASES = ("trial", "test_case")
-# Label columns allowed next to the policy columns of a wide table.
-_WIDE_ID_COLUMNS = ("env", "environment", "item", "trial", "test_case")
+_FILE_ENV_ALIASES = ("trial", "test_case", "environment", "episode", "episode_ix", "seed")
+# Label columns allowed next to the policy columns of a wide table: at most one environment column and one
+# trial column (then the row label is "<env>#<trial>").
+_WIDE_ID_COLUMNS = ("env", "environment", "item", "task", "scene", "test_case")
+_WIDE_TRIAL_COLUMNS = ("trial", "episode", "episode_ix", "seed", "rollout")
+# Column names robot labs use, accepted in files (long layout) when the canonical name is absent. Several
+# candidates for one role are an error rather than a guess; `policy=` / `score=` then name the column.
+_LAB_POLICY = ("policy", "model", "policy_name", "policy name", "method", "method_name", "model_name", "agent",
+               "checkpoint")
+_LAB_SCORE = (("score",), ("success", "is_success", "succeeded", "outcome"), ("progress", "task_progress"))
+_LAB_TRIAL = ("trial", "episode", "episode_ix", "seed", "rollout")
+# Outcome words in score cells (spreadsheets write TRUE/FALSE).
+_WORDS = {"true": 1.0, "yes": 1.0, "success": 1.0, "succeeded": 1.0, "pass": 1.0, "passed": 1.0,
+          "false": 0.0, "no": 0.0, "failure": 0.0, "failed": 0.0, "fail": 0.0}
+# Row / policy labels of a spreadsheet's summary row, which is not an observation.
+_SUMMARY = frozenset({"total", "totals", "sum", "mean", "average", "avg", "overall", "success rate"})
 # Cells of a wide table that mean "not run".
 _BLANKS = frozenset({"", "nan", "na", "n/a", "null", "none"})
 
 # Options each reader understands; anything else is a ParameterError rather than silently ignored.
 _OPTIONS = {
-    "long": {"sep"}, "wide": {"sep"}, "preferences": {"sep", "policies"},
+    "long": {"sep", "policy", "score"}, "wide": {"sep"}, "preferences": {"sep", "policies"},
     "lm-eval": {"metric", "filter", "task"}, "inspect": {"scorer", "task"},
 }
 
@@ -86,7 +99,8 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
     score_range:
         ``(lo, hi)``: scores are rescaled to [0, 1]; without it, scores outside [0, 1] are an error.
     **options:
-        ``sep`` (CSV delimiter); ``policies`` (preferences: allowed names); ``metric``, ``filter``,
+        ``sep`` (CSV delimiter); ``policy``, ``score`` (long files: the column naming the policy / holding the
+        score, when the lab names are ambiguous); ``policies`` (preferences: allowed names); ``metric``, ``filter``,
         ``task`` (lm-eval); ``scorer``, ``task`` (inspect).
 
     Returns
@@ -248,6 +262,11 @@ def _from_frame(frame: pd.DataFrame, layout: str | None, *, source: str | None,
                 options: dict[str, Any]) -> pd.DataFrame:
     options = dict(options)
     options.pop("sep", None)
+    notes: list[str] = []
+    # lab column names are read in files; a DataFrame keeps the strict names unless policy=/score= name them
+    lab = file_type != "dataframe" or "policy" in options or "score" in options
+    if lab and layout in (None, "long") and _preference_columns(frame.columns) is None:
+        frame = _lab_columns(frame, options.pop("policy", None), options.pop("score", None), source, notes)
     layout = layout or detect_layout(frame.columns)
     _check_options(layout, options)
     if layout == "preferences":
@@ -256,16 +275,110 @@ def _from_frame(frame: pd.DataFrame, layout: str | None, *, source: str | None,
     elif layout == "wide":
         table = _wide_to_table(frame, source=source, score_range=score_range, row_offset=row_offset)
     else:
-        table = validate_table(_file_aliases(frame), score_range=score_range, source=source,
-                               row_offset=row_offset)
+        frame = _file_aliases(frame, notes) if file_type != "dataframe" else frame
+        if file_type != "dataframe":
+            frame = _file_cells(frame, source, row_offset, notes)
+        table = validate_table(frame, score_range=score_range, source=source, row_offset=row_offset)
     table.attrs["format"] = layout
     table.attrs["file_type"] = file_type
+    if notes:
+        table.attrs["notes"] = list(table.attrs.get("notes") or []) + notes
     return table
 
 
-def _file_aliases(frame: pd.DataFrame) -> pd.DataFrame:
+def _lab_columns(frame: pd.DataFrame, policy: str | None, score: str | None, source: str | None,
+                 notes: list[str]) -> pd.DataFrame:
+    """Rename the policy and score columns of a file named as labs name them (Policy, method, success, …)."""
     cols = [str(c).strip() for c in frame.columns]
-    if "env" in cols or any(a in cols for a, c in ALIASES.items() if c == "env"):
+    rename: dict[Any, str] = {}
+
+    def given(name: str, what: str) -> Any:
+        found = [c for c, s in zip(frame.columns, cols) if s == name]
+        if not found:
+            raise DataError(f"no column {name!r} ({what}=); columns: {', '.join(map(repr, cols))}", source=source)
+        return found[0]
+
+    def candidates(names: tuple[str, ...]) -> list[Any]:
+        return [c for c, s in zip(frame.columns, cols) if s.lower() in names]
+
+    if policy is not None:
+        rename[given(policy, "policy")] = "policy"
+    elif not {"policy", "model"} & set(cols):
+        # a numeric column of that name is a policy of a wide table (say one called 'agent'), unless a score
+        # column sits beside it (numbered checkpoints)
+        has_score = score is not None or any(candidates(g) for g in _LAB_SCORE)
+        found = [c for c in candidates(_LAB_POLICY) if has_score or not _all_numbers(frame[c])]
+        if len(found) > 1:
+            raise DataError(f"several columns could name the policy ({', '.join(repr(str(c)) for c in found)}); "
+                            "choose one with --read-option policy=COLUMN", source=source)
+        if found:
+            rename[found[0]] = "policy"
+    if score is not None:
+        rename[given(score, "score")] = "score"
+    elif "score" not in cols and (rename or {"policy", "model"} & set(cols)):
+        groups = [candidates(g) for g in _LAB_SCORE]
+        found = next((g for g in groups if g), [])
+        if len(found) > 1:
+            raise DataError(f"several columns could hold the score ({', '.join(repr(str(c)) for c in found)}); "
+                            "choose one with --read-option score=COLUMN", source=source)
+        if found:
+            rename[found[0]] = "score"
+            others = [str(c) for g in groups for c in g if c is not found[0]]
+            if others:
+                notes.append(f"score from column {str(found[0])!r}; {', '.join(map(repr, others))} not used "
+                             f"(--read-option score=COLUMN to use another)")
+    if "policy" in rename.values() or "score" in rename.values():
+        # the other canonical names, written in another case (Task, Episode, Replicate)
+        for c, s in zip(frame.columns, cols):
+            low = s.lower()
+            if c not in rename and low != s and low in ("env", "item", "task", "replicate", "order", "block",
+                                                        "weight") + _FILE_ENV_ALIASES + _LAB_TRIAL \
+                    and low not in cols:
+                rename[c] = low
+        moved = [f"{str(c)!r} as {v!r}" for c, v in rename.items() if v in ("policy", "score") and str(c) != v]
+        if moved:
+            notes.append(f"long table: column {' and '.join(moved)}")
+    return frame.rename(columns=rename) if rename else frame
+
+
+def _all_numbers(col: pd.Series) -> bool:
+    return all(_is_blank(v) or _is_number(v) for v in col.tolist())
+
+
+def _file_cells(frame: pd.DataFrame, source: str | None, row_offset: int, notes: list[str]) -> pd.DataFrame:
+    """Spreadsheet cells of a long file: TRUE/FALSE outcomes as 1/0; a totals row is refused."""
+    if "policy" in frame.columns:
+        names = frame["policy"].map(lambda v: "" if _is_missing(v) else str(v).strip().lower())
+        summary = np.flatnonzero(names.isin(_SUMMARY).to_numpy())
+        if len(summary):
+            i = int(summary[0])
+            raise DataError(f"{frame['policy'].iloc[i]!r} looks like a summary row, not a policy; delete it (each "
+                            "row is one trial)", source=source, row=i + row_offset, column="policy")
+    if "score" in frame.columns and not pd.api.types.is_numeric_dtype(frame["score"]):
+        words = frame["score"].map(lambda v: _WORDS.get(v.strip().lower()) if isinstance(v, str) else None)
+        if words.notna().any():
+            frame = frame.assign(score=frame["score"].where(words.isna(), words))
+            notes.append("score words read as outcomes (true/yes/success = 1, false/no/failure = 0)")
+    return frame
+
+
+def _file_aliases(frame: pd.DataFrame, notes: list[str] | None = None) -> pd.DataFrame:
+    cols = [str(c).strip() for c in frame.columns]
+    if len(set(cols)) == len(cols):
+        frame = frame.set_axis(cols, axis=1)
+    env = [c for c in cols if c == "env" or ALIASES.get(c) == "env"]
+    if env:
+        trial = next((c for c in _LAB_TRIAL if c in cols), None)
+        if (len(env) == 1 and trial is not None and "policy" in cols and "replicate" not in cols
+                and frame.assign(_e=frame[env[0]].astype(str)).duplicated(["policy", "_e"]).any()):
+            # task repeats within a policy and an episode/seed column tells its trials apart: the observation is
+            # (task, episode), as in the folder reader; the raw labels stay for --group-by
+            lab = frame[env[0]].map(lambda v: "" if _is_missing(v) else _cell_label(v))
+            tri = frame[trial].map(lambda v: "" if _is_missing(v) else _cell_label(v))
+            if notes is not None:
+                notes.append(f"{env[0]!r} repeats within a policy: each row is one ({env[0]}, {trial}) trial, env "
+                             f"'<{env[0]}>#<{trial}>' (kept as env_label, trial_label)")
+            return frame.rename(columns={env[0]: "env_label", trial: "trial_label"}).assign(env=lab + "#" + tri)
         return frame
     for alias in _FILE_ENV_ALIASES:
         if alias in cols:
@@ -283,9 +396,12 @@ def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tupl
     frame = frame.reset_index(drop=True)
     columns = [str(c).strip() for c in frame.columns]
     id_cols = [c for c in frame.columns if str(c).strip().lower() in _WIDE_ID_COLUMNS]
-    if len(id_cols) > 1:
-        raise DataError(f"several row-label columns ({', '.join(map(repr, id_cols))}); a wide table may have one",
-                        source=source)
+    trial_cols = [c for c in frame.columns if str(c).strip().lower() in _WIDE_TRIAL_COLUMNS]
+    if len(id_cols) > 1 or len(trial_cols) > 1:
+        several = id_cols if len(id_cols) > 1 else trial_cols
+        raise DataError(f"several row-label columns ({', '.join(map(repr, several))}); a wide table may have one "
+                        "(and one trial column such as 'episode' or 'seed')", source=source)
+    id_cols += trial_cols
     if len(frame.columns) == 0 or len(id_cols) == len(frame.columns):
         raise DataError("no policy columns; a wide per-trial table has one column of scores per policy "
                         "(a long table needs 'policy' and 'score' columns)", source=source)
@@ -294,10 +410,18 @@ def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tupl
                         source=source, row=1 if row_offset == 2 else None)
     n = len(frame)
     if id_cols:
-        labels = frame[id_cols[0]].map(lambda v: "" if _is_missing(v) else _cell_label(v)).to_numpy(dtype=object)
-        empty = np.flatnonzero(labels == "")
-        if len(empty):
-            raise DataError("empty row label", source=source, row=int(empty[0]) + row_offset, column=str(id_cols[0]))
+        parts = [frame[c].map(lambda v: "" if _is_missing(v) else _cell_label(v)).to_numpy(dtype=object)
+                 for c in id_cols]
+        for c, part in zip(id_cols, parts):
+            summary = np.flatnonzero([str(v).lower() in _SUMMARY for v in part])
+            if len(summary):
+                raise DataError(f"{part[summary[0]]!r} looks like a summary row, not an environment; delete it "
+                                "(each row is one trial)", source=source, row=int(summary[0]) + row_offset,
+                                column=str(c))
+            empty = np.flatnonzero(part == "")
+            if len(empty):
+                raise DataError("empty row label", source=source, row=int(empty[0]) + row_offset, column=str(c))
+        labels = parts[0] if len(parts) == 1 else np.array([f"{a}#{b}" for a, b in zip(*parts)], dtype=object)
         dup = pd.Series(labels).duplicated(keep=False).to_numpy()
         if dup.any():
             rows = np.flatnonzero(dup)
@@ -312,7 +436,7 @@ def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tupl
     present = np.zeros((n, len(pol_cols)), dtype=bool)
     for k, c in enumerate(pol_cols):
         col = frame[c]
-        vals = col.to_numpy(dtype=object)
+        vals = col.map(lambda v: _WORDS.get(v.strip().lower(), v) if isinstance(v, str) else v).to_numpy(dtype=object)
         cells[:, k] = vals
         present[:, k] = [not _is_blank(v) for v in vals]
         for j in np.flatnonzero(present[:, k]):

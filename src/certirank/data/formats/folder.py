@@ -18,6 +18,7 @@ unfinished rows) are dropped and counted in the notes. Trials are matched across
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,10 @@ from ._common import finish, is_blank, label, outcome
 
 _SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _SCORE_NAMES = ("score", "success", "succeeded", "outcome", "reward")
-_TRIAL_NAMES = ("trial", "trial #", "trial#", "trial_id", "trial id", "trial no", "episode", "rollout", "run")
+_TRIAL_NAMES = ("trial", "trial #", "trial#", "trial_id", "trial id", "trial no", "episode", "episode_ix",
+                "episode_id", "episode #", "rollout", "run", "seed")
+# first cell of a spreadsheet's summary row (which has a score, so it is not dropped as blank)
+_SUMMARY = frozenset({"total", "totals", "sum", "mean", "average", "avg", "overall", "success rate"})
 _ENV_NAMES = ("env", "environment", "task", "scene", "item")
 
 
@@ -109,6 +113,9 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
             table.pop(0)
         if not table:
             raise DataError("the file is empty (expected a header line and one row per trial)", source=fsrc)
+        if sep is None and len(table[0]) == 1 and ";" in table[0][0]:
+            raise DataError("the header line is separated by ';', not ','; pass --read-option sep=';'", source=fsrc,
+                            row=1)
         names, changed = _header(table[0])
         for c in changed:
             header_notes.setdefault(c, []).append(f.name)
@@ -133,12 +140,17 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
             if is_blank(raw):
                 blank_rows += 1
                 continue
-            v = outcome(raw)
+            # with ';' separators, spreadsheets write decimal commas (0,5)
+            v = outcome(raw.replace(",", ".") if sep == ";" and re.fullmatch(r"\s*[+-]?\d+,\d+\s*", raw) else raw)
             if v is None:
                 raise DataError(f"{raw!r} is not a score (expected a number or True/False)", source=fsrc, row=n,
                                 column=names[s_k])
             t_lab = label(cells[t_k]) if t_k is not None else ""
             e_lab = label(cells[e_k]) if e_k is not None else ""
+            first = next((c.strip() for c in cells if c.strip()), "")
+            if first.lower() in _SUMMARY:
+                raise DataError(f"{first!r} looks like a summary row, not a trial; delete it or blank its score",
+                                source=fsrc, row=n)
             if t_k is not None and not t_lab:
                 raise DataError("empty trial cell (the trial column names each trial)", source=fsrc, row=n,
                                 column=names[t_k])

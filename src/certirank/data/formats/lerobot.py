@@ -37,6 +37,20 @@ def info_files(p: Path) -> list[Path]:
     return sorted(f for f in p.glob(f"*/**/{_FILE}"))
 
 
+def _policy_names(root: Path, fs: list[Path]) -> dict[Path, str]:
+    """Policy of each file: its folder's name, or, where those clash (``<policy>/eval/eval_info.json``), the
+    folder's path under `root` without the trailing parts every file shares."""
+    simple = {f: f.parent.name for f in fs}
+    if len(set(simple.values())) == len(fs):
+        return simple
+    parts = {f: list(f.parent.relative_to(root).parts) if root.is_dir() else [f.parent.name] for f in fs}
+    while (all(len(v) > 1 for v in parts.values()) and len({v[-1] for v in parts.values()}) == 1
+           and len({tuple(v[:-1]) for v in parts.values()}) == len(fs)):
+        for v in parts.values():
+            v.pop()
+    return {f: "/".join(v) for f, v in parts.items()}
+
+
 def detect(p: Path) -> bool:
     return bool(info_files(p))
 
@@ -56,6 +70,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, metric: str
     rows: dict[str, list[Any]] = {"policy": [], "env": [], "score": [], "task_label": [], "episode": []}
     where: list[tuple[Any, Any]] = []
     names: dict[str, Path] = {}
+    labels = _policy_names(p, fs)
     layouts = set()
     for f in fs:
         fsrc = str(f)
@@ -66,7 +81,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, metric: str
             raise DataError(f"not valid JSON ({exc.msg}; truncated file?)", source=fsrc, row=exc.lineno) from None
         except UnicodeDecodeError:
             raise DataError("not a UTF-8 text file (expected JSON)", source=fsrc) from None
-        name = policy or (f.parent.name if len(fs) > 1 or f.parent.name else f.stem)
+        name = policy or (labels[f] if len(fs) > 1 else f.parent.name or f.stem)
         if name in names:
             raise DataError(f"two eval_info.json files name the policy {name!r} ({names[name]} and {f})",
                             source=source)
@@ -79,6 +94,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, metric: str
             tasks = info["per_task"]
             if not isinstance(tasks, list):
                 raise DataError("'per_task' must be a list of {task_group, task_id, metrics}", source=fsrc)
+            seen_tasks: dict[str, int] = {}
             for k, t in enumerate(tasks):
                 metrics = t.get("metrics") if isinstance(t, dict) else None
                 if not isinstance(metrics, dict):
@@ -90,6 +106,10 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, metric: str
                 if not isinstance(vals, list):
                     raise DataError(f"per_task[{k}].metrics.{plural} must be a list", source=fsrc)
                 tl = f"{t.get('task_group', '')}/{t.get('task_id', k)}"
+                if tl in seen_tasks:
+                    raise DataError(f"per_task[{k}] repeats task {tl!r} of per_task[{seen_tasks[tl]}]; each task is "
+                                    "listed once", source=fsrc)
+                seen_tasks[tl] = k
                 for i, v in enumerate(vals):
                     x = outcome(v) if v is not None else None
                     if x is None:
@@ -107,6 +127,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, metric: str
             key = _METRICS[plural]
             if not isinstance(eps, list):
                 raise DataError("'per_episode' must be a list of {episode_ix, success, …}", source=fsrc)
+            seen_ix: dict[int, int] = {}
             for i, e in enumerate(eps):
                 if not isinstance(e, dict) or key not in e:
                     has = ", ".join(e) if isinstance(e, dict) else type(e).__name__
@@ -116,7 +137,14 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, metric: str
                 if x is None:
                     raise DataError(f"per_episode[{i}].{key} is {e[key]!r}; expected a number or true/false",
                                     source=fsrc)
-                ix = int(e.get("episode_ix", i))
+                raw_ix = e.get("episode_ix", i)
+                if isinstance(raw_ix, bool) or not isinstance(raw_ix, (int, float)) or raw_ix != int(raw_ix):
+                    raise DataError(f"per_episode[{i}].episode_ix is {raw_ix!r}; expected an integer", source=fsrc)
+                ix = int(raw_ix)
+                if ix in seen_ix:
+                    raise DataError(f"per_episode[{i}].episode_ix {ix} repeats per_episode[{seen_ix[ix]}]; each "
+                                    "episode is listed once", source=fsrc)
+                seen_ix[ix] = i
                 rows["policy"].append(name)
                 rows["env"].append(str(ix))
                 rows["score"].append(x)

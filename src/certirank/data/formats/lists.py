@@ -29,8 +29,10 @@ import pandas as pd
 from ...errors import DataError
 from ._common import finish, is_blank, outcome
 
-_LIST_RE = re.compile(r"\"*\s*\[([^\[\]]*)\]\s*\"*")
-_POLICY_NAMES = ("policy", "method", "model", "policy_name", "method_name", "agent")
+# spaces only around the brackets: a tab next to a list is a TSV separator
+_LIST_RE = re.compile(r"\"*[ ]*\[([^\[\]]*)\][ ]*\"*")
+_POLICY_NAMES = ("policy", "method", "model", "policy_name", "policy name", "method_name", "model_name", "agent",
+                 "checkpoint")
 _SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
 # names validate_table gives a meaning to: key columns called so are kept under "key:<name>"
 _RESERVED = frozenset({"policy", "model", "env", "item", "task", "trial", "test_case", "score", "replicate",
@@ -63,6 +65,9 @@ def _sep(p: Path, header: str, sep: str | None) -> str:
     if sep:
         return sep
     guess = _SUFFIXES.get(p.suffix.lower())
+    if guess == "," and ";" in header and "," not in _LIST_RE.sub("", header):
+        raise DataError("the header line is separated by ';', not ','; pass --read-option sep=';'", source=str(p),
+                        row=1)
     if guess:
         return guess
     return "\t" if header.count("\t") > header.count(",") else ","
@@ -128,6 +133,8 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
             tidied.append(n)
             rest = rest.replace('"', "")
         cells = next(csv.reader([rest], delimiter=delim)) if rest else []
+        if not lists and not any(c.strip() for c in cells):
+            continue  # a row of empty cells: spreadsheet padding
         if len(cells) > len(header) and all(not c.strip() for c in cells[len(header):]):
             cells = cells[:len(header)]
         if len(cells) > len(header):
