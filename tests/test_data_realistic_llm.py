@@ -311,3 +311,17 @@ def test_openai_evals_repeated_runs_of_one_model_are_replicates(tmp_path):
     g4 = t[t["policy"] == "gpt-4"].sort_values(["replicate", "env"])
     assert g4["replicate"].tolist() == [0, 0, 0, 1, 1, 1]
     assert g4["score"].tolist() == [1.0, 0.0, 1.0, 0.0, 0.0, 1.0]
+
+
+def test_helm_instances_without_the_stat_are_noted_not_silently_dropped(tmp_path):
+    for m in ("openai/gpt2", "meta/llama-7b"):
+        _helm_run(tmp_path / f"boolq:model={m.replace('/', '_')}", m)
+    f = tmp_path / "boolq:model=openai_gpt2" / "per_instance_stats.json"
+    recs = json.loads(f.read_text())
+    recs[0]["stats"] = [s for s in recs[0]["stats"] if s["name"]["name"] != "exact_match"]
+    f.write_text(json.dumps(recs))
+    t = load(tmp_path)
+    assert len(t) == 7  # the perturbed copies are not counted as missing, the stripped instance is
+    assert t.attrs["notes"][1:] == ["helm: 1 instance(s) of boolq:model=openai_gpt2 have no stat 'exact_match' on "
+                                    "this split; left out"]
+    assert len(load(tmp_path.parent / tmp_path.name / "boolq:model=meta_llama-7b").attrs["notes"]) == 1

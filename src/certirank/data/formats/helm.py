@@ -98,6 +98,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, stat: str =
     labels = {lab for (_, lab), _ in infos}
     rows: dict[str, list[Any]] = {"policy": [], "env": [], "replicate": [], "score": [], "run": []}
     where: list[tuple[Any, Any]] = []
+    lacking: dict[str, int] = {}  # run -> instances on the split without the stat
     for (model, lab), d in infos:
         f = d / _FILE
         fsrc = str(f)
@@ -111,7 +112,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, stat: str =
         for k, rec in enumerate(data, start=1):
             if not isinstance(rec, dict) or "instance_id" not in rec or not isinstance(rec.get("stats"), list):
                 raise DataError("expected an object with 'instance_id' and a 'stats' list", source=fsrc, row=k)
-            hit = None
+            hit, selected = None, False
             for s in rec["stats"]:
                 nm = s.get("name") if isinstance(s, dict) else None
                 if not isinstance(nm, dict):
@@ -123,9 +124,13 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, stat: str =
                 if nm.get("split") != split or pert_name != want_pert:
                     continue
                 available.add(str(nm.get("name")))
+                selected = True
                 if nm.get("name") == stat:
                     hit = s
             if hit is None:
+                # perturbed copies and other splits are not this selection; an instance of it without the stat is
+                if selected:
+                    lacking[d.name] = lacking.get(d.name, 0) + 1
                 continue
             if "mean" not in hit:
                 raise DataError(f"stat {stat!r} has no 'mean'", source=fsrc, row=k)
@@ -148,4 +153,6 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, stat: str =
     notes = [f"helm: {len(runs)} run(s); stat {stat!r}, split {split!r}, "
              + (f"perturbation {want_pert!r}" if want_pert else "no perturbation")
              + "; train trials are replicates"]
+    notes += [f"helm: {n} instance(s) of {run} have no stat {stat!r} on this split; left out"
+              for run, n in lacking.items()]
     return finish(rows, where, source=source, score_range=score_range, notes=notes)
