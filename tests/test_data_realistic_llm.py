@@ -107,6 +107,11 @@ def test_lm_eval_group_subtasks_and_iso_stamps(tmp_path):
     assert t.attrs["tasks"] == ["mmlu_abstract_algebra", "mmlu_anatomy"]
     assert sorted(set(t["env"]))[:2] == ["mmlu_abstract_algebra/0", "mmlu_abstract_algebra/1"]
     assert set(t["replicate"]) == {0}
+    both = load(tmp_path, task="mmlu_abstract_algebra, mmlu_anatomy")  # --read-option task=a,b
+    assert len(both) == len(t) == 12
+    assert set(load(tmp_path, task="mmlu_anatomy")["env"]) == {"0", "1", "2"}
+    with pytest.raises(DataError, match="no samples for task\\(s\\) mmlu_nope; tasks found: mmlu_abstract_algebra"):
+        load(tmp_path, task="mmlu_anatomy,mmlu_nope")  # one name not found is not left out quietly
 
 
 # ------------------------------------------------------------------------------------------- inspect_ai

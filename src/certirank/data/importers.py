@@ -124,7 +124,7 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
         lm-eval filter whose lines to use (e.g. ``strict-match``). Default: ``none`` if present, else the
         only filter in the data; with several filters and no ``none``, pass one.
     task:
-        Restrict to these task name(s).
+        Restrict to these task name(s) (a list, or one text with commas: ``"gsm8k,arc_easy"``).
     score_range:
         Rescale scores from ``(lo, hi)`` to [0, 1].
     """
@@ -140,11 +140,11 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
         raise DataError("no lm-eval samples files found; expected <out>/<model>/samples_<task>_<date>.jsonl "
                         "(run lm_eval with --log_samples)", source=source)
     if task is not None:
-        wanted = {task} if isinstance(task, str) else set(task)
+        wanted = _names(task)
         tasks_found = sorted({f.task for f in files})
         files = [f for f in files if f.task in wanted]
-        if not files:
-            raise DataError(f"no samples for task(s) {', '.join(sorted(wanted))}; tasks found: "
+        if not wanted <= set(tasks_found):
+            raise DataError(f"no samples for task(s) {', '.join(sorted(wanted - set(tasks_found)))}; tasks found: "
                             f"{', '.join(tasks_found)}", source=source)
 
     from .readers import jsonl_records  # readers imports this module lazily too; keep the cycle at call time
@@ -320,7 +320,7 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
     scorer:
         Name of the scorer whose value is the score. Default: in each log, the scorer of its first sample.
     task:
-        Restrict to these task name(s).
+        Restrict to these task name(s) (a list, or one text with commas: ``"gsm8k,arc_easy"``).
     score_range:
         Rescale scores from ``(lo, hi)`` to [0, 1].
 
@@ -338,12 +338,12 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
         raise DataError("no inspect_ai logs (*.eval, *.json) in this folder", source=source)
     parsed = [_read_inspect_log(f) for f in logs]
     if task is not None:
-        wanted = {task} if isinstance(task, str) else set(task)
+        wanted = _names(task)
         found = sorted({t for _, t, _, _ in parsed})
         parsed = [x for x in parsed if x[1] in wanted]
-        if not parsed:
-            raise DataError(f"no logs for task(s) {', '.join(sorted(wanted))}; tasks found: {', '.join(found)}",
-                            source=source)
+        if not wanted <= set(found):
+            raise DataError(f"no logs for task(s) {', '.join(sorted(wanted - set(found)))}; tasks found: "
+                            f"{', '.join(found)}", source=source)
     several_tasks = len({t for _, t, _, _ in parsed}) > 1
 
     rows = []
@@ -592,6 +592,11 @@ def _validate_located(frame: pd.DataFrame, where: Sequence[Any], *, score_range:
         if isinstance(loc, tuple):
             raise DataError(_bare_message(err), source=loc[0], row=loc[1], column=column) from None
         raise DataError(_bare_message(err), source=loc, column=column) from None
+
+
+def _names(v: str | Sequence[str]) -> set[str]:
+    # --read-option task=a,b names several (task names hold no commas)
+    return {t.strip() for t in v.split(",") if t.strip()} if isinstance(v, str) else set(v)
 
 
 def _label(v: Any) -> str:
