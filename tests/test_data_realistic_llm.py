@@ -191,6 +191,19 @@ def test_inspect_dict_valued_scores_need_and_accept_a_key(inspect_logs):
     assert res.exit_code == 2 and "Traceback" not in res.output
 
 
+def test_inspect_default_scorer_among_several_is_noted(tmp_path):
+    for model, ok in (("openai/gpt-4o", [1, 1, 0]), ("anthropic/claude", [0, 1, 0])):
+        samples = [{"id": i + 1, "epoch": 1, "scores": {"match": {"value": "C" if v else "I"},
+                                                        "includes": {"value": "C"}}} for i, v in enumerate(ok)]
+        log = {"version": 2, "status": "success", "eval": {"task": "arith", "model": model}, "samples": samples}
+        (tmp_path / f"2025-01-01T10-00-00_arith_{model.split('/')[0]}.json").write_text(json.dumps(log))
+    t = load(tmp_path)
+    assert _scores(t, "openai/gpt-4o") == [1.0, 1.0, 0.0]
+    assert t.attrs["notes"] == ["inspect: scorer 'match', the first of match, includes (choose with scorer=NAME)"]
+    chosen = load(tmp_path, scorer="includes")
+    assert _scores(chosen, "anthropic/claude") == [1.0, 1.0, 1.0] and "notes" not in chosen.attrs
+
+
 # ------------------------------------------------------------------------------------------- HELM
 
 def _helm_run(d: Path, model: str, split: str = "test") -> None:

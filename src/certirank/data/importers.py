@@ -351,6 +351,7 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
     skipped = 0
     next_replicate: dict[tuple[str, str], int] = {}
     scorers_used: dict[str, str | None] = {}
+    chosen_among: dict[str, list[str]] = {}  # default scorer -> the scorers it was picked from
     for model, task_name, samples, fsrc in parsed:
         offset = next_replicate.get((model, task_name), 0)
         max_epoch = 0
@@ -375,6 +376,8 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
                                 source=f"{fsrc} {member}")
             if log_scorer is None and scores:
                 log_scorer = next(iter(scores))
+                if len(scores) > 1:
+                    chosen_among.setdefault(log_scorer, list(scores))
             if scorer is not None and key is None and scorer not in scores and "/" in scorer:
                 # a scorer returning several values (a dict) is chosen as scorer=NAME/KEY
                 name, _, k = scorer.rpartition("/")
@@ -406,8 +409,12 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
     table.attrs.update({"format": "inspect", "file_type": "eval" if all(f.suffix == ".eval" for f in logs)
                         else "json", "scorer": scorers_used, "skipped_errors": skipped,
                         "tasks": sorted({t for _, t, _, _ in parsed})})
+    notes = [f"inspect: scorer {name!r}, the first of {', '.join(among)} (choose with scorer=NAME)"
+             for name, among in chosen_among.items()]
     if skipped:
-        table.attrs["notes"] = [f"inspect: {skipped} sample(s) that ended in an error (no score) left out"]
+        notes.append(f"inspect: {skipped} sample(s) that ended in an error (no score) left out")
+    if notes:
+        table.attrs["notes"] = notes
     stopped = [s for s in (inspect_early_stopping(f) for f in logs) if s is not None]
     if stopped:
         table.attrs["early_stopping"] = stopped
