@@ -77,6 +77,10 @@ def test_lm_eval_filter_applies_to_the_tasks_that_logged_it(tmp_path):
     gsm = t[(t["policy"] == "org__model-a") & t["env"].str.startswith("gsm8k/")].sort_values("order")
     assert gsm["score"].tolist() == [0.0, 1.0, 0.0, 1.0]  # the strict-match lines, not flexible-extract
     assert any("'arc_easy'" in n and "'none' only" in n for n in t.attrs["notes"])
+    assert "lm-eval: task 'arc_easy': metric 'acc', the first of acc, acc_norm (choose with metric=NAME)" in t.attrs[
+        "notes"]
+    norm = load(tmp_path, task="arc_easy", metric="acc_norm")
+    assert set(norm["score"]) == {1.0} and not any("metric" in n for n in norm.attrs.get("notes", []))
     with pytest.raises(DataError, match="filter 'strict' not found in any task; filters logged: flexible-extract, "
                                         "none, strict-match"):
         load(tmp_path, filter="strict")

@@ -190,6 +190,8 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
                             source=source)
         elif "none" in fl:
             chosen_filter[t] = "none"
+            if len(fl) > 1:
+                notes.append(f"lm-eval: task {t!r}: filter 'none' of {', '.join(fl)} (choose with filter=NAME)")
         elif len(fl) == 1:
             chosen_filter[t] = fl[0]
         else:
@@ -207,6 +209,9 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
             chosen_metric[t] = metric
         elif isinstance(listed, list) and listed:
             chosen_metric[t] = str(listed[0])
+            if len(listed) > 1:
+                notes.append(f"lm-eval: task {t!r}: metric {chosen_metric[t]!r}, the first of "
+                             f"{', '.join(map(str, listed))} (choose with metric=NAME)")
         else:
             numeric = _lm_eval_numeric_keys(rec)
             if not numeric:
