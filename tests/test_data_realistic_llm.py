@@ -208,6 +208,21 @@ def test_inspect_default_scorer_among_several_is_noted(tmp_path):
     assert _scores(chosen, "anthropic/claude") == [1.0, 1.0, 1.0] and "notes" not in chosen.attrs
 
 
+def test_inspect_logs_in_sub_folders(tmp_path):
+    """logs/<model>/*.json: inspect lists log folders recursively, so does the reader when none are at the top."""
+    for model, ok in (("openai/gpt-4o", [1, 1, 0]), ("anthropic/claude", [0, 1, 0])):
+        samples = [{"id": i + 1, "epoch": 1, "scores": {"match": {"value": "C" if v else "I"}}}
+                   for i, v in enumerate(ok)]
+        log = {"version": 2, "status": "success", "eval": {"task": "arith", "model": model}, "samples": samples}
+        d = tmp_path / "logs" / model.split("/")[0]
+        d.mkdir(parents=True)
+        (d / "2025-01-01T10-00-00_arith_x.json").write_text(json.dumps(log))
+    (tmp_path / "logs" / "openai" / "listing.json").write_text("[]")  # not a log: skipped
+    t = load(tmp_path / "logs")
+    assert t.attrs["format"] == "inspect" and len(t) == 6
+    assert _scores(t, "anthropic/claude") == [0.0, 1.0, 0.0]
+
+
 # ------------------------------------------------------------------------------------------- HELM
 
 def _helm_run(d: Path, model: str, split: str = "test") -> None:

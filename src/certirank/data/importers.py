@@ -302,16 +302,20 @@ def is_inspect_json(p: Path) -> bool:
 
 
 def inspect_log_files(p: Path) -> list[Path]:
-    """inspect_ai logs in a folder (``*.eval``, and ``*.json`` files that are logs), or `p` itself."""
+    """inspect_ai logs in a folder (``*.eval``, and ``*.json`` files that are logs; if none, those in its
+    sub-folders), or `p` itself."""
     if p.is_file():
         return [p]
     if not p.is_dir():
         return []
-    found = []
-    for f in sorted(p.iterdir()):
-        if f.is_file() and (f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_json(f))):
-            found.append(f)
-    return found
+    def is_log(f: Path) -> bool:
+        return f.is_file() and (f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_json(f)))
+
+    found = [f for f in sorted(p.iterdir()) if is_log(f)]
+    if found:
+        return found
+    # inspect lists log folders recursively (list_eval_logs), so logs kept as logs/<model>/*.eval are one set
+    return [f for f in sorted(p.rglob("*")) if f.suffix in (".eval", ".json") and is_log(f)]
 
 
 def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Sequence[str] | None = None,
