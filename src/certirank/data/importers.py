@@ -47,6 +47,7 @@ _LM_EVAL_KEYS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "fil
 _INSPECT_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 # inspect names sample members samples/<id>_epoch_<n>.json; an id holding '/' ("test/12") puts it in a sub-folder
 _SAMPLE_MEMBER_RE = re.compile(r"^samples/.+_epoch_\d+\.json$")
+_INSPECT_NAME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T.*\.json$")
 _ZIP_ZSTANDARD = 93  # ZIP compression method id of Zstandard (APPNOTE 4.4.5)
 
 
@@ -314,8 +315,10 @@ def inspect_log_files(p: Path) -> list[Path]:
     found = [f for f in sorted(p.iterdir()) if is_log(f)]
     if found:
         return found
-    # inspect lists log folders recursively (list_eval_logs), so logs kept as logs/<model>/*.eval are one set
-    return [f for f in sorted(p.rglob("*")) if f.suffix in (".eval", ".json") and is_log(f)]
+    # inspect lists log folders recursively (list_eval_logs), so logs kept as logs/<model>/*.eval are one set; below
+    # the top only .json files named like inspect's logs (<timestamp>_<task>_<id>.json) are opened, so that a
+    # large tree of other JSON (a HELM suite) is not read just to tell its format
+    return [f for f in sorted(p.rglob("*")) if (f.suffix == ".eval" or _INSPECT_NAME_RE.match(f.name)) and is_log(f)]
 
 
 def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Sequence[str] | None = None,
