@@ -28,7 +28,7 @@ _ONEHOT = ("winner_model_a", "winner_model_b", "winner_tie")
 def _onehot_header(p: Path) -> bool:
     """A CSV whose header has model_a, model_b and the three winner_* columns (arena-human-preference-55k)."""
     try:
-        with open(p, encoding="utf-8", errors="replace") as fh:
+        with open(p, encoding="utf-8-sig", errors="replace") as fh:
             header = fh.readline()
     except OSError:
         return False
