@@ -45,7 +45,9 @@ _SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<date>\d{4}-\d{2}-\d{2}T
 _LM_EVAL_KEYS = frozenset({"doc_id", "doc", "target", "arguments", "resps", "filtered_resps", "filter", "metrics",
                            "doc_hash", "prompt_hash", "target_hash", "task_name", "task", "raw_resps"})
 _INSPECT_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
-_SAMPLE_MEMBER_RE = re.compile(r"^samples/[^/]+\.json$")
+# inspect names sample members samples/<id>_epoch_<n>.json; an id holding '/' ("test/12") puts it in a sub-folder
+_SAMPLE_MEMBER_RE = re.compile(r"^samples/.+_epoch_\d+\.json$")
+_INSPECT_NAME_RE = re.compile(r"^\d{4}-\d{2}-\d{2}T.*\.json$")
 _ZIP_ZSTANDARD = 93  # ZIP compression method id of Zstandard (APPNOTE 4.4.5)
 
 
@@ -93,8 +95,16 @@ def lm_eval_files(p: Path) -> list[_SamplesFile]:
     if direct:
         return direct
     nested: list[_SamplesFile] = []
+    bare = []
     for sub in sorted(d for d in p.iterdir() if d.is_dir()):
-        nested.extend(scan(sub))
+        found = scan(sub)
+        nested.extend(found)
+        if not found and any(sub.glob("results_*.json")):
+            bare.append(sub.name)
+    if nested and bare:
+        # reading the other models alone would leave these out of the ranking without a word
+        raise DataError(f"model folder(s) {', '.join(bare)} hold lm-eval results_*.json but no samples_*.jsonl; "
+                        "rerun lm_eval with --log_samples for them, or move them out of this folder", source=str(p))
     return nested
 
 
@@ -115,7 +125,7 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
         lm-eval filter whose lines to use (e.g. ``strict-match``). Default: ``none`` if present, else the
         only filter in the data; with several filters and no ``none``, pass one.
     task:
-        Restrict to these task name(s).
+        Restrict to these task name(s) (a list, or one text with commas: ``"gsm8k,arc_easy"``).
     score_range:
         Rescale scores from ``(lo, hi)`` to [0, 1].
     """
@@ -131,11 +141,11 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
         raise DataError("no lm-eval samples files found; expected <out>/<model>/samples_<task>_<date>.jsonl "
                         "(run lm_eval with --log_samples)", source=source)
     if task is not None:
-        wanted = {task} if isinstance(task, str) else set(task)
+        wanted = _names(task)
         tasks_found = sorted({f.task for f in files})
         files = [f for f in files if f.task in wanted]
-        if not files:
-            raise DataError(f"no samples for task(s) {', '.join(sorted(wanted))}; tasks found: "
+        if not wanted <= set(tasks_found):
+            raise DataError(f"no samples for task(s) {', '.join(sorted(wanted - set(tasks_found)))}; tasks found: "
                             f"{', '.join(tasks_found)}", source=source)
 
     from .readers import jsonl_records  # readers imports this module lazily too; keep the cycle at call time
@@ -151,7 +161,8 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
         raise DataError("the samples files contain no lines", source=source)
 
     # Filters and metrics differ between tasks (gsm8k logs strict-match/flexible-extract, arc logs none), so
-    # the defaults are chosen per task; an explicit filter= / metric= applies to every task.
+    # the defaults are chosen per task; an explicit filter= applies to every task that logged it (a task logged
+    # with one filter only, such as arc's 'none' beside gsm8k, keeps it: there is nothing to choose), metric= to all.
     task_of = [files[k].task for k, _, _ in records]
     filters_by_task: dict[str, list[str]] = {}
     for t, (_, _, r) in zip(task_of, records):
@@ -160,14 +171,28 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
         if name not in fl:
             fl.append(name)
     chosen_filter: dict[str, str] = {}
+    notes = []
+    if filter is not None and not any(filter in fl for fl in filters_by_task.values()):
+        if len(filters_by_task) == 1:
+            (t, fl), = filters_by_task.items()
+            raise DataError(f"filter {filter!r} not found for task {t!r}; its filters: {', '.join(fl)}", source=source)
+        logged = sorted({x for fl in filters_by_task.values() for x in fl})
+        raise DataError(f"filter {filter!r} not found in any task; filters logged: {', '.join(logged)}",
+                        source=source)
     for t, fl in filters_by_task.items():
-        if filter is not None:
-            if filter not in fl:
-                raise DataError(f"filter {filter!r} not found for task {t!r}; its filters: {', '.join(fl)}",
-                                source=source)
+        if filter is not None and filter in fl:
             chosen_filter[t] = filter
+        elif filter is not None and len(fl) == 1:
+            chosen_filter[t] = fl[0]
+            notes.append(f"lm-eval: task {t!r} was logged with filter {fl[0]!r} only; filter={filter} does not "
+                         "apply to it")
+        elif filter is not None:
+            raise DataError(f"filter {filter!r} not found for task {t!r}; its filters: {', '.join(fl)}",
+                            source=source)
         elif "none" in fl:
             chosen_filter[t] = "none"
+            if len(fl) > 1:
+                notes.append(f"lm-eval: task {t!r}: filter 'none' of {', '.join(fl)} (choose with filter=NAME)")
         elif len(fl) == 1:
             chosen_filter[t] = fl[0]
         else:
@@ -185,6 +210,9 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
             chosen_metric[t] = metric
         elif isinstance(listed, list) and listed:
             chosen_metric[t] = str(listed[0])
+            if len(listed) > 1:
+                notes.append(f"lm-eval: task {t!r}: metric {chosen_metric[t]!r}, the first of "
+                             f"{', '.join(map(str, listed))} (choose with metric=NAME)")
         else:
             numeric = _lm_eval_numeric_keys(rec)
             if not numeric:
@@ -219,15 +247,13 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
             have = _lm_eval_numeric_keys(rec)
             raise DataError(f"line has no metric {metric_t!r} (numeric metrics here: {', '.join(have) or 'none'})",
                             source=fsrc, row=line_no)
-        value = rec[metric_t]
-        if isinstance(value, bool):
-            value = float(value)
-        elif not isinstance(value, (int, float)) or value is None:
+        value = _lm_eval_value(rec[metric_t])
+        if value is None:
             have = _lm_eval_numeric_keys(rec)
-            raise DataError(f"metric {metric_t!r} is {_describe(value)}, not one number per document; choose "
+            raise DataError(f"metric {metric_t!r} is {_describe(rec[metric_t])}, not one number per document; choose "
                             f"another metric (numeric ones here: {', '.join(have) or 'none'})",
                             source=fsrc, row=line_no)
-        rows.append((f.model, f"{f.task}/{doc}" if several_tasks else doc, replicate_of[k], float(value)))
+        rows.append((f.model, f"{f.task}/{doc}" if several_tasks else doc, replicate_of[k], value))
         where.append((fsrc, line_no))
     frame = pd.DataFrame(rows, columns=["policy", "env", "replicate", "score"])
     frame["order"] = np.arange(len(frame), dtype="int64")
@@ -237,11 +263,29 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
     table.attrs.update({"format": "lm-eval", "file_type": "jsonl", "metric": dict(chosen_metric),
                         "filter": dict(chosen_filter),
                         "tasks": sorted({f.task for f in files})})
+    if notes:
+        table.attrs["notes"] = notes
     return table
 
 
+def _lm_eval_value(v: Any) -> float | None:
+    """One document's metric value as a number, or None if it is not one."""
+    if isinstance(v, (bool, int, float)):
+        return float(v)
+    # lm-eval writes values json cannot encode (numpy booleans and floats) with str(): "True", "0.5"
+    if isinstance(v, str):
+        t = v.strip()
+        if t in ("True", "False"):
+            return float(t == "True")
+        try:
+            return float(t)
+        except ValueError:
+            return None
+    return None
+
+
 def _lm_eval_numeric_keys(rec: dict[str, Any]) -> list[str]:
-    return [k for k, v in rec.items() if k not in _LM_EVAL_KEYS and isinstance(v, (int, float))]
+    return [k for k, v in rec.items() if k not in _LM_EVAL_KEYS and _lm_eval_value(v) is not None]
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -259,16 +303,22 @@ def is_inspect_json(p: Path) -> bool:
 
 
 def inspect_log_files(p: Path) -> list[Path]:
-    """inspect_ai logs in a folder (``*.eval``, and ``*.json`` files that are logs), or `p` itself."""
+    """inspect_ai logs in a folder (``*.eval``, and ``*.json`` files that are logs; if none, those in its
+    sub-folders), or `p` itself."""
     if p.is_file():
         return [p]
     if not p.is_dir():
         return []
-    found = []
-    for f in sorted(p.iterdir()):
-        if f.is_file() and (f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_json(f))):
-            found.append(f)
-    return found
+    def is_log(f: Path) -> bool:
+        return f.is_file() and (f.suffix == ".eval" or (f.suffix == ".json" and is_inspect_json(f)))
+
+    found = [f for f in sorted(p.iterdir()) if is_log(f)]
+    if found:
+        return found
+    # inspect lists log folders recursively (list_eval_logs), so logs kept as logs/<model>/*.eval are one set; below
+    # the top only .json files named like inspect's logs (<timestamp>_<task>_<id>.json) are opened, so that a
+    # large tree of other JSON (a HELM suite) is not read just to tell its format
+    return [f for f in sorted(p.rglob("*")) if (f.suffix == ".eval" or _INSPECT_NAME_RE.match(f.name)) and is_log(f)]
 
 
 def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Sequence[str] | None = None,
@@ -282,7 +332,7 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
     scorer:
         Name of the scorer whose value is the score. Default: in each log, the scorer of its first sample.
     task:
-        Restrict to these task name(s).
+        Restrict to these task name(s) (a list, or one text with commas: ``"gsm8k,arc_easy"``).
     score_range:
         Rescale scores from ``(lo, hi)`` to [0, 1].
 
@@ -300,12 +350,12 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
         raise DataError("no inspect_ai logs (*.eval, *.json) in this folder", source=source)
     parsed = [_read_inspect_log(f) for f in logs]
     if task is not None:
-        wanted = {task} if isinstance(task, str) else set(task)
+        wanted = _names(task)
         found = sorted({t for _, t, _, _ in parsed})
         parsed = [x for x in parsed if x[1] in wanted]
-        if not parsed:
-            raise DataError(f"no logs for task(s) {', '.join(sorted(wanted))}; tasks found: {', '.join(found)}",
-                            source=source)
+        if not wanted <= set(found):
+            raise DataError(f"no logs for task(s) {', '.join(sorted(wanted - set(found)))}; tasks found: "
+                            f"{', '.join(found)}", source=source)
     several_tasks = len({t for _, t, _, _ in parsed}) > 1
 
     rows = []
@@ -313,11 +363,12 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
     skipped = 0
     next_replicate: dict[tuple[str, str], int] = {}
     scorers_used: dict[str, str | None] = {}
+    chosen_among: dict[str, list[str]] = {}  # default scorer -> the scorers it was picked from
     for model, task_name, samples, fsrc in parsed:
         offset = next_replicate.get((model, task_name), 0)
         max_epoch = 0
         # Different tasks use different scorers, so the default is the first scorer of each log.
-        log_scorer = scorer
+        log_scorer, key = scorer, None
         seen: dict[tuple[str, int], str] = {}
         for member, s in samples:
             sid = s.get("id")
@@ -337,6 +388,13 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
                                 source=f"{fsrc} {member}")
             if log_scorer is None and scores:
                 log_scorer = next(iter(scores))
+                if len(scores) > 1:
+                    chosen_among.setdefault(log_scorer, list(scores))
+            if scorer is not None and key is None and scorer not in scores and "/" in scorer:
+                # a scorer returning several values (a dict) is chosen as scorer=NAME/KEY
+                name, _, k = scorer.rpartition("/")
+                if name in scores:
+                    log_scorer, key = name, k
             if log_scorer is None or log_scorer not in scores:
                 if s.get("error"):
                     skipped += 1
@@ -347,12 +405,14 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
                 raise DataError(f"sample {sid!r} epoch {epoch} {what}", source=f"{fsrc} {member}")
             score = scores[log_scorer]
             value = score.get("value") if isinstance(score, dict) else score
+            if isinstance(value, dict):
+                value = _inspect_dict_value(value, key, sid, epoch, log_scorer, f"{fsrc} {member}")
             rows.append((model, f"{task_name}/{_label(sid)}" if several_tasks else _label(sid),
                          offset + epoch - 1, _inspect_value(value, sid, epoch, log_scorer, f"{fsrc} {member}")))
             where.append(f"{fsrc} {member} (sample {sid!r}, epoch {epoch})")
             max_epoch = max(max_epoch, epoch)
         next_replicate[(model, task_name)] = offset + max_epoch
-        scorers_used[fsrc] = log_scorer
+        scorers_used[fsrc] = log_scorer if key is None else f"{log_scorer}/{key}"
     if not rows:
         raise DataError("the log(s) contain no scored samples", source=source)
     frame = pd.DataFrame(rows, columns=["policy", "env", "replicate", "score"])
@@ -361,6 +421,12 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
     table.attrs.update({"format": "inspect", "file_type": "eval" if all(f.suffix == ".eval" for f in logs)
                         else "json", "scorer": scorers_used, "skipped_errors": skipped,
                         "tasks": sorted({t for _, t, _, _ in parsed})})
+    notes = [f"inspect: scorer {name!r}, the first of {', '.join(among)} (choose with scorer=NAME)"
+             for name, among in chosen_among.items()]
+    if skipped:
+        notes.append(f"inspect: {skipped} sample(s) that ended in an error (no score) left out")
+    if notes:
+        table.attrs["notes"] = notes
     stopped = [s for s in (inspect_early_stopping(f) for f in logs) if s is not None]
     if stopped:
         table.attrs["early_stopping"] = stopped
@@ -420,6 +486,17 @@ def _inspect_value(value: Any, sid: Any, epoch: int, scorer: str, where: str) ->
                     "or a number", source=where)
 
 
+def _inspect_dict_value(value: dict[str, Any], key: str | None, sid: Any, epoch: int, scorer: str,
+                        where: str) -> Any:
+    if key is None:
+        raise DataError(f"sample {sid!r} epoch {epoch}: score value {value!r} of scorer {scorer!r} holds several "
+                        f"values; choose one with scorer={scorer}/{next(iter(value), 'KEY')}", source=where)
+    if key not in value:
+        raise DataError(f"sample {sid!r} epoch {epoch}: scorer {scorer!r} gives no value {key!r} (its values: "
+                        f"{', '.join(map(str, value))})", source=where)
+    return value[key]
+
+
 def _read_inspect_log(p: Path) -> tuple[str, str, list[tuple[str, dict[str, Any]]], str]:
     """(model, task, [(member name, sample dict)], source) of one log file."""
     source = str(p)
@@ -455,7 +532,7 @@ def _read_inspect_log(p: Path) -> tuple[str, str, list[tuple[str, dict[str, Any]
         if not isinstance(header, dict) or not isinstance(header.get("eval"), dict):
             raise DataError(f"{header_name} has no 'eval' section", source=source)
         model, task = _eval_spec(header["eval"], f"{source} {header_name}")
-        # one member per sample and epoch, directly under samples/ (deeper entries are not samples)
+        # one member per sample and epoch (other entries under samples/ are not samples)
         members = [n for n in names if _SAMPLE_MEMBER_RE.match(n)]
         if not members:
             raise DataError("the log contains no samples (was it written with --no-log-samples?)", source=source)
@@ -534,6 +611,11 @@ def _validate_located(frame: pd.DataFrame, where: Sequence[Any], *, score_range:
         if isinstance(loc, tuple):
             raise DataError(_bare_message(err), source=loc[0], row=loc[1], column=column) from None
         raise DataError(_bare_message(err), source=loc, column=column) from None
+
+
+def _names(v: str | Sequence[str]) -> set[str]:
+    # --read-option task=a,b names several (task names hold no commas)
+    return {t.strip() for t in v.split(",") if t.strip()} if isinstance(v, str) else set(v)
 
 
 def _label(v: Any) -> str:

@@ -33,8 +33,16 @@ def run_folders(p: Path) -> list[Path]:
     return sorted(d for d in p.iterdir() if d.is_dir() and (d / _FILE).is_file())
 
 
+def suites(p: Path) -> list[Path]:
+    """The suite folders under ``benchmark_output`` or ``benchmark_output/runs`` (HELM's ``runs/<suite>/<run>``)."""
+    if not p.is_dir():
+        return []
+    base = p / "runs" if (p / "runs").is_dir() else p
+    return sorted(d for d in base.iterdir() if d.is_dir() and run_folders(d))
+
+
 def detect(p: Path) -> bool:
-    return bool(run_folders(p))
+    return bool(run_folders(p)) or bool(suites(p))
 
 
 def _json(f: Path) -> Any:
@@ -75,6 +83,13 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, stat: str =
          split: str = "test", perturbation: str | None = None) -> pd.DataFrame:
     source = str(p)
     runs = run_folders(p)
+    found = [] if runs else suites(p)
+    if found:
+        if len(found) > 1:
+            # runs of different suites may repeat a (scenario, model) run; which one is meant is the user's call
+            raise DataError(f"holds {len(found)} HELM suites ({', '.join(d.name for d in found)}); pass one suite "
+                            f"folder, e.g. {found[0]}", source=source)
+        runs = run_folders(found[0])
     if not runs:
         raise DataError(f"no HELM run here: expected a run folder holding {_FILE}, a folder of such run folders, "
                         f"or the {_FILE} file itself", source=source)
@@ -83,6 +98,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, stat: str =
     labels = {lab for (_, lab), _ in infos}
     rows: dict[str, list[Any]] = {"policy": [], "env": [], "replicate": [], "score": [], "run": []}
     where: list[tuple[Any, Any]] = []
+    lacking: dict[str, int] = {}  # run -> instances on the split without the stat
     for (model, lab), d in infos:
         f = d / _FILE
         fsrc = str(f)
@@ -91,23 +107,30 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, stat: str =
             raise DataError(f"expected a JSON list of per-instance records ({{instance_id, stats}}), got "
                             f"{type(data).__name__}", source=fsrc)
         available: set[str] = set()
+        splits: set[str] = set()
         n_before = len(rows["score"])
         for k, rec in enumerate(data, start=1):
             if not isinstance(rec, dict) or "instance_id" not in rec or not isinstance(rec.get("stats"), list):
                 raise DataError("expected an object with 'instance_id' and a 'stats' list", source=fsrc, row=k)
-            hit = None
+            hit, selected = None, False
             for s in rec["stats"]:
                 nm = s.get("name") if isinstance(s, dict) else None
                 if not isinstance(nm, dict):
                     raise DataError("a stat without a 'name' object ({name, split})", source=fsrc, row=k)
                 pert = nm.get("perturbation")
                 pert_name = pert.get("name") if isinstance(pert, dict) else None
+                if pert_name == want_pert and nm.get("name") == stat:
+                    splits.add(str(nm.get("split")))
                 if nm.get("split") != split or pert_name != want_pert:
                     continue
                 available.add(str(nm.get("name")))
+                selected = True
                 if nm.get("name") == stat:
                     hit = s
             if hit is None:
+                # perturbed copies and other splits are not this selection; an instance of it without the stat is
+                if selected:
+                    lacking[d.name] = lacking.get(d.name, 0) + 1
                 continue
             if "mean" not in hit:
                 raise DataError(f"stat {stat!r} has no 'mean'", source=fsrc, row=k)
@@ -120,10 +143,16 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, stat: str =
             where.append((f"{f.parent.name}/{_FILE}, record {k}", "mean"))
         if len(rows["score"]) == n_before:
             what = f"split {split!r}" + (f", perturbation {want_pert!r}" if want_pert else ", no perturbation")
+            if splits:
+                # many HELM scenarios are evaluated on the valid split only
+                raise DataError(f"no per-instance stat {stat!r} ({what}); it is logged on split(s) "
+                                f"{', '.join(sorted(splits))} (choose with --read-option split=NAME)", source=fsrc)
             avail = ", ".join(sorted(available)[:12]) or "none"
             raise DataError(f"no per-instance stat {stat!r} ({what}); stats available: {avail} (choose with "
                             "--read-option stat=NAME)", source=fsrc)
     notes = [f"helm: {len(runs)} run(s); stat {stat!r}, split {split!r}, "
              + (f"perturbation {want_pert!r}" if want_pert else "no perturbation")
              + "; train trials are replicates"]
+    notes += [f"helm: {n} instance(s) of {run} have no stat {stat!r} on this split; left out"
+              for run, n in lacking.items()]
     return finish(rows, where, source=source, score_range=score_range, notes=notes)

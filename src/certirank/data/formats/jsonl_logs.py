@@ -9,7 +9,8 @@
   ``data.correct`` (``field=`` picks another boolean/number field of ``data``) of item ``sample_id``;
   repeated matches of one sample are replicates. ``policy=`` overrides the model name.
 
-A folder of such files reads them all (one model per file for OpenAI evals).
+A folder of such files reads them all (one model per file for OpenAI evals); a folder holding none reads those in
+its sub-folders (the Every-Eval-Ever datastore's ``data/<benchmark>/<developer>/<model>/<uuid>.jsonl``).
 """
 
 from __future__ import annotations
@@ -30,9 +31,13 @@ _SUFFIXES = (".jsonl", ".ndjson", ".log")
 def _files(p: Path) -> list[Path]:
     if p.is_file():
         return [p]
-    if p.is_dir():
-        return sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in _SUFFIXES)
-    return []
+    if not p.is_dir():
+        return []
+    direct = sorted(f for f in p.iterdir() if f.is_file() and f.suffix.lower() in _SUFFIXES)
+    if direct:
+        return direct
+    # the Every-Eval-Ever datastore keeps one model per folder: data/<benchmark>/<developer>/<model>/<uuid>.jsonl
+    return sorted(f for f in p.rglob("*") if f.is_file() and f.suffix.lower() in _SUFFIXES)
 
 
 def _first_record(f: Path) -> Any:
@@ -96,14 +101,19 @@ def read_eee(p: Path, *, score_range: tuple[float, float] | None = None, score: 
         raise DataError(f"no record of evaluation {evaluation!r}; evaluations in the data: {', '.join(names)}",
                         source=source)
     evals = {r[3] for r in recs}
-    rows: dict[str, list[Any]] = {"policy": [], "env": [], "score": [], "evaluation": []}
+    rows: dict[str, list[Any]] = {"policy": [], "env": [], "replicate": [], "score": [], "evaluation": []}
     where = []
+    # a model may have several runs (one <uuid>.jsonl each): a sample's repeated records are replicates
+    count: dict[tuple[str, str], int] = {}
     for f, n, rec, name in recs:
         v = rec["evaluation"][score]
         x = outcome(v) if v is not None else None
         rows["policy"].append(str(rec["model_id"]))
         sid = str(rec["sample_id"])
-        rows["env"].append(sid if len(evals) == 1 else f"{name}/{sid}")
+        env = sid if len(evals) == 1 else f"{name}/{sid}"
+        rows["env"].append(env)
+        rows["replicate"].append(count.get((rows["policy"][-1], env), 0))
+        count[(rows["policy"][-1], env)] = rows["replicate"][-1] + 1
         rows["score"].append(v if x is None else x)
         rows["evaluation"].append(name)
         where.append((f"{f.name}, line {n}", f"evaluation.{score}"))
@@ -122,6 +132,8 @@ def read_openai_evals(p: Path, *, score_range: tuple[float, float] | None = None
         raise DataError("policy= names the model of a single log; this folder holds several", source=source)
     rows: dict[str, list[Any]] = {"policy": [], "env": [], "replicate": [], "score": []}
     where = []
+    # repeated runs of one eval by one model (several logs) continue the replicate count, as repeated matches do
+    count: dict[tuple[str, str], int] = {}
     for f in fs:
         fsrc = str(f)
         recs = jsonl_records(f)
@@ -131,7 +143,6 @@ def read_openai_evals(p: Path, *, score_range: tuple[float, float] | None = None
                             "--read-option policy=NAME", source=fsrc)
         fns = spec.get("completion_fns") if spec else None
         name = policy or ("+".join(map(str, fns)) if isinstance(fns, list) and fns else str(spec.get("run_id", f.stem)))
-        count: dict[str, int] = {}
         n_match = 0
         for n, rec in recs:
             if rec.get("type") != "match":
@@ -147,8 +158,8 @@ def read_openai_evals(p: Path, *, score_range: tuple[float, float] | None = None
             x = outcome(v) if v is not None else None
             rows["policy"].append(name)
             rows["env"].append(sid)
-            rows["replicate"].append(count.get(sid, 0))
-            count[sid] = count.get(sid, 0) + 1
+            rows["replicate"].append(count.get((name, sid), 0))
+            count[(name, sid)] = count.get((name, sid), 0) + 1
             rows["score"].append(v if x is None else x)
             where.append((f"{f.name}, line {n}", f"data.{field}"))
         if not n_match:
