@@ -11,6 +11,7 @@ import random
 import warnings
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from certirank.data.readers import load
@@ -362,3 +363,36 @@ def test_helm_instances_without_the_stat_are_noted_not_silently_dropped(tmp_path
     assert t.attrs["notes"][1:] == ["helm: 1 instance(s) of boolq:model=openai_gpt2 have no stat 'exact_match' on "
                                     "this split; left out"]
     assert len(load(tmp_path.parent / tmp_path.name / "boolq:model=meta_llama-7b").attrs["notes"]) == 1
+
+
+@pytest.mark.parametrize("name", ["results_2025-01-01T10-00-00.json", "results.json"])
+def test_lm_eval_results_file_alone_points_to_the_samples_folder(tmp_path, name):
+    model = tmp_path / "out" / "org__model-a"
+    model.mkdir(parents=True)
+    (model / name).write_text(json.dumps({"results": {"gsm8k": {"exact_match,strict-match": 0.5}},
+                                          "versions": {"gsm8k": 3}, "config": {"model": "hf"}}))
+    with pytest.raises(DataError, match=r"lm-eval's results file .*samples_<task>_<date>\.jsonl .*--log_samples"):
+        load(model / name)
+    # the folder holding only the summary (either name) says the same, rather than "not a folder of logs"
+    with pytest.raises(DataError, match="results_\\*.json but no samples_\\*.jsonl"):
+        load(tmp_path / "out")
+
+
+@pytest.mark.parametrize("orient, said", [("columns", "object of objects"), ("split", "'split' JSON")])
+def test_pandas_json_that_is_not_records_says_how_to_write_it(tmp_path, orient, said):
+    path = tmp_path / "scores.json"
+    pd.DataFrame({"policy": ["a", "b"], "env": ["e", "e"], "score": [1, 0]}).to_json(path, orient=orient)
+    with pytest.raises(DataError, match=f"{said}.*orient='records'"):
+        load(path)
+
+
+def test_eee_missing_score_names_the_file_and_line_once(tmp_path):
+    path = tmp_path / "run.jsonl"
+    recs = [{"schema_version": "instance_level_eval_0.2.1", "model_id": m, "evaluation_name": "gsm8k",
+             "sample_id": "s1", "evaluation": {"score": v}} for m, v in (("org/m1", 1.0), ("org/m2", None))]
+    _write_jsonl(path, recs)
+    with pytest.raises(DataError) as err:
+        load(path)
+    text = str(err.value)
+    assert text.startswith("run.jsonl, line 2, column 'evaluation.score': score is missing")
+    assert text.count("run.jsonl") == 1 and err.value.source == str(path)

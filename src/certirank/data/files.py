@@ -59,10 +59,27 @@ def read_frame(p: Path, file_type: str, *, sep: str | None = None) -> tuple[pd.D
         obj = _read_json(p)
         if isinstance(obj, dict) and "eval" in obj:
             raise DataError("this is an inspect_ai log; load it with format='inspect'", source=source)
+        if isinstance(obj, dict):
+            raise DataError(_json_object_hint(obj), source=source)
         if not isinstance(obj, list) or not all(isinstance(r, dict) for r in obj):
             raise DataError("expected a JSON array of records (one object per observation)", source=source)
         return pd.DataFrame.from_records(obj), 1
     raise ParameterError(f"unknown file type {file_type!r}")
+
+
+def _json_object_hint(obj: dict) -> str:
+    """What a JSON object (not an array of records) most likely is, and what to pass instead."""
+    if "results" in obj and ({"versions", "configs", "config", "n-shot"} & set(obj)):
+        # users pass the file they see first; the per-item scores sit beside it only with --log_samples
+        return ("this is lm-eval's results file (aggregate scores only); pass the folder holding its "
+                "samples_<task>_<date>.jsonl files (lm_eval --log_samples)")
+    if {"columns", "data"} <= set(obj):
+        return ("expected a JSON array of records, got pandas 'split' JSON; write it with "
+                "DataFrame.to_json(orient='records')")
+    if obj and all(isinstance(v, dict) for v in obj.values()):
+        return ("expected a JSON array of records, got an object of objects (pandas' default to_json); write it "
+                "with DataFrame.to_json(orient='records')")
+    return "expected a JSON array of records (one object per observation), got a JSON object"
 
 
 def _read_csv(p: Path, sep: str) -> pd.DataFrame:

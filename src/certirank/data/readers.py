@@ -141,7 +141,8 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
         return reader(p, score_range=score_range, **options)
 
     if p.is_dir():
-        if any(p.glob("results_*.json")) or any(p.glob("*/results_*.json")):
+        # results.json: lm-eval before 0.4.3 wrote the summary without a date
+        if any(p.glob("results*.json")) or any(p.glob("*/results*.json")):
             raise DataError("holds lm-eval results_*.json but no samples_*.jsonl; rerun lm_eval with --log_samples "
                             "(certirank needs one score per item)", source=source)
         raise DataError("is a folder, but not an lm-evaluation-harness --log_samples folder (expected "

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -68,7 +69,11 @@ def finish(rows: dict[str, list[Any]], where: Sequence[tuple[Any, Any]], *, sour
         loc, col = where[err.row]
         msg = _bare_message(err)
         if isinstance(loc, str):
-            raise DataError(f"{loc}: {msg}", source=source, column=col) from None
+            # a text location names its own file when several files feed one table: name the file once
+            where = loc if str(source) in loc or Path(str(source)).name in loc else f"{source}, {loc}"
+            err = DataError(msg, source=where, column=col)
+            err.source = source
+            raise err from None
         raise DataError(msg, source=source, row=loc, column=col) from None
     table.attrs["notes"] = list(notes)
     return table
