@@ -260,3 +260,18 @@ def test_policy_and_score_options_also_name_dataframe_columns():
     t = certirank.load(pd.DataFrame({"method": ["a", "b"], "env": ["x", "x"], "progress": [50, 100]}),
                        policy="method", score="progress", score_range=(0, 100))
     assert _scores(t) == {"a": [0.5], "b": [1.0]}
+
+
+def test_outcome_lists_properly_quoted_cells_load_without_a_stray_quote_note(tmp_path):
+    # what csv.writer / pandas write for a list of strings: the cell quoted, its quotes doubled
+    path = tmp_path / "ab.csv"
+    pd.DataFrame({"Task": ["stack", "stack"], "Method": ["pi0", "ours"],
+                  "Success/Failure": [json.dumps(["success", "failure", "success"]),
+                                      json.dumps(["success", "success", "failure"])]}).to_csv(path, index=False)
+    assert '""success""' in path.read_text()
+    t = certirank.load(path)
+    assert t.sort_values(["policy", "rollout"])["score"].tolist() == [1.0, 1.0, 0.0, 1.0, 0.0, 1.0]
+    assert not any("stray quote" in n for n in t.attrs["notes"])
+    # a quote that breaks the list is still tidied and said so
+    path.write_text('Task,Method,Success/Failure\nstack,pi0,"[True, False"", True]"\nstack,ours,"[True, True, True]"\n')
+    assert any("stray quote characters in the list cell ignored on line(s) 2" in n for n in certirank.load(path).attrs["notes"])

@@ -119,9 +119,13 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
         lists: list[str] = []
 
         def cut(m: re.Match[str]) -> str:
-            lists.append("[" + m.group(1) + "]")
-            if m.group(0).count('"') not in (0, 2) or '"' in m.group(1):
+            inner = m.group(1)
+            outer = m.group(0).count('"') - inner.count('"')
+            if outer == 2 and '"' not in inner.replace('""', ""):
+                inner = inner.replace('""', '"')  # a properly quoted CSV cell: its quotes were doubled
+            elif outer not in (0, 2) or '"' in inner:
                 tidied.append(n)
+            lists.append("[" + inner + "]")
             return f"\x00{len(lists) - 1}\x00"
 
         rest = _LIST_RE.sub(cut, line)
