@@ -275,3 +275,18 @@ def test_outcome_lists_properly_quoted_cells_load_without_a_stray_quote_note(tmp
     # a quote that breaks the list is still tidied and said so
     path.write_text('Task,Method,Success/Failure\nstack,pi0,"[True, False"", True]"\nstack,ours,"[True, True, True]"\n')
     assert any("stray quote characters in the list cell ignored on line(s) 2" in n for n in certirank.load(path).attrs["notes"])
+
+
+def test_percent_progress_cells_are_fractions_and_refuse_a_second_rescale(tmp_path):
+    path = tmp_path / "progress.csv"
+    path.write_text("policy,task,progress\npi0,a,50%\npi0,b,100%\nours,a,75 %\nours,b,0%\n")
+    t = certirank.load(path)
+    assert t.groupby("policy")["score"].mean().to_dict() == {"ours": 0.375, "pi0": 0.75}
+    assert any("50% = 0.5" in n for n in t.attrs["notes"])
+    with pytest.raises(DataError, match=r"row 2, column 'score': score '50%' is a percentage"):
+        certirank.load(path, score_range=(0, 100))
+    wide = tmp_path / "wide.csv"
+    wide.write_text("env,pi0,ours\n1,50%,80%\n2,100%,10%\n")
+    assert certirank.load(wide).groupby("policy")["score"].mean().round(3).to_dict() == {"ours": 0.45, "pi0": 0.75}
+    with pytest.raises(DataError, match="'50%' is not a number"):
+        certirank.load(wide, score_range=(0, 100))

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -64,6 +65,18 @@ _LAB_TRIAL = ("trial", "episode", "episode_ix", "seed", "rollout")
 # Outcome words in score cells (spreadsheets write TRUE/FALSE).
 _WORDS = {"true": 1.0, "yes": 1.0, "success": 1.0, "succeeded": 1.0, "pass": 1.0, "passed": 1.0,
           "false": 0.0, "no": 0.0, "failure": 0.0, "failed": 0.0, "fail": 0.0}
+_PERCENT = re.compile(r"\s*(\d+(?:\.\d+)?)\s*%\s*")
+
+
+def _cell_word(v: Any) -> Any:
+    """An outcome word (TRUE/FALSE, yes/no) or a percentage ("50%", spreadsheets' progress) as a number in [0, 1];
+    None for any other cell."""
+    if not isinstance(v, str):
+        return None
+    m = _PERCENT.fullmatch(v)
+    return float(m.group(1)) / 100.0 if m else _WORDS.get(v.strip().lower())
+
+
 # Row / policy labels of a spreadsheet's summary row, which is not an observation.
 _SUMMARY = frozenset({"total", "totals", "sum", "mean", "average", "avg", "overall", "success rate"})
 # Cells of a wide table that mean "not run".
@@ -278,7 +291,7 @@ def _from_frame(frame: pd.DataFrame, layout: str | None, *, source: str | None,
     else:
         frame = _file_aliases(frame, notes) if file_type != "dataframe" else frame
         if file_type != "dataframe":
-            frame = _file_cells(frame, source, row_offset, notes)
+            frame = _file_cells(frame, source, row_offset, notes, score_range)
         table = validate_table(frame, score_range=score_range, source=source, row_offset=row_offset)
     table.attrs["format"] = layout
     table.attrs["file_type"] = file_type
@@ -346,7 +359,8 @@ def _all_numbers(col: pd.Series) -> bool:
     return all(_is_blank(v) or _is_number(v) for v in col.tolist())
 
 
-def _file_cells(frame: pd.DataFrame, source: str | None, row_offset: int, notes: list[str]) -> pd.DataFrame:
+def _file_cells(frame: pd.DataFrame, source: str | None, row_offset: int, notes: list[str],
+                score_range: tuple[float, float] | None = None) -> pd.DataFrame:
     """Spreadsheet cells of a long file: TRUE/FALSE outcomes as 1/0; a totals row is refused."""
     if "policy" in frame.columns:
         names = frame["policy"].map(lambda v: "" if _is_missing(v) else str(v).strip().lower())
@@ -356,10 +370,16 @@ def _file_cells(frame: pd.DataFrame, source: str | None, row_offset: int, notes:
             raise DataError(f"{frame['policy'].iloc[i]!r} looks like a summary row, not a policy; delete it (each "
                             "row is one trial)", source=source, row=i + row_offset, column="policy")
     if "score" in frame.columns and not pd.api.types.is_numeric_dtype(frame["score"]):
-        words = frame["score"].map(lambda v: _WORDS.get(v.strip().lower()) if isinstance(v, str) else None)
+        words = frame["score"].map(_cell_word)
+        pct = np.flatnonzero(frame["score"].map(lambda v: isinstance(v, str) and bool(_PERCENT.fullmatch(v))))
+        if len(pct) and score_range is not None:
+            # "50%" is already a fraction of 1; rescaling it again by a range would shrink it silently
+            raise DataError(f"score {frame['score'].iloc[pct[0]]!r} is a percentage, read as a fraction of 1; drop "
+                            "--score-range (or write plain numbers in that range)", source=source,
+                            row=int(pct[0]) + row_offset, column="score")
         if words.notna().any():
             frame = frame.assign(score=frame["score"].where(words.isna(), words))
-            notes.append("score words read as outcomes (true/yes/success = 1, false/no/failure = 0)")
+            notes.append("score words read as outcomes (true/yes/success = 1, false/no/failure = 0, 50% = 0.5)")
     return frame
 
 
@@ -437,7 +457,9 @@ def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tupl
     present = np.zeros((n, len(pol_cols)), dtype=bool)
     for k, c in enumerate(pol_cols):
         col = frame[c]
-        vals = col.map(lambda v: _WORDS.get(v.strip().lower(), v) if isinstance(v, str) else v).to_numpy(dtype=object)
+        # with a score range a percentage is left as text (refused) rather than rescaled a second time
+        vals = col.map(lambda v: v if _cell_word(v) is None or (score_range is not None and _PERCENT.fullmatch(v))
+                       else _cell_word(v)).to_numpy(dtype=object)
         cells[:, k] = vals
         present[:, k] = [not _is_blank(v) for v in vals]
         for j in np.flatnonzero(present[:, k]):
