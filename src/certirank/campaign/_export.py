@@ -37,7 +37,9 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False) -> 
         rows = conn.execute("SELECT id, policy, trial, score, raw_score, payload, by, note, at FROM records WHERE "
                             "action = 'record' AND undone_by IS NULL ORDER BY id").fetchall()
     if camp.kind == "anyrank":
-        order = {p: i for i, p in enumerate(camp._names())}
+        # under codes, the configured order within a trial would tell which code is which policy
+        names = camp._names() if show else sorted(camp._names(), key=lambda p: camp._shown(p))
+        order = {p: i for i, p in enumerate(names)}
         draw = camp.config["engine"].get("environment_draw")
         data = sorted(rows, key=lambda r: (r[2], order[r[1]]))
         frame = pd.DataFrame({

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..errors import DataError, ParameterError, StateError
+from ..errors import CertirankError, DataError, ParameterError, StateError
 from . import _schema
 from ._audit import _AuditTrail
 from ._create import FORMAT, _Creation
@@ -62,7 +62,7 @@ class Campaign(_Creation, _AuditTrail):
     """
 
     # ------------------------------------------------------------------------------------------ opening
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, check_config: bool = True) -> None:
         self.path = Path(path)
         if not self.path.is_file():
             raise ParameterError(f"no campaign file {self.path} (create it with `certirank campaign init`)")
@@ -79,16 +79,31 @@ class Campaign(_Creation, _AuditTrail):
             self._conn.close()
             raise StateError(f"{self.path} has campaign schema version {version}; this certirank (version "
                              f"{__version__}) reads version {_schema.SCHEMA_VERSION}")
-        meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        try:
+            meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise StateError(f"{self.path}: cannot read the campaign's meta table ({exc}); the file is damaged")
+        lacking = [k for k in ("config", "config_sha256", "created_at") if not isinstance(meta.get(k), str)]
+        if lacking:
+            self._conn.close()
+            raise StateError(f"{self.path}: the meta table has no {', '.join(lacking)}; the file is damaged or was "
+                             "edited by hand")
         self._meta = meta
-        if _sha(meta["config"]) != meta["config_sha256"]:
+        # verify opens with check_config=False, so that a changed configuration is one of its failed checks
+        if check_config and _sha(meta["config"]) != meta["config_sha256"]:
             self._conn.close()
             raise StateError(f"{self.path}: the configuration does not match its checksum (config_sha256); it was "
                              "changed after init, so this campaign's guarantee no longer holds")
-        self.config: dict[str, Any] = json.loads(meta["config"])
-        self.kind: str = self.config["kind"]
+        try:
+            self.config: dict[str, Any] = json.loads(meta["config"])
+            self.kind: str = self.config["kind"]
+            self._engine_cls = engine_class(self.kind)
+        except (ValueError, KeyError, TypeError, CertirankError):
+            self._conn.close()
+            raise StateError(f"{self.path}: the stored configuration is not a campaign configuration; the file is "
+                             "damaged or was edited by hand") from None
         self.config_sha256: str = meta["config_sha256"]
-        self._engine_cls = engine_class(self.kind)
         self._engine: Any = None
         self._engine_id = -1
         codes = self.config.get("codes") or {}
@@ -148,11 +163,15 @@ class Campaign(_Creation, _AuditTrail):
     # ------------------------------------------------------------------------------------------ transactions
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
-        self._conn.execute("BEGIN")
         try:
+            self._conn.execute("BEGIN")
             yield self._conn
+        except sqlite3.DatabaseError as exc:  # a table dropped or damaged by hand: one line, not a traceback
+            raise StateError(f"{self.path}: cannot read the campaign ({exc}); run `certirank campaign verify`"
+                             ) from None
         finally:
-            self._conn.execute("COMMIT")
+            if self._conn.in_transaction:
+                self._conn.execute("COMMIT")
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -168,7 +187,7 @@ class Campaign(_Creation, _AuditTrail):
                 self._conn.execute("ROLLBACK")
             # the in-memory engine may hold the change that was just rolled back: reload it next time
             self._engine, self._engine_id = None, -1
-            if isinstance(exc, sqlite3.OperationalError):  # disk full, read-only file, lock timeout, ...
+            if isinstance(exc, sqlite3.DatabaseError):  # disk full, read-only file, lock timeout, ...
                 raise StateError(f"{self.path}: the write was not saved ({exc}); nothing changed") from None
             raise
 
@@ -215,7 +234,8 @@ class Campaign(_Creation, _AuditTrail):
         names = self._names()
         if text in self._name_of:
             return self._name_of[text]
-        if text in names:
+        # while blind, a name is refused like any unknown word: accepting it would print its code back
+        if text in names and not (self.blind and not self.unblinded):
             return text
         shown = ", ".join(self.policies)
         what = "policy or code" if self.blind else ("policy" if self.kind == "anyrank" else "model")
@@ -313,6 +333,9 @@ class Campaign(_Creation, _AuditTrail):
                 rid = 1 if top is None else top + 1
             else:
                 rid = _check_trial(replicate, "replicate")
+                if rid < 1:
+                    raise ParameterError("replicate must be 1 or more (replicates are numbered from 1, as `campaign "
+                                         "next` shows)")
                 old = conn.execute("SELECT id FROM records WHERE action = 'record' AND policy IS NULL AND trial = ? "
                                    "AND undone_by IS NULL", (rid,)).fetchone()
                 if old is not None:
@@ -328,6 +351,7 @@ class Campaign(_Creation, _AuditTrail):
         """(raw score as given, score in [0, 1] for the engine); None = the run could not be performed."""
         if score is None:
             return None, None
+        given = score.strip() if isinstance(score, str) else repr(score)  # quoted back as the operator wrote it
         if isinstance(score, str):
             text = score.strip().lower()
             if text in ("none", "na", "nan", "missing", "-", ""):
@@ -346,7 +370,7 @@ class Campaign(_Creation, _AuditTrail):
         rng = self.config.get("score_range")
         lo, hi = (0.0, 1.0) if rng is None else rng
         if not lo <= v <= hi:
-            raise ParameterError(f"score {score!r} is outside [{lo:g}, {hi:g}]"
+            raise ParameterError(f"score {given} is outside [{lo:g}, {hi:g}]"
                                  + ("" if rng is not None else " (declare another range with --score-range at init)"))
         if rng is None:
             return None, v
