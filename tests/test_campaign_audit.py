@@ -222,3 +222,33 @@ def test_page_api_refusals_are_json_one_liners(tmp_path, client_of):
     r = client.get("/api/next", params={"count": 0})
     assert r.status_code == 400 and "count must be a positive integer" in r.json()["error"]
     assert Campaign.open(db).log().entries == []
+
+
+def test_leaderboard_next_and_add_run_agree_after_an_undo(tmp_path):
+    c = Campaign.init(tmp_path / "lb.campaign", kind="leaderboard", models=["x", "y"])
+    run = pd.DataFrame([{"model": m, "item": f"i{k}", "score": 0.5} for m in "xy" for k in range(5)])
+    c.add_run(run)
+    c.add_run(run)
+    c.undo(1)
+    promised = c.next()[0].trial
+    assert promised == 3  # not 2: replicate 2 is recorded, and --replicate 2 would be refused
+    assert c.add_run(run).trial == promised
+
+
+def test_export_unblind_logs_who(tmp_path):
+    db = tmp_path / "b.campaign"
+    Campaign.init(db, ["a", "b"], blind=True, seed=2, n_max=10).close()
+    r = _cli("export", db, tmp_path / "out.csv", "--unblind", "--by", "pi")
+    assert r.exit_code == 0, r.output
+    last = Campaign.open(db).log().entries[-1]
+    assert (last.action, last.by) == ("unblind", "pi")
+
+
+def test_page_upload_refusal_names_the_uploaded_file(tmp_path, client_of):
+    db = tmp_path / "lb.campaign"
+    Campaign.init(db, kind="leaderboard", models=["x", "y"]).close()
+    body = b"model,item,score\nx,i0,1\ny,i0,1\nz,i0,1\n"
+    r = client_of(db).post("/api/add-run", files={"file": ("night-run.csv", body, "text/csv")}, headers=AUTH)
+    assert r.status_code == 400 and "night-run.csv: unknown model(s)" in r.text
+    assert "certirank-upload" not in r.text  # the server's temporary copy is not the operator's business
+    assert Campaign.open(db).log().entries == []

@@ -14,7 +14,7 @@ from ._util import _environment
 from .results import ExportResult
 
 
-def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False) -> ExportResult:
+def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by: str | None = None) -> ExportResult:
     """Write the long table of live records (CSV or Parquet, atomically).
 
     AnyRank: ``policy, trial, score, environment, by, note, recorded_at, record_id`` sorted by trial then
@@ -30,7 +30,7 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False) -> 
     if suffix not in (".csv", ".parquet"):
         raise ParameterError(f"export writes .csv or .parquet, got {out.name!r}")
     if unblind:
-        camp.unblind()
+        camp.unblind(by=by)
     with camp._read() as conn:
         camp._current(conn)
         show = camp._revealed or not camp.blind

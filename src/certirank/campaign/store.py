@@ -254,8 +254,7 @@ class Campaign(_Creation, _AuditTrail):
             raise ParameterError(f"count must be a positive integer, got {count!r}")
         if self.kind == "leaderboard":
             with self._read() as conn:
-                eng = self._current(conn)
-                return [Suggestion(policy=None, trial=eng.replicates + 1, kind="replicate")]
+                return [Suggestion(policy=None, trial=self._next_replicate(conn), kind="replicate")]
         with self._write() as conn:
             eng = self._current(conn)
             need = eng.needed()
@@ -329,8 +328,7 @@ class Campaign(_Creation, _AuditTrail):
             eng = self._current(conn)
             payload = eng.canonical_panel(panel, source)
             if replicate is None:
-                top = conn.execute("SELECT max(trial) FROM records WHERE action = 'record'").fetchone()[0]
-                rid = 1 if top is None else top + 1
+                rid = self._next_replicate(conn)
             else:
                 rid = _check_trial(replicate, "replicate")
                 if rid < 1:
@@ -346,6 +344,13 @@ class Campaign(_Creation, _AuditTrail):
             row = self._append(conn, row)
             self._save_checkpoint(conn, eng, row)
         return self._as_record(row)
+
+    @staticmethod
+    def _next_replicate(conn: sqlite3.Connection) -> int:
+        # one rule for `next` and add-run's default (they disagreed after an undo): after every number ever
+        # recorded, so an undone replicate's number is reused only when asked for with --replicate
+        top = conn.execute("SELECT max(trial) FROM records WHERE action = 'record'").fetchone()[0]
+        return 1 if top is None else int(top) + 1
 
     def _check_score(self, score: Any) -> tuple[float | None, float | None]:
         """(raw score as given, score in [0, 1] for the engine); None = the run could not be performed."""
@@ -472,16 +477,17 @@ class Campaign(_Creation, _AuditTrail):
             return self._current(conn).result()
 
     # ------------------------------------------------------------------------------------------ export
-    def export(self, out: str | os.PathLike[str], *, unblind: bool = False) -> ExportResult:
+    def export(self, out: str | os.PathLike[str], *, unblind: bool = False, by: str | None = None) -> ExportResult:
         """Write the long table of live records (CSV or Parquet, atomically); see :func:`._export.export`.
 
         AnyRank: ``policy, trial, score, environment, by, note, recorded_at, record_id`` sorted by trial then
         policy, so that ``certirank rank OUT`` replays it in trial order (``rank_command`` is the exact command
         line with this campaign's settings). Leaderboard: ``model, item, replicate, score``. In blind mode the
-        policies are written as codes unless ``unblind=True`` (which unblinds the campaign, see :meth:`unblind`).
+        policies are written as codes unless ``unblind=True`` (which unblinds the campaign, logged as ``by``, see
+        :meth:`unblind`).
         """
         from ._export import export
-        return export(self, out, unblind=unblind)
+        return export(self, out, unblind=unblind, by=by)
 
     def verify(self) -> VerifyReport:
         """Check the file end to end: SQLite integrity, the configuration lock, the hash chain, the undo marks,

@@ -248,11 +248,12 @@ def log_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
 
 @campaign_app.command("export")
 def export_cmd(db: Path = DB_ARG, out: Path = typer.Argument(..., help="OUT.csv or OUT.parquet."),
-               unblind: bool = typer.Option(False, "--unblind", help="Write policy names instead of blind codes."),
-               as_json: bool = JSON_OPT) -> None:
+               unblind: bool = typer.Option(False, "--unblind", help="Write policy names instead of blind codes "
+                                            "(unblinds the campaign, logged in the audit trail)."),
+               by: str | None = BY_OPT, as_json: bool = JSON_OPT) -> None:
     """Write the long table of live records; `certirank rank` on it gives the same certified result."""
     c = _open(db)
-    res = c.export(out, unblind=unblind)
+    res = c.export(out, unblind=unblind, by=by)
     emit(res, as_json, lambda r: console.print(f"Wrote {r.rows} rows to {r.path}. Replay: {r.rank_command}"))
 
 

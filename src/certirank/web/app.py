@@ -247,8 +247,11 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
                 try:
                     rec = camp.add_run(path, by=_field(form, "by"))
                 except CertirankError as exc:
-                    return after_write(request, form, camp, f"Not added: {exc}", "error", 400)
-                return after_write(request, form, camp, f"Added replicate #{rec.id}.", "ok", 200)
+                    # name the operator's file, not the server's temporary copy of it
+                    text = str(exc).replace(str(path), upload.filename or "the uploaded file")
+                    return after_write(request, form, camp, f"Not added: {text}", "error", 400)
+                return after_write(request, form, camp, f"Added replicate {rec.trial} (entry #{rec.id}).", "ok",
+                                   200)
         finally:
             _remove_tree(tmp)
 
