@@ -252,3 +252,14 @@ def test_page_upload_refusal_names_the_uploaded_file(tmp_path, client_of):
     assert r.status_code == 400 and "night-run.csv: unknown model(s)" in r.text
     assert "certirank-upload" not in r.text  # the server's temporary copy is not the operator's business
     assert Campaign.open(db).log().entries == []
+
+
+def test_next_json_says_why_there_is_nothing_to_run(tmp_path):
+    db = tmp_path / "d.campaign"
+    c = Campaign.init(db, ["a", "b"], n_max=60, alpha=0.1)
+    while c.next():
+        for s in c.next():
+            c.record(s.policy, s.trial, 1.0 if s.policy == "a" else 0.0)
+    out = json.loads(_cli("next", db, "--json").output)
+    assert out["suggestions"] == [] and out["done"] is True and out["termination"] == "complete ranking"
+    assert "complete ranking" in _text(_cli("next", db))

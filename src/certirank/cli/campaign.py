@@ -101,7 +101,10 @@ def next_cmd(db: Path = DB_ARG, count: int | None = typer.Option(None, "--count"
     c = _open(db)
     todo = c.next(count)
     if as_json:
-        emit({"path": str(db), "suggestions": [s.to_dict() for s in todo]}, True, lambda d: None)
+        # an empty list says nothing on its own: why (what the text's "Nothing to run" line says) goes with it
+        st = None if todo or c.kind != "anyrank" else c.status()
+        emit({"path": str(db), "suggestions": [s.to_dict() for s in todo], "done": bool(st and st.done),
+              "termination": st.termination if st else None}, True, lambda d: None)
         return
     if c.kind == "leaderboard":
         s = todo[0]
