@@ -263,3 +263,12 @@ def test_next_json_says_why_there_is_nothing_to_run(tmp_path):
     out = json.loads(_cli("next", db, "--json").output)
     assert out["suggestions"] == [] and out["done"] is True and out["termination"] == "complete ranking"
     assert "complete ranking" in _text(_cli("next", db))
+
+
+def test_export_never_overwrites_the_campaign_file(tmp_path):
+    db = tmp_path / "lab.csv"  # a campaign file may have any name
+    c = Campaign.init(db, ["a", "b"], n_max=10)
+    _fill(c, 1)
+    r = _cli("export", db, db)
+    assert r.exit_code == 2 and "is the campaign file itself" in _text(r)
+    assert Campaign.open(db).verify().ok and len(Campaign.open(db).records()) == 2

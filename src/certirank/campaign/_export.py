@@ -29,6 +29,10 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".parquet"):
         raise ParameterError(f"export writes .csv or .parquet, got {out.name!r}")
+    # a campaign named lab.csv would otherwise be replaced by its own export, history and all
+    db = camp.path.resolve()
+    if out.resolve() in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+        raise ParameterError(f"{out} is the campaign file itself; export to another file")
     if unblind:
         camp.unblind(by=by)
     with camp._read() as conn:
