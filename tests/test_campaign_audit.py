@@ -272,3 +272,14 @@ def test_export_never_overwrites_the_campaign_file(tmp_path):
     r = _cli("export", db, db)
     assert r.exit_code == 2 and "is the campaign file itself" in _text(r)
     assert Campaign.open(db).verify().ok and len(Campaign.open(db).records()) == 2
+
+
+def test_page_success_is_the_exact_top_of_an_odd_range(tmp_path, client_of):
+    db = tmp_path / "o.campaign"
+    Campaign.init(db, ["a", "b"], n_max=20, score_range=(0, 0.123456789)).close()
+    client = client_of(db)
+    page = client.get("/run", params={"token": "t0ken-t0ken"}).text
+    top = re.search(r'class="success" name="score" value="([^"]+)"', page).group(1)
+    r = client.post("/api/record", data={"policy": "a", "trial": "0", "score": top}, headers=AUTH)
+    assert r.status_code == 200
+    assert [x.score for x in Campaign.open(db).records()] == [1.0]

@@ -69,7 +69,13 @@ def campaign_view(camp: Any) -> dict[str, Any]:
             "svg": order_svg(names, [(r.better, r.worse) for r in rk.relations], captions=captions),
             "guarantee": rk.guarantee, "letters_note": LETTERS_NOTE,
             # the buttons and the partial field send raw scores, in the range declared at init
-            "score_lo": f"{lo:g}", "score_hi": f"{hi:g}"}
+            "score_lo": _exact(lo), "score_hi": _exact(hi)}
+
+
+def _exact(v: float) -> str:
+    # short when exact (10, not 10.0), else every digit: a rounded top of the range would be refused as outside it
+    short = f"{v:g}"
+    return short if float(short) == v else repr(float(v))
 
 
 def _budget_sentence(status: Any, total: int) -> str:
