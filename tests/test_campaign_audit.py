@@ -283,3 +283,19 @@ def test_page_success_is_the_exact_top_of_an_odd_range(tmp_path, client_of):
     r = client.post("/api/record", data={"policy": "a", "trial": "0", "score": top}, headers=AUTH)
     assert r.status_code == 200
     assert [x.score for x in Campaign.open(db).records()] == [1.0]
+
+
+def test_blind_export_command_lists_the_prior_in_code_order(tmp_path):
+    names = ["zetapol", "alphapol", "midpol"]
+    for seed in range(20):
+        c = Campaign.init(tmp_path / f"p{seed}.campaign", names, blind=True, seed=seed, n_max=30,
+                          prior={"zetapol": 0.8, "alphapol": 0.5, "midpol": 0.2})
+        codes = [c.config["codes"][n] for n in names]
+        if codes != sorted(codes):
+            break
+    else:
+        pytest.skip("no seed gave codes out of the configured order")
+    cmd = c.export(tmp_path / "out.csv").rank_command
+    listed = re.search(r"--prior-means '([^']*)'", cmd).group(1).split(",")
+    assert [x.split("=")[0] for x in listed] == sorted(codes)
+    assert not any(n in cmd for n in names)

@@ -91,7 +91,9 @@ def _rank_command(camp: Any, out: Path, show: bool) -> str:
         # a campaign saved before the statistic option ran the mixture
         parts.append(f"--arms {r.get('arms', 'paired')} --statistic {r.get('statistic') or 'mixture'}")
     if r["prior"] is not None:
-        pairs = ",".join(f"{camp._shown(p, show)}={v!r}" for p, v in zip(r["policies"], r["prior"]))
+        # sorted, as everything under codes is: the configured order would tell which code is which policy
+        pairs = ",".join(sorted(f"{camp._shown(p, show)}={v!r}" for p, v in zip(r["policies"], r["prior"])) if not show
+                         else [f"{p}={v!r}" for p, v in zip(r["policies"], r["prior"])])
         parts += [f"--prior-means '{pairs}'", f"--gamma {r['gamma']!r}"]
     return " ".join(parts)
 
