@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from certirank.campaign import Campaign
 from certirank.cli import app
-from certirank.errors import ParameterError
+from certirank.errors import ParameterError, StateError
 
 
 def _cli(*args):
@@ -299,3 +299,24 @@ def test_blind_export_command_lists_the_prior_in_code_order(tmp_path):
     listed = re.search(r"--prior-means '([^']*)'", cmd).group(1).split(",")
     assert [x.split("=")[0] for x in listed] == sorted(codes)
     assert not any(n in cmd for n in names)
+
+
+def test_blind_status_lists_rollouts_and_budget_in_code_order(tmp_path):
+    names = ["zetapol", "alphapol", "midpol"]
+    for seed in range(20):
+        db = tmp_path / f"s{seed}.campaign"
+        c = Campaign.init(db, names, blind=True, seed=seed, n_max=30)
+        codes = [c.config["codes"][n] for n in names]
+        if codes != sorted(codes):
+            break
+    else:
+        pytest.skip("no seed gave codes out of the configured order")
+    st = c.status()
+    assert list(st.rollouts) == sorted(codes) and list(st.remaining["per_policy"]) == sorted(codes)
+    out = _text(_cli("status", db))
+    assert "Rollouts recorded: " + ", ".join(f"{x} 0" for x in sorted(codes)) in out
+    assert "(" + ", ".join(f"{x} 30" for x in sorted(codes)) + ";" in out
+    c.next()
+    with pytest.raises(StateError) as info:
+        c.record(codes[0], 5, 1.0)
+    assert "needs: " + ", ".join(f"{x} 0" for x in sorted(codes)) + "." in str(info.value)

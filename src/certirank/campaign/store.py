@@ -302,7 +302,10 @@ class Campaign(_Creation, _AuditTrail):
                 need = eng.needed()
                 if (name, r) not in need and conn.execute("SELECT 1 FROM suggested WHERE policy = ? AND trial = ?",
                                                           (name, r)).fetchone() is None:
-                    shown = ", ".join(f"{self._shown(p)} {t}" for p, t in need[:6]) or "nothing"
+                    listed = [(t, self._shown(p)) for p, t in need]
+                    if self.blind:  # in code order, as `next` lists them: the engine's order would tell
+                        listed.sort()
+                    shown = ", ".join(f"{p} {t}" for t, p in listed[:6]) or "nothing"
                     raise StateError(f"{self._shown(name)} trial {r} was not suggested; the campaign needs: {shown}. "
                                      "Record it with --ahead (ahead=True) if it was run in advance on purpose")
             row = {"action": "record", "policy": name, "trial": r, "score": value, "raw_score": raw, "by": who,
@@ -447,8 +450,10 @@ class Campaign(_Creation, _AuditTrail):
             complete = len({tuple(sorted(e)) for e in res.edges}) == m * (m - 1) // 2 and not res.inconsistent
             termination, left = None, None
         ranking = res if show_names else relabel(res, self._code_of)
-        if left is not None and not show_names:
-            left["per_policy"] = {self._code_of[p]: v for p, v in left["per_policy"].items()}
+        if not show_names:  # in code order: the configured order would tell which code is which policy
+            rollouts = dict(sorted(rollouts.items()))
+            if left is not None:
+                left["per_policy"] = dict(sorted((self._code_of[p], v) for p, v in left["per_policy"].items()))
         return CampaignStatus(path=str(self.path), kind=self.kind, schema=STATUS_SCHEMA, blind=self.blind,
                               unblinded=bool(self.blind and show_names), ranking=ranking, rollouts=rollouts,
                               records=int(live), undone=int(undone), complete=complete, done=bool(eng.done),
