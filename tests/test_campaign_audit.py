@@ -82,6 +82,11 @@ def test_cli_texts_show_the_raw_score_and_negative_scores_are_arguments(tmp_path
     assert "score -2 by" in _text(r)
     r = _cli("record", db, "b", 0, "7")
     assert r.exit_code == 2 and "score 7 is outside [-5, 5]" in _text(r)
+    for typo in (("b", 0, "--ahaed", "1"), ("b", 0, "1", "--ahaed")):  # still named as an option
+        r = _cli("record", db, *typo)
+        assert r.exit_code == 2 and "no such option: --ahaed" in _text(r)
+    r = _cli("record", db, "b", 0, "1", "2")
+    assert r.exit_code == 2 and "unexpected extra argument(s): 2" in _text(r)
     r = _cli("record", db, "b", 0, "4")
     assert r.exit_code == 0
     r = _cli("undo", db)

@@ -134,8 +134,8 @@ def _range_text(c: Any) -> str:
 
 
 # unknown options pass through as arguments: a score of -2 in a declared range like -5,5 is not an option
-@campaign_app.command("record", context_settings={"ignore_unknown_options": True})
-def record_cmd(db: Path = DB_ARG, policy: str = typer.Argument(..., help="Policy name or blind code."),
+@campaign_app.command("record", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+def record_cmd(ctx: typer.Context, db: Path = DB_ARG, policy: str = typer.Argument(..., help="Policy name or blind code."),
                trial: int = typer.Argument(..., help="Trial index (from campaign next)."),
                score: str = typer.Argument(..., help="Score in [0, 1] (or the declared range); 'missing' if the "
                                            "run could not be performed."),
@@ -144,11 +144,25 @@ def record_cmd(db: Path = DB_ARG, policy: str = typer.Argument(..., help="Policy
                                           "advance)."),
                as_json: bool = JSON_OPT) -> None:
     """Record one rollout (one transaction; refused with the reason, and nothing changes, if it cannot count)."""
+    from ..errors import ParameterError
+    # what click let through for the sake of negative scores: a mistyped option is still named as one
+    stray = [w for w in (policy, score, *ctx.args) if w.startswith("-") and not _is_number(w)]
+    if stray or ctx.args:
+        what = f"no such option: {stray[0]}" if stray else f"unexpected extra argument(s): {' '.join(ctx.args)}"
+        raise ParameterError(f"{what} (see 'certirank campaign record --help')")
     c = _open(db)
     rec = c.record(policy, trial, score, by=by, note=note, ahead=ahead)
     emit(rec, as_json, lambda r: console.print(
         f"Recorded entry {r.id}: {r.policy} trial {r.trial} score {r.score_text}"
         + (f" by {r.by}" if r.by else "") + "."))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 @campaign_app.command("add-run")
