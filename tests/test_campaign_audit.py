@@ -155,7 +155,7 @@ def test_verify_fails_on_a_dropped_checkpoint_and_status_refuses_in_one_line(cam
 
 def test_verify_names_the_entry_edited_into_an_unknown_policy(camp):
     _edit(camp, "UPDATE records SET policy = 'zzz' WHERE id = 5")
-    rep = Campaign(camp, check_config=False).verify()
+    rep = Campaign(camp, _check_config=False).verify()
     failed = {ch.name: ch.detail for ch in rep.checks if not ch.ok}
     assert not rep.ok and "entry 5" in failed["hash chain"]
     assert "unknown policy 'zzz'" in failed["replay of the records equals the checkpoint"]

@@ -62,7 +62,7 @@ class Campaign(_Creation, _AuditTrail):
     """
 
     # ------------------------------------------------------------------------------------------ opening
-    def __init__(self, path: str | os.PathLike[str], *, check_config: bool = True) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, _check_config: bool = True) -> None:
         self.path = Path(path)
         if not self.path.is_file():
             raise ParameterError(f"no campaign file {self.path} (create it with `certirank campaign init`)")
@@ -90,8 +90,8 @@ class Campaign(_Creation, _AuditTrail):
             raise StateError(f"{self.path}: the meta table has no {', '.join(lacking)}; the file is damaged or was "
                              "edited by hand")
         self._meta = meta
-        # verify opens with check_config=False, so that a changed configuration is one of its failed checks
-        if check_config and _sha(meta["config"]) != meta["config_sha256"]:
+        # verify opens with _check_config=False, so that a changed configuration is one of its failed checks
+        if _check_config and _sha(meta["config"]) != meta["config_sha256"]:
             self._conn.close()
             raise StateError(f"{self.path}: the configuration does not match its checksum (config_sha256); it was "
                              "changed after init, so this campaign's guarantee no longer holds")

@@ -280,7 +280,7 @@ def verify_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
 
     Exit code 0 if every check passes, 1 if one fails."""
     from ..campaign import Campaign
-    c = Campaign(db, check_config=False)  # a changed configuration is a failed check (exit 1), not a refusal
+    c = Campaign(db, _check_config=False)  # a changed configuration is a failed check (exit 1), not a refusal
     rep = c.verify()
 
     def render(r: Any) -> None:
