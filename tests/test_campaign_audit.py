@@ -13,7 +13,7 @@ from typer.testing import CliRunner
 
 from certirank.campaign import Campaign
 from certirank.cli import app
-from certirank.errors import ParameterError, StateError
+from certirank.errors import DataError, ParameterError, StateError
 
 
 def _cli(*args):
@@ -325,3 +325,14 @@ def test_blind_status_lists_rollouts_and_budget_in_code_order(tmp_path):
     with pytest.raises(StateError) as info:
         c.record(codes[0], 5, 1.0)
     assert "needs: " + ", ".join(f"{x} 0" for x in sorted(codes)) + "." in str(info.value)
+
+
+def test_add_run_names_the_file_when_the_leaderboard_refuses_it(tmp_path):
+    c = Campaign.init(tmp_path / "lb.campaign", kind="leaderboard", models=["x", "y"])
+    full = pd.DataFrame([{"model": m, "item": f"i{k}", "score": 0.5} for m in "xy" for k in range(4)])
+    c.add_run(full)
+    full[full["item"] != "i3"].to_csv(tmp_path / "short.csv", index=False)
+    with pytest.raises(DataError) as info:
+        c.add_run(tmp_path / "short.csv")
+    assert str(info.value).startswith(str(tmp_path / "short.csv")) and "i3" in str(info.value)
+    assert len(c.records()) == 1
