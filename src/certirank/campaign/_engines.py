@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import DataError, ParameterError
+from ..errors import CertirankError, DataError, ParameterError
 from . import _blob
 
 KINDS = ("anyrank", "leaderboard")
@@ -201,8 +201,11 @@ class LeaderboardEngine:
         # happens before anything is written
         from ..methods.bbedge import Leaderboard
         probe = Leaderboard.from_json(self.board.to_json())
-        probe.add_replicate(pd.DataFrame(payload["scores"], index=payload["items"], columns=self.board.models),
-                            replicate=10**12)
+        try:
+            probe.add_replicate(pd.DataFrame(payload["scores"], index=payload["items"], columns=self.board.models),
+                                replicate=10**12)
+        except CertirankError as exc:  # the Leaderboard does not know the file: name it, as the checks above do
+            raise DataError(str(exc), source=source) from None
         return json.dumps(payload, separators=(",", ":"))
 
 

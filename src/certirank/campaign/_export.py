@@ -14,7 +14,7 @@ from ._util import _environment
 from .results import ExportResult
 
 
-def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False) -> ExportResult:
+def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by: str | None = None) -> ExportResult:
     """Write the long table of live records (CSV or Parquet, atomically).
 
     AnyRank: ``policy, trial, score, environment, by, note, recorded_at, record_id`` sorted by trial then
@@ -29,15 +29,21 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False) -> 
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".parquet"):
         raise ParameterError(f"export writes .csv or .parquet, got {out.name!r}")
+    # a campaign named lab.csv would otherwise be replaced by its own export, history and all
+    db = camp.path.resolve()
+    if out.resolve() in (db, Path(f"{db}-wal"), Path(f"{db}-shm")):
+        raise ParameterError(f"{out} is the campaign file itself; export to another file")
     if unblind:
-        camp.unblind()
+        camp.unblind(by=by)
     with camp._read() as conn:
         camp._current(conn)
         show = camp._revealed or not camp.blind
         rows = conn.execute("SELECT id, policy, trial, score, raw_score, payload, by, note, at FROM records WHERE "
                             "action = 'record' AND undone_by IS NULL ORDER BY id").fetchall()
     if camp.kind == "anyrank":
-        order = {p: i for i, p in enumerate(camp._names())}
+        # under codes, the configured order within a trial would tell which code is which policy
+        names = camp._names() if show else sorted(camp._names(), key=lambda p: camp._shown(p))
+        order = {p: i for i, p in enumerate(names)}
         draw = camp.config["engine"].get("environment_draw")
         data = sorted(rows, key=lambda r: (r[2], order[r[1]]))
         frame = pd.DataFrame({
@@ -85,7 +91,9 @@ def _rank_command(camp: Any, out: Path, show: bool) -> str:
         # a campaign saved before the statistic option ran the mixture
         parts.append(f"--arms {r.get('arms', 'paired')} --statistic {r.get('statistic') or 'mixture'}")
     if r["prior"] is not None:
-        pairs = ",".join(f"{camp._shown(p, show)}={v!r}" for p, v in zip(r["policies"], r["prior"]))
+        # sorted, as everything under codes is: the configured order would tell which code is which policy
+        pairs = ",".join(sorted(f"{camp._shown(p, show)}={v!r}" for p, v in zip(r["policies"], r["prior"])) if not show
+                         else [f"{p}={v!r}" for p, v in zip(r["policies"], r["prior"])])
         parts += [f"--prior-means '{pairs}'", f"--gamma {r['gamma']!r}"]
     return " ".join(parts)
 

@@ -13,16 +13,27 @@ def verify(camp: Any) -> VerifyReport:
     """Check the file end to end: SQLite integrity, the configuration lock, the hash chain, the undo marks,
     and that replaying the live records on a fresh engine gives exactly the checkpointed state."""
     checks: list[Check] = []
-    with camp._read() as conn:
-        ic = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
-        checks.append(Check("sqlite integrity_check", ic == ["ok"], "; ".join(ic[:3])))
-        checks.append(Check("configuration checksum", _sha(camp._meta["config"]) == camp.config_sha256,
-                            camp.config_sha256))
-        rows = conn.execute("SELECT id, action, policy, trial, score, raw_score, payload, target, by, note, "
-                            "ahead, at, undone_by, prev_hash, hash FROM records ORDER BY id").fetchall()
-        cp = conn.execute("SELECT last_id, head_hash, live_records, engine, state, state_sha256 FROM checkpoint"
-                          ).fetchone()
-        replayed = camp._replay(conn)
+    try:
+        with camp._read() as conn:
+            ic = [r[0] for r in conn.execute("PRAGMA integrity_check").fetchall()]
+            checks.append(Check("sqlite integrity_check", ic == ["ok"], "; ".join(ic[:3])))
+            checks.append(Check("configuration checksum", _sha(camp._meta["config"]) == camp.config_sha256,
+                                camp.config_sha256))
+            rows = conn.execute("SELECT id, action, policy, trial, score, raw_score, payload, target, by, note, "
+                                "ahead, at, undone_by, prev_hash, hash FROM records ORDER BY id").fetchall()
+            cp = conn.execute("SELECT last_id, head_hash, live_records, engine, state, state_sha256 FROM "
+                              "checkpoint").fetchone()
+            if cp is None:
+                raise CertirankError("the checkpoint table is empty")
+            try:
+                replayed, refused = camp._replay(conn), None
+            except (CertirankError, ValueError, TypeError, KeyError) as exc:
+                # a record edited into something the engine refuses: the hash chain below says which one
+                replayed, refused = None, f"the engine refuses a record: {exc}"
+    except CertirankError as exc:
+        # a dropped or emptied table is what verify is for: a failed check, not a crash
+        checks.append(Check("campaign tables readable", False, str(exc)))
+        return VerifyReport(path=str(camp.path), ok=False, records=0, checks=checks)
     keys = (*_HASHED, "undone_by", "prev_hash", "hash")
     recs = [dict(zip(keys, r)) for r in rows]
     prev, bad, expected_id = camp.config_sha256, [], 1
@@ -54,11 +65,15 @@ def verify(camp: Any) -> VerifyReport:
                         f"checkpoint at entry {cp[0]}, log head {last['id'] if last else 0}"))
     state = bytes(cp[4])
     checks.append(Check("checkpoint checksum", _sha(state) == cp[5], ""))
-    fresh = replayed.checkpoint()
     try:
-        diff = [] if fresh == state else camp._engine_cls.differences(state, fresh) or ["bytes"]
+        if replayed is None:
+            diff = [str(refused)]
+        else:
+            fresh = replayed.checkpoint()
+            diff = [] if fresh == state else camp._engine_cls.differences(state, fresh) or ["bytes"]
     except CertirankError as exc:
         diff = [str(exc)]
     checks.append(Check("replay of the records equals the checkpoint", not diff,
-                        ("differs in " + ", ".join(diff[:6])) if diff else f"{len(live)} live records replayed"))
+                        refused or (("differs in " + ", ".join(diff[:6])) if diff
+                                    else f"{len(live)} live records replayed")))
     return VerifyReport(path=str(camp.path), ok=all(c.ok for c in checks), records=len(live), checks=checks)

@@ -51,6 +51,15 @@ class Record(ResultMixin):
     def live(self) -> bool:
         return self.action == "record" and self.undone_by is None
 
+    @property
+    def score_text(self) -> str:
+        """The score as the operator gave it (the raw score with a declared range), 'missing' for a run that could
+        not be performed, '' for an entry without one (undo, unblinding, a leaderboard replicate)."""
+        if self.action != "record" or not self.policy:
+            return ""
+        return "missing" if self.score is None else format(self.raw_score if self.raw_score is not None
+                                                           else self.score, "g")
+
 
 @dataclass(frozen=True)
 class CampaignStatus(ResultMixin):

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from .. import __version__
-from ..errors import DataError, ParameterError, StateError
+from ..errors import CertirankError, DataError, ParameterError, StateError
 from . import _schema
 from ._audit import _AuditTrail
 from ._create import FORMAT, _Creation
@@ -62,7 +62,7 @@ class Campaign(_Creation, _AuditTrail):
     """
 
     # ------------------------------------------------------------------------------------------ opening
-    def __init__(self, path: str | os.PathLike[str]) -> None:
+    def __init__(self, path: str | os.PathLike[str], *, _check_config: bool = True) -> None:
         self.path = Path(path)
         if not self.path.is_file():
             raise ParameterError(f"no campaign file {self.path} (create it with `certirank campaign init`)")
@@ -79,16 +79,31 @@ class Campaign(_Creation, _AuditTrail):
             self._conn.close()
             raise StateError(f"{self.path} has campaign schema version {version}; this certirank (version "
                              f"{__version__}) reads version {_schema.SCHEMA_VERSION}")
-        meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        try:
+            meta = dict(self._conn.execute("SELECT key, value FROM meta").fetchall())
+        except sqlite3.DatabaseError as exc:
+            self._conn.close()
+            raise StateError(f"{self.path}: cannot read the campaign's meta table ({exc}); the file is damaged")
+        lacking = [k for k in ("config", "config_sha256", "created_at") if not isinstance(meta.get(k), str)]
+        if lacking:
+            self._conn.close()
+            raise StateError(f"{self.path}: the meta table has no {', '.join(lacking)}; the file is damaged or was "
+                             "edited by hand")
         self._meta = meta
-        if _sha(meta["config"]) != meta["config_sha256"]:
+        # verify opens with _check_config=False, so that a changed configuration is one of its failed checks
+        if _check_config and _sha(meta["config"]) != meta["config_sha256"]:
             self._conn.close()
             raise StateError(f"{self.path}: the configuration does not match its checksum (config_sha256); it was "
                              "changed after init, so this campaign's guarantee no longer holds")
-        self.config: dict[str, Any] = json.loads(meta["config"])
-        self.kind: str = self.config["kind"]
+        try:
+            self.config: dict[str, Any] = json.loads(meta["config"])
+            self.kind: str = self.config["kind"]
+            self._engine_cls = engine_class(self.kind)
+        except (ValueError, KeyError, TypeError, CertirankError):
+            self._conn.close()
+            raise StateError(f"{self.path}: the stored configuration is not a campaign configuration; the file is "
+                             "damaged or was edited by hand") from None
         self.config_sha256: str = meta["config_sha256"]
-        self._engine_cls = engine_class(self.kind)
         self._engine: Any = None
         self._engine_id = -1
         codes = self.config.get("codes") or {}
@@ -148,11 +163,15 @@ class Campaign(_Creation, _AuditTrail):
     # ------------------------------------------------------------------------------------------ transactions
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:
-        self._conn.execute("BEGIN")
         try:
+            self._conn.execute("BEGIN")
             yield self._conn
+        except sqlite3.DatabaseError as exc:  # a table dropped or damaged by hand: one line, not a traceback
+            raise StateError(f"{self.path}: cannot read the campaign ({exc}); run `certirank campaign verify`"
+                             ) from None
         finally:
-            self._conn.execute("COMMIT")
+            if self._conn.in_transaction:
+                self._conn.execute("COMMIT")
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -168,7 +187,7 @@ class Campaign(_Creation, _AuditTrail):
                 self._conn.execute("ROLLBACK")
             # the in-memory engine may hold the change that was just rolled back: reload it next time
             self._engine, self._engine_id = None, -1
-            if isinstance(exc, sqlite3.OperationalError):  # disk full, read-only file, lock timeout, ...
+            if isinstance(exc, sqlite3.DatabaseError):  # disk full, read-only file, lock timeout, ...
                 raise StateError(f"{self.path}: the write was not saved ({exc}); nothing changed") from None
             raise
 
@@ -215,7 +234,8 @@ class Campaign(_Creation, _AuditTrail):
         names = self._names()
         if text in self._name_of:
             return self._name_of[text]
-        if text in names:
+        # while blind, a name is refused like any unknown word: accepting it would print its code back
+        if text in names and not (self.blind and not self.unblinded):
             return text
         shown = ", ".join(self.policies)
         what = "policy or code" if self.blind else ("policy" if self.kind == "anyrank" else "model")
@@ -234,8 +254,7 @@ class Campaign(_Creation, _AuditTrail):
             raise ParameterError(f"count must be a positive integer, got {count!r}")
         if self.kind == "leaderboard":
             with self._read() as conn:
-                eng = self._current(conn)
-                return [Suggestion(policy=None, trial=eng.replicates + 1, kind="replicate")]
+                return [Suggestion(policy=None, trial=self._next_replicate(conn), kind="replicate")]
         with self._write() as conn:
             eng = self._current(conn)
             need = eng.needed()
@@ -283,7 +302,10 @@ class Campaign(_Creation, _AuditTrail):
                 need = eng.needed()
                 if (name, r) not in need and conn.execute("SELECT 1 FROM suggested WHERE policy = ? AND trial = ?",
                                                           (name, r)).fetchone() is None:
-                    shown = ", ".join(f"{self._shown(p)} {t}" for p, t in need[:6]) or "nothing"
+                    listed = [(t, self._shown(p)) for p, t in need]
+                    if self.blind:  # in code order, as `next` lists them: the engine's order would tell
+                        listed.sort()
+                    shown = ", ".join(f"{p} {t}" for t, p in listed[:6]) or "nothing"
                     raise StateError(f"{self._shown(name)} trial {r} was not suggested; the campaign needs: {shown}. "
                                      "Record it with --ahead (ahead=True) if it was run in advance on purpose")
             row = {"action": "record", "policy": name, "trial": r, "score": value, "raw_score": raw, "by": who,
@@ -309,10 +331,12 @@ class Campaign(_Creation, _AuditTrail):
             eng = self._current(conn)
             payload = eng.canonical_panel(panel, source)
             if replicate is None:
-                top = conn.execute("SELECT max(trial) FROM records WHERE action = 'record'").fetchone()[0]
-                rid = 1 if top is None else top + 1
+                rid = self._next_replicate(conn)
             else:
                 rid = _check_trial(replicate, "replicate")
+                if rid < 1:
+                    raise ParameterError("replicate must be 1 or more (replicates are numbered from 1, as `campaign "
+                                         "next` shows)")
                 old = conn.execute("SELECT id FROM records WHERE action = 'record' AND policy IS NULL AND trial = ? "
                                    "AND undone_by IS NULL", (rid,)).fetchone()
                 if old is not None:
@@ -324,10 +348,18 @@ class Campaign(_Creation, _AuditTrail):
             self._save_checkpoint(conn, eng, row)
         return self._as_record(row)
 
+    @staticmethod
+    def _next_replicate(conn: sqlite3.Connection) -> int:
+        # one rule for `next` and add-run's default (they disagreed after an undo): after every number ever
+        # recorded, so an undone replicate's number is reused only when asked for with --replicate
+        top = conn.execute("SELECT max(trial) FROM records WHERE action = 'record'").fetchone()[0]
+        return 1 if top is None else int(top) + 1
+
     def _check_score(self, score: Any) -> tuple[float | None, float | None]:
         """(raw score as given, score in [0, 1] for the engine); None = the run could not be performed."""
         if score is None:
             return None, None
+        given = score.strip() if isinstance(score, str) else repr(score)  # quoted back as the operator wrote it
         if isinstance(score, str):
             text = score.strip().lower()
             if text in ("none", "na", "nan", "missing", "-", ""):
@@ -346,7 +378,7 @@ class Campaign(_Creation, _AuditTrail):
         rng = self.config.get("score_range")
         lo, hi = (0.0, 1.0) if rng is None else rng
         if not lo <= v <= hi:
-            raise ParameterError(f"score {score!r} is outside [{lo:g}, {hi:g}]"
+            raise ParameterError(f"score {given} is outside [{lo:g}, {hi:g}]"
                                  + ("" if rng is not None else " (declare another range with --score-range at init)"))
         if rng is None:
             return None, v
@@ -418,8 +450,10 @@ class Campaign(_Creation, _AuditTrail):
             complete = len({tuple(sorted(e)) for e in res.edges}) == m * (m - 1) // 2 and not res.inconsistent
             termination, left = None, None
         ranking = res if show_names else relabel(res, self._code_of)
-        if left is not None and not show_names:
-            left["per_policy"] = {self._code_of[p]: v for p, v in left["per_policy"].items()}
+        if not show_names:  # in code order: the configured order would tell which code is which policy
+            rollouts = dict(sorted(rollouts.items()))
+            if left is not None:
+                left["per_policy"] = dict(sorted((self._code_of[p], v) for p, v in left["per_policy"].items()))
         return CampaignStatus(path=str(self.path), kind=self.kind, schema=STATUS_SCHEMA, blind=self.blind,
                               unblinded=bool(self.blind and show_names), ranking=ranking, rollouts=rollouts,
                               records=int(live), undone=int(undone), complete=complete, done=bool(eng.done),
@@ -448,16 +482,17 @@ class Campaign(_Creation, _AuditTrail):
             return self._current(conn).result()
 
     # ------------------------------------------------------------------------------------------ export
-    def export(self, out: str | os.PathLike[str], *, unblind: bool = False) -> ExportResult:
+    def export(self, out: str | os.PathLike[str], *, unblind: bool = False, by: str | None = None) -> ExportResult:
         """Write the long table of live records (CSV or Parquet, atomically); see :func:`._export.export`.
 
         AnyRank: ``policy, trial, score, environment, by, note, recorded_at, record_id`` sorted by trial then
         policy, so that ``certirank rank OUT`` replays it in trial order (``rank_command`` is the exact command
         line with this campaign's settings). Leaderboard: ``model, item, replicate, score``. In blind mode the
-        policies are written as codes unless ``unblind=True`` (which unblinds the campaign, see :meth:`unblind`).
+        policies are written as codes unless ``unblind=True`` (which unblinds the campaign, logged as ``by``, see
+        :meth:`unblind`).
         """
         from ._export import export
-        return export(self, out, unblind=unblind)
+        return export(self, out, unblind=unblind, by=by)
 
     def verify(self) -> VerifyReport:
         """Check the file end to end: SQLite integrity, the configuration lock, the hash chain, the undo marks,

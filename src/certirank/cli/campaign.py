@@ -101,7 +101,10 @@ def next_cmd(db: Path = DB_ARG, count: int | None = typer.Option(None, "--count"
     c = _open(db)
     todo = c.next(count)
     if as_json:
-        emit({"path": str(db), "suggestions": [s.to_dict() for s in todo]}, True, lambda d: None)
+        # an empty list says nothing on its own: why (what the text's "Nothing to run" line says) goes with it
+        st = None if todo or c.kind != "anyrank" else c.status()
+        emit({"path": str(db), "suggestions": [s.to_dict() for s in todo], "done": bool(st and st.done),
+              "termination": st.termination if st else None}, True, lambda d: None)
         return
     if c.kind == "leaderboard":
         s = todo[0]
@@ -120,7 +123,8 @@ def next_cmd(db: Path = DB_ARG, count: int | None = typer.Option(None, "--count"
     for s in todo:
         t.add_row(s.policy, str(s.trial), *([s.environment or ""] if has_env else []))
     console.print(t)
-    console.print(f"Then: certirank campaign record {db} POLICY TRIAL SCORE (score in "
+    console.print(f"Then: certirank campaign record {db} {'CODE' if c.blind and not c.unblinded else 'POLICY'} "
+                  "TRIAL SCORE (score in "
                   f"{_range_text(c)}; 'missing' if the run could not be performed)")
 
 
@@ -129,8 +133,9 @@ def _range_text(c: Any) -> str:
     return "[0, 1]" if rng is None else f"[{rng[0]:g}, {rng[1]:g}]"
 
 
-@campaign_app.command("record")
-def record_cmd(db: Path = DB_ARG, policy: str = typer.Argument(..., help="Policy name or blind code."),
+# unknown options pass through as arguments: a score of -2 in a declared range like -5,5 is not an option
+@campaign_app.command("record", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
+def record_cmd(ctx: typer.Context, db: Path = DB_ARG, policy: str = typer.Argument(..., help="Policy name or blind code."),
                trial: int = typer.Argument(..., help="Trial index (from campaign next)."),
                score: str = typer.Argument(..., help="Score in [0, 1] (or the declared range); 'missing' if the "
                                            "run could not be performed."),
@@ -139,12 +144,25 @@ def record_cmd(db: Path = DB_ARG, policy: str = typer.Argument(..., help="Policy
                                           "advance)."),
                as_json: bool = JSON_OPT) -> None:
     """Record one rollout (one transaction; refused with the reason, and nothing changes, if it cannot count)."""
+    from ..errors import ParameterError
+    # what click let through for the sake of negative scores: a mistyped option is still named as one
+    stray = [w for w in (policy, score, *ctx.args) if w.startswith("-") and not _is_number(w)]
+    if stray or ctx.args:
+        what = f"no such option: {stray[0]}" if stray else f"unexpected extra argument(s): {' '.join(ctx.args)}"
+        raise ParameterError(f"{what} (see 'certirank campaign record --help')")
     c = _open(db)
     rec = c.record(policy, trial, score, by=by, note=note, ahead=ahead)
     emit(rec, as_json, lambda r: console.print(
-        f"Recorded entry {r.id}: {r.policy} trial {r.trial} score "
-        f"{'missing' if r.score is None else format(r.raw_score if r.raw_score is not None else r.score, 'g')}"
+        f"Recorded entry {r.id}: {r.policy} trial {r.trial} score {r.score_text}"
         + (f" by {r.by}" if r.by else "") + "."))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
 
 
 @campaign_app.command("add-run")
@@ -181,15 +199,18 @@ def _render_status(st: Any) -> None:
         from .rank import render_anyrank
         render_anyrank(st.ranking, title=f"{st.path}: certified ranking after {st.records} rollouts"
                        + (" (blind codes)" if st.blind and not st.unblinded else ""), full=False)
+        # recorded, not used: rollouts run ahead (or not yet paired) count here but not in the table's trials
+        console.print("Rollouts recorded: " + ", ".join(f"{p} {n}" for p, n in st.rollouts.items()) + ".")
         rem = st.remaining
         if st.complete:
             console.print("Every pair is decided: you can stop.")
         elif st.done:
             console.print(f"The campaign has stopped ({st.termination}); the open pairs stay undecided.")
         else:
-            console.print(f"{rem['open_pairs']} pair(s) open. To finish: at most {rem['total']} more paired trials "
+            # rollouts, not paired trials: the per-policy numbers add up to the total (status.remaining's meaning)
+            console.print(f"{rem['open_pairs']} pair(s) open. To finish: at most {rem['total']} more rollouts "
                           "(" + ", ".join(f"{p} {n}" for p, n in rem["per_policy"].items() if n) + f"; n_max = "
-                          f"{rem['n_max']} per comparison).")
+                          f"{rem['n_max']} paired trials per comparison).")
     else:
         res = st.ranking
         t = Table(title=f"{st.path}: {res.method}, {res.replicates} replicate(s), alpha = {res.alpha:g}")
@@ -215,7 +236,7 @@ def undo_cmd(db: Path = DB_ARG, record_id: int | None = typer.Argument(None, hel
     rec = c.undo(record_id, by=by, note=note)
     emit(rec, as_json, lambda r: console.print(
         f"Undid entry {r.id}"
-        + (f" ({r.policy} trial {r.trial}, score {'missing' if r.score is None else format(r.score, 'g')})"
+        + (f" ({r.policy} trial {r.trial}, score {r.score_text})"
            if r.policy else f" (replicate {r.trial})") + f" as entry {r.undone_by}; the ranking is recomputed."))
 
 
@@ -232,8 +253,7 @@ def log_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
         for e in lg.entries:
             if e.action == "record":
                 what = "record" + (" (ahead)" if e.ahead else "") + (f", undone by {e.undone_by}" if e.undone_by else "")
-                sc = "missing" if e.score is None and e.policy else ("" if e.score is None else format(
-                    e.raw_score if e.raw_score is not None else e.score, "g"))
+                sc = e.score_text
             else:
                 what = f"undo {e.target}" if e.action == "undo" else e.action
                 sc = ""
@@ -245,11 +265,12 @@ def log_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
 
 @campaign_app.command("export")
 def export_cmd(db: Path = DB_ARG, out: Path = typer.Argument(..., help="OUT.csv or OUT.parquet."),
-               unblind: bool = typer.Option(False, "--unblind", help="Write policy names instead of blind codes."),
-               as_json: bool = JSON_OPT) -> None:
+               unblind: bool = typer.Option(False, "--unblind", help="Write policy names instead of blind codes "
+                                            "(unblinds the campaign, logged in the audit trail)."),
+               by: str | None = BY_OPT, as_json: bool = JSON_OPT) -> None:
     """Write the long table of live records; `certirank rank` on it gives the same certified result."""
     c = _open(db)
-    res = c.export(out, unblind=unblind)
+    res = c.export(out, unblind=unblind, by=by)
     emit(res, as_json, lambda r: console.print(f"Wrote {r.rows} rows to {r.path}. Replay: {r.rank_command}"))
 
 
@@ -258,7 +279,8 @@ def verify_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
     """Recompute everything from the records and compare (integrity, config lock, hash chain, checkpoint).
 
     Exit code 0 if every check passes, 1 if one fails."""
-    c = _open(db)
+    from ..campaign import Campaign
+    c = Campaign(db, _check_config=False)  # a changed configuration is a failed check (exit 1), not a refusal
     rep = c.verify()
 
     def render(r: Any) -> None:

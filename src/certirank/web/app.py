@@ -118,6 +118,14 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         return HTMLResponse(f'<div class="message error" role="alert">{_escape(exc.text)}</div>',
                             status_code=exc.status)
 
+    @app.exception_handler(CertirankError)
+    async def store_refused(request: Request, exc: CertirankError) -> Response:
+        # a refusal outside the record/undo forms (e.g. /api/next?count=0): the store's line, not a 500
+        return await refused(request, _Refused(400, str(exc)))
+
+    def wants_json(request: Request) -> bool:
+        return not is_htmx(request) and "application/json" in request.headers.get("accept", "")
+
     @app.get("/", include_in_schema=False)
     def home(request: Request) -> Response:
         with open_campaign() as camp:
@@ -194,12 +202,15 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
             try:
                 policy = _field(form, "policy", required=True)
                 trial = _int_field(form, "trial")
-                score = _float_field(form, "score")
+                # the store parses the text itself, so 'missing' and a declared range mean what they mean in the CLI
+                score = _field(form, "score", required=True)
                 rec = camp.record(policy, trial, score, by=_field(form, "by"), note=_field(form, "note"))
             except CertirankError as exc:
+                if wants_json(request):
+                    return JSONResponse({"error": str(exc)}, status_code=400)
                 return after_write(request, form, camp, f"Not recorded: {exc}", "error", 400)
-            text = f"Recorded #{rec.id}: {rec.policy}, trial {rec.trial}, score {rec.score:g}."
-            if not is_htmx(request) and "application/json" in request.headers.get("accept", ""):
+            text = f"Recorded #{rec.id}: {rec.policy}, trial {rec.trial}, score {rec.score_text}."
+            if wants_json(request):
                 return JSONResponse(rec.to_dict())
             return after_write(request, form, camp, text, "ok", 200)
 
@@ -213,7 +224,11 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
                 rid = None if raw in (None, "") else _int_field(form, "record_id")
                 rec = camp.undo(rid, by=_field(form, "by"))
             except CertirankError as exc:
+                if wants_json(request):
+                    return JSONResponse({"error": str(exc)}, status_code=400)
                 return after_write(request, form, camp, f"Not undone: {exc}", "error", 400)
+            if wants_json(request):
+                return JSONResponse(rec.to_dict())
             return after_write(request, form, camp, f"Undid record #{rec.id}.", "ok", 200)
 
     @app.post("/api/add-run", name="add_run")
@@ -232,8 +247,11 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
                 try:
                     rec = camp.add_run(path, by=_field(form, "by"))
                 except CertirankError as exc:
-                    return after_write(request, form, camp, f"Not added: {exc}", "error", 400)
-                return after_write(request, form, camp, f"Added replicate #{rec.id}.", "ok", 200)
+                    # name the operator's file, not the server's temporary copy of it
+                    text = str(exc).replace(str(path), upload.filename or "the uploaded file")
+                    return after_write(request, form, camp, f"Not added: {text}", "error", 400)
+                return after_write(request, form, camp, f"Added replicate {rec.trial} (entry #{rec.id}).", "ok",
+                                   200)
         finally:
             _remove_tree(tmp)
 
@@ -259,10 +277,6 @@ def _field(form: Any, name: str, *, required: bool = False) -> str | None:
 
 def _int_field(form: Any, name: str) -> int:
     return _number_field(form, name, int, "a whole number")
-
-
-def _float_field(form: Any, name: str) -> float:
-    return _number_field(form, name, float, "a number in [0, 1]")
 
 
 def _number_field(form: Any, name: str, kind: type, expected: str) -> Any:

@@ -57,6 +57,7 @@ def campaign_view(camp: Any) -> dict[str, Any]:
     if status.done:
         summary += f". Stopped: {status.termination}."
     names = [p.name for p in rk.policies]
+    lo, hi = camp.config.get("score_range") or (0.0, 1.0)
     captions = [f"{_mean(p.mean)}  {p.letters}" for p in rk.policies]
     return {"name": Path(status.path).name, "kind": status.kind,
             "kind_label": "leaderboard (BB-EDGE)" if leader else "policy ranking (AnyRank)",
@@ -66,7 +67,15 @@ def campaign_view(camp: Any) -> dict[str, Any]:
             "count_label": "replicates" if leader else "rollouts", "rows": rows, "pairs": pairs,
             "undecided": [f"{a} vs {b}" for a, b in rk.undecided], "decided": decided,
             "svg": order_svg(names, [(r.better, r.worse) for r in rk.relations], captions=captions),
-            "guarantee": rk.guarantee, "letters_note": LETTERS_NOTE}
+            "guarantee": rk.guarantee, "letters_note": LETTERS_NOTE,
+            # the buttons and the partial field send raw scores, in the range declared at init
+            "score_lo": _exact(lo), "score_hi": _exact(hi)}
+
+
+def _exact(v: float) -> str:
+    # short when exact (10, not 10.0), else every digit: a rounded top of the range would be refused as outside it
+    short = f"{v:g}"
+    return short if float(short) == v else repr(float(v))
 
 
 def _budget_sentence(status: Any, total: int) -> str:
@@ -77,5 +86,6 @@ def _budget_sentence(status: Any, total: int) -> str:
 
 
 def entry_rows(entries: Sequence[Any]) -> list[dict[str, Any]]:
-    """Audit-trail rows (records, undos, unblinding) as plain dicts, oldest first."""
-    return [e.to_dict() for e in entries]
+    """Audit-trail rows (records, undos, unblinding) as plain dicts, oldest first; ``shown_score`` is the score as
+    the CLI's log prints it (the raw score with a declared range, 'missing' for a run not performed)."""
+    return [{**e.to_dict(), "shown_score": e.score_text} for e in entries]
