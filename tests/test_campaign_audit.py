@@ -336,3 +336,22 @@ def test_add_run_names_the_file_when_the_leaderboard_refuses_it(tmp_path):
         c.add_run(tmp_path / "short.csv")
     assert str(info.value).startswith(str(tmp_path / "short.csv")) and "i3" in str(info.value)
     assert len(c.records()) == 1
+
+
+def test_read_only_page_shows_what_to_run_without_writing_the_file(tmp_path):
+    pytest.importorskip("fastapi")
+    from fastapi.testclient import TestClient
+
+    from certirank.web import create_app
+
+    db = tmp_path / "ro.campaign"
+    Campaign.init(db, ["a", "b", "c"], n_max=20).close()
+    before = db.read_bytes()
+    viewer = TestClient(create_app(db, read_only=True))
+    page = viewer.get("/run").text
+    shown = viewer.get("/api/next").json()
+    assert {s["policy"] for s in shown} == {"a", "b", "c"} and all(s["policy"] in page for s in shown)
+    # looking is not handing out: the file a read-only server may not write is left byte for byte
+    assert db.read_bytes() == before
+    with Campaign.open(db) as c:
+        assert [(s.policy, s.trial) for s in c.next(remember=False)] == [(s["policy"], s["trial"]) for s in shown]

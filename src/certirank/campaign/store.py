@@ -242,12 +242,14 @@ class Campaign(_Creation, _AuditTrail):
         raise ParameterError(f"unknown {what} {policy!r}; this campaign's {'codes' if self.blind else 'names'} "
                              f"are: {shown}")
 
-    def next(self, count: int | None = None) -> list[Suggestion]:
+    def next(self, count: int | None = None, *, remember: bool = True) -> list[Suggestion]:
         """The rollouts to run next: (policy or code, trial index, environment), at most ``count``.
 
         Only the current iteration is known in advance (what comes after depends on its outcomes), so fewer
         than ``count`` may be returned. Suggestions are remembered: a rollout handed out here is accepted by
         :meth:`record` even if other results have since moved the engine on. Empty when the campaign is done.
+        ``remember=False`` only looks (the file is not written): for viewers that cannot record anyway, e.g. a
+        read-only page, which must work on a file it may not write.
         """
         if count is not None and (isinstance(count, bool) or not isinstance(count, (int, np.integer))
                                   or count < 1):
@@ -255,16 +257,16 @@ class Campaign(_Creation, _AuditTrail):
         if self.kind == "leaderboard":
             with self._read() as conn:
                 return [Suggestion(policy=None, trial=self._next_replicate(conn), kind="replicate")]
-        with self._write() as conn:
+        with (self._write() if remember else self._read()) as conn:
             eng = self._current(conn)
             need = eng.needed()
             if self.blind:  # policy order would leak which code is which
                 need = sorted(need, key=lambda e: (e[1], self._code_of[e[0]]))
             if count is not None:
                 need = need[:int(count)]
-            at = _now()
-            conn.executemany("INSERT OR IGNORE INTO suggested (policy, trial, at) VALUES (?, ?, ?)",
-                             [(p, int(r), at) for p, r in need])
+            if remember:
+                conn.executemany("INSERT OR IGNORE INTO suggested (policy, trial, at) VALUES (?, ?, ?)",
+                                 [(p, int(r), _now()) for p, r in need])
             return [Suggestion(policy=self._shown(p), trial=int(r), environment=eng.environment(r)) for p, r in need]
 
     def record(self, policy: str, trial: int, score: float | None, *, by: str | None = None,

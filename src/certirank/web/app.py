@@ -85,7 +85,9 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
                 "message": None, **extra}
 
     def run_context(request: Request, camp: Any, message: dict[str, str] | None = None) -> dict[str, Any]:
-        suggestions = [] if camp.kind == "leaderboard" else [s.to_dict() for s in camp.next(count=None)]
+        # a server that cannot record only looks: it must work on a file it may not write
+        suggestions = ([] if camp.kind == "leaderboard"
+                       else [s.to_dict() for s in camp.next(count=None, remember=writable)])
         entries = [e for e in camp.log().entries if e.live]
         last = entry_rows(entries[-1:])[0] if entries else None
         return page_context(request, "run", camp, suggestions=suggestions, last=last, message=message)
@@ -192,7 +194,7 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     @app.get("/api/next", name="api_next")
     def api_next(count: int | None = None) -> Response:
         with open_campaign() as camp:
-            return JSONResponse([s.to_dict() for s in camp.next(count=count)])
+            return JSONResponse([s.to_dict() for s in camp.next(count=count, remember=writable)])
 
     @app.post("/api/record", name="record")
     async def record(request: Request) -> Response:
