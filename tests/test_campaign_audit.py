@@ -355,3 +355,16 @@ def test_read_only_page_shows_what_to_run_without_writing_the_file(tmp_path):
     assert db.read_bytes() == before
     with Campaign.open(db) as c:
         assert [(s.policy, s.trial) for s in c.next(remember=False)] == [(s["policy"], s["trial"]) for s in shown]
+
+
+def test_status_of_a_complete_campaign_says_it_once_and_that_you_can_stop(tmp_path):
+    db = tmp_path / "done.campaign"
+    with Campaign.init(db, ["a", "b"], n_max=50) as c:
+        for i in range(30):
+            if c.status().complete:
+                break
+            c.record("a", i, 1.0)
+            c.record("b", i, 0.0)
+        assert c.status().complete
+    out = _text(_cli("status", db))
+    assert out.count("Every pair is decided") == 1 and "You can stop" in out

@@ -202,8 +202,8 @@ def _render_status(st: Any) -> None:
         # recorded, not used: rollouts run ahead (or not yet paired) count here but not in the table's trials
         console.print("Rollouts recorded: " + ", ".join(f"{p} {n}" for p, n in st.rollouts.items()) + ".")
         rem = st.remaining
-        if st.complete:
-            console.print("Every pair is decided: you can stop.")
+        if st.complete:  # the ranking's text has just said that every pair is decided
+            console.print("You can stop: the ranking above is complete.")
         elif st.done:
             console.print(f"The campaign has stopped ({st.termination}); the open pairs stay undecided.")
         else:
