@@ -209,7 +209,7 @@ class BudgetStreams:
         bad = ((xa != 0) & (xa != 1)) | ((ya != 0) & (ya != 1))
         if bad.any():
             v = xa[bad][0] if ((xa[bad] != 0) & (xa[bad] != 1)).any() else ya[bad][0]
-            raise DataError(f"the exact budget test needs binary scores (0 or 1), got {v!r}; declare "
+            raise DataError(f"the exact budget test needs binary scores (0 or 1), got {float(v):g}; declare "
                             "binary only for success/failure data (partial progress: use the e-process)")
         t = self._t[sel] + 1
         if not self.extendable and (t > self.design.n_max).any():

@@ -154,6 +154,13 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
                         forward_fraction=forward_fraction, direction_split=direction_split, bettor=bettor,
                         metric=bins, transitive_closure=transitive_closure, default_nmax=max(arr.shape[0], 1),
                         budget=budget, arms=arms, concentration=concentration, statistic=statistic)
+    if setup.metric == "binary":  # refused before any test runs, naming what was declared
+        bad = np.argwhere(~np.isnan(arr) & (arr != 0.0) & (arr != 1.0))
+        if len(bad):
+            r, c = bad[0]
+            raise DataError(f"{len(bad)} score(s) are neither 0 nor 1 (first: {pols[c]} {arr[r, c]:g}); bins='binary' "
+                            "(--bins binary) declares success/failure data; for partial progress keep the default "
+                            "bins='progress'")
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     res = camp.result()
