@@ -368,3 +368,14 @@ def test_status_of_a_complete_campaign_says_it_once_and_that_you_can_stop(tmp_pa
         assert c.status().complete
     out = _text(_cli("status", db))
     assert out.count("Every pair is decided") == 1 and "You can stop" in out
+
+
+def test_blind_binary_campaign_refuses_a_partial_score_without_naming_the_policy(tmp_path):
+    db = tmp_path / "bb.campaign"
+    with Campaign.init(db, ["pi0", "octo"], metric="binary", n_max=50, blind=True, seed=1) as c:
+        code = c.next()[0].policy
+        with pytest.raises(ParameterError) as info:
+            c.record(code, 0, 0.5)
+        assert "declared binary" in str(info.value)
+        assert "pi0" not in str(info.value) and "octo" not in str(info.value)
+        assert c.records() == []

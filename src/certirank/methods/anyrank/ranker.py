@@ -225,9 +225,10 @@ class Ranker:
                 raise ParameterError(f"score is NaN for {name} trial {r}; pass None for a failed or impossible run")
             if not 0.0 <= v <= 1.0:
                 raise ParameterError(f"score must be in [0, 1] (or None for a failed run), got {score!r}")
-            # refused here, before the engine changes: the binary tests would fail on it half-way through
+            # refused here, before the engine changes: the binary tests would fail on it half-way through. No
+            # policy name in the message: a blind campaign passes this refusal on to the operator
             if self._setup.metric == "binary" and v not in (0.0, 1.0):
-                raise ParameterError(f"score {score!r} for {name} trial {r}: the scores were declared binary "
+                raise ParameterError(f"score {score!r} (trial {r}): the scores were declared binary "
                                      "(bins='binary'), so only 0 (failure) or 1 (success) is allowed")
         return self._index[name], r, v
 
