@@ -379,3 +379,15 @@ def test_blind_binary_campaign_refuses_a_partial_score_without_naming_the_policy
         assert "declared binary" in str(info.value)
         assert "pi0" not in str(info.value) and "octo" not in str(info.value)
         assert c.records() == []
+
+
+def test_leaderboard_add_run_out_of_range_score_does_not_suggest_score_range(tmp_path):
+    db = tmp_path / "lb.campaign"
+    run = tmp_path / "run1.csv"
+    run.write_text("model,item,score\nm1,i1,1.5\nm2,i1,0\nm1,i2,1\nm2,i2,0\n")
+    Campaign.init(db, kind="leaderboard", models=["m1", "m2"]).close()
+    r = _cli("add-run", db, run)
+    assert r.exit_code == 2
+    # the reader's "--score-range" hint is refused by a leaderboard campaign, so it must not be offered
+    assert _text(r) == (f"error: {run}, row 2, column 'score': score 1.5 is outside [0, 1] (a leaderboard campaign "
+                        "takes scores in [0, 1]; rescale the run's scores before add-run)")

@@ -160,11 +160,19 @@ class LeaderboardEngine:
         """
         import pandas as pd
 
-        from ..data.readers import load
+        from ..data.readers import _bare_message, load
         if isinstance(panel, pd.DataFrame) and not {"score"} & {str(c).lower() for c in panel.columns}:
             wide = panel.copy()
         else:
-            table = load(panel)
+            try:
+                table = load(panel)
+            except DataError as err:
+                if "--score-range" not in str(err):
+                    raise
+                # the reader's hint does not apply: a leaderboard campaign fixes its scores to [0, 1] at init
+                msg = _bare_message(err).split(" (pass score_range", 1)[0]
+                raise DataError(f"{msg} (a leaderboard campaign takes scores in [0, 1]; rescale the run's scores "
+                                "before add-run)", source=err.source, row=err.row, column=err.column) from None
             if table["env"].isna().any():
                 raise DataError("a replicate file needs an item column ('item' or 'env') to pair scores across "
                                 "models", source=source)
