@@ -396,3 +396,30 @@ def test_eee_missing_score_names_the_file_and_line_once(tmp_path):
     text = str(err.value)
     assert text.startswith("run.jsonl, line 2, column 'evaluation.score': score is missing")
     assert text.count("run.jsonl") == 1 and err.value.source == str(path)
+
+
+def _legacy_lm_eval_run(folder: Path, model_args: str, task: str, acc: list[int]) -> None:
+    """What lm-eval 0.4.0-0.4.2 wrote with --output_path FOLDER --log_samples: results.json, and the samples as
+    one pretty-printed JSON array in <model_args with '/' and '=' as '__'>_<task>.jsonl."""
+    folder.mkdir(parents=True)
+    (folder / "results.json").write_text(json.dumps(
+        {"results": {task: {"acc,none": sum(acc) / len(acc)}}, "configs": {task: {"task": task}},
+         "versions": {task: 1.0}, "config": {"model": "hf", "model_args": model_args}}, indent=2))
+    name = model_args.replace("/", "__").replace("=", "__") + f"_{task}.jsonl"
+    samples = [{"doc_id": i, "doc": {"question": "q"}, "target": 0, "arguments": [], "resps": [],
+                "filtered_resps": [], "acc": a, "acc_norm": 1 - a} for i, a in enumerate(acc)]
+    (folder / name).write_text(json.dumps(samples, indent=2))
+
+
+def test_lm_eval_0_4_0_layout_reads_the_array_samples_beside_results_json(tmp_path):
+    _legacy_lm_eval_run(tmp_path / "out" / "pythia", "pretrained=EleutherAI/pythia-160m,dtype=float16", "arc_easy",
+                        [1, 0, 1, 1])
+    _legacy_lm_eval_run(tmp_path / "out" / "gpt2", "pretrained=gpt2", "arc_easy", [0, 0, 1, 0])
+    t = load(tmp_path / "out")
+    assert t.attrs["format"] == "lm-eval"
+    # the model as the later layout names its folder; the metric chosen among several is said
+    assert t.groupby("policy")["score"].mean().to_dict() == {"EleutherAI__pythia-160m": 0.75, "gpt2": 0.25}
+    assert t.attrs["notes"] == ["lm-eval: task 'arc_easy': metric 'acc' of acc, acc_norm (choose with metric=NAME)"]
+    assert load(tmp_path / "out", metric="acc_norm").groupby("policy")["score"].mean()["gpt2"] == 0.75
+    one = load(tmp_path / "out" / "gpt2")
+    assert sorted(one["env"]) == ["0", "1", "2", "3"] and set(one["policy"]) == {"gpt2"}

@@ -76,14 +76,51 @@ def is_lm_eval_samples_file(p: Path) -> bool:
     return False
 
 
+def _legacy_tasks(folder: Path) -> list[str]:
+    """Task names of an lm-eval 0.4.0-0.4.2 summary in `folder` (``results.json`` or another ``*.json`` given as
+    ``--output_path``, with ``results`` and ``configs``), longest first; [] if there is none."""
+    tasks: set[str] = set()
+    for f in sorted(folder.glob("*.json")):
+        if f.stat().st_size > 50_000_000:  # a summary is small; do not parse a large data file to find out
+            continue
+        try:
+            obj = json.loads(f.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(obj, dict) and isinstance(obj.get("configs"), dict) and isinstance(obj.get("results"), dict):
+            tasks.update(map(str, obj["configs"]))
+    return sorted(tasks, key=lambda t: (-len(t), t))
+
+
+def _legacy_model(prefix: str) -> str:
+    """lm-eval 0.4.0-0.4.2 named samples files after ``--model_args`` with '/' and '=' written '__'
+    (``pretrained__org__name,dtype__float16``): the model is the ``pretrained`` (or ``model``) value, as the
+    later layout's folder name has it (``org__name``)."""
+    for part in prefix.split(","):
+        for key in ("pretrained__", "model__", "engine__", "path__"):
+            if part.startswith(key) and len(part) > len(key):
+                return part[len(key):]
+    return prefix
+
+
 def lm_eval_files(p: Path) -> list[_SamplesFile]:
-    """The samples files of an lm-eval output folder (``<out>``, ``<out>/<model>``) or a single samples file."""
+    """The samples files of an lm-eval output folder (``<out>``, ``<out>/<model>``) or a single samples file.
+
+    Also the layout of lm-eval 0.4.0-0.4.2: ``<model_args>_<task>.jsonl`` (a JSON array) beside ``results.json``.
+    """
     def scan(folder: Path) -> list[_SamplesFile]:
         found = []
         for f in sorted(folder.iterdir()):
             m = _SAMPLES_RE.match(f.name)
             if m and f.is_file():
                 found.append(_SamplesFile(f, folder.name, m.group("task"), m.group("date") or ""))
+        if found:
+            return found
+        tasks = _legacy_tasks(folder) if any(folder.glob("*.jsonl")) else []
+        for f in sorted(folder.glob("*.jsonl")):
+            task = next((t for t in tasks if f.name.endswith(f"_{t}.jsonl") and len(f.name) > len(t) + 7), None)
+            if task is not None and f.is_file():
+                found.append(_SamplesFile(f, _legacy_model(f.name[:-len(f"_{task}.jsonl")]), task, ""))
         return found
 
     if p.is_file():
@@ -152,7 +189,7 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
 
     records = []  # (file index, line number, record)
     for k, f in enumerate(files):
-        for line_no, rec in jsonl_records(f.path):
+        for line_no, rec in _samples_records(f.path, jsonl_records):
             if "doc_id" not in rec:
                 raise DataError("line has no 'doc_id'; not an lm-eval --log_samples line", source=str(f.path),
                                 row=line_no)
@@ -219,6 +256,9 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
                 raise DataError("found no per-sample metric in this line; pass metric=...",
                                 source=str(files[k].path), row=line_no)
             chosen_metric[t] = numeric[0]
+            if len(numeric) > 1:  # older logs list no metrics: the choice is ours, so say it
+                notes.append(f"lm-eval: task {t!r}: metric {numeric[0]!r} of {', '.join(numeric)} "
+                             "(choose with metric=NAME)")
 
     # Repeated runs of the same model and task are replicates, in date order.
     runs: dict[tuple[str, str], list[int]] = {}
@@ -266,6 +306,25 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
     if notes:
         table.attrs["notes"] = notes
     return table
+
+
+def _samples_records(p: Path, jsonl_records: Any) -> list[tuple[int, dict[str, Any]]]:
+    """(line or record number, sample) of a samples file: JSON lines, or the pretty-printed JSON array that
+    lm-eval 0.4.0-0.4.2 wrote under a .jsonl name (numbered by record)."""
+    if _SAMPLES_RE.match(p.name):  # samples_<task>_<date>.jsonl (0.4.3 on) is always JSON lines
+        return jsonl_records(p)
+    with open(p, encoding="utf-8", errors="replace") as fh:
+        head = fh.read(64).lstrip()
+    if not head.startswith("["):
+        return jsonl_records(p)
+    try:
+        arr = json.loads(p.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise DataError(f"not valid JSON ({exc}); expected lm-eval's array of samples (truncated file?)",
+                        source=str(p)) from None
+    if not isinstance(arr, list) or not all(isinstance(r, dict) for r in arr):
+        raise DataError("expected an array of sample objects", source=str(p))
+    return list(enumerate(arr, start=1))
 
 
 def _lm_eval_value(v: Any) -> float | None:
