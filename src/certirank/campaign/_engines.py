@@ -38,8 +38,11 @@ class AnyRankEngine:
         from ..methods.anyrank import Ranker
         # the budget's keyword is being renamed nmax -> n_max (issue 14); pass whichever this Ranker takes
         budget = "n_max" if "n_max" in inspect.signature(Ranker.__init__).parameters else "nmax"
+        options = dict(options)
+        if "metric" in options:  # the campaign's name for the Ranker's bins (kept in saved configurations)
+            options["bins"] = options.pop("metric")
         r = Ranker(policies, alpha=alpha, prior=prior, gamma=gamma, method=method, ties=ties, guarantee=guarantee,
-                   environments=environments, seed=seed, **{budget: n_max}, **dict(options))
+                   environments=environments, seed=seed, **{budget: n_max}, **options)
         snap = r.snapshot()
         return {"ranker": snap["config"], "environment_draw": snap["environment_draw"]}
 
