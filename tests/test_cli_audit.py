@@ -103,6 +103,15 @@ def test_shuffle_refuses_options_of_the_other_test(wide):
                    "--bettor does not apply with --shuffle")
 
 
+def test_compare_budget_options_need_a_budget(wide, binary):
+    _fails_cleanly(["compare", wide, "--a", "a", "--b", "c", "--extendable"], "--extendable", "--n-max")
+    _fails_cleanly(["compare", wide, "--a", "a", "--b", "c", "--arms", "independent"], "--arms", "--n-max")
+    _fails_cleanly(["compare", wide, "--a", "a", "--b", "c", "--arms", "both"], "unknown --arms 'both'")
+    out = json.loads(_ok(["compare", binary, "--a", "x", "--b", "y", "--bins", "binary", "--n-max", "80",
+                          "--extendable", "--arms", "independent", "--json"]))
+    assert out["arms"] == "independent" and "extendable" in out["test"]
+
+
 def test_rank_on_preferences_refuses_anyrank_options(prefs):
     _fails_cleanly(["rank", prefs, "--method", "bonferroni"], "--method", "preference data")
     _fails_cleanly(["rank", prefs, "--pairing", "by-order"], "--pairing", "preference data")

@@ -46,6 +46,13 @@ def compare_cmd(data: Path = DATA_ARG,
         from .rank import _refuse_with_shuffle
         _refuse_with_shuffle(bettor=bettor is not None, ties=ties != "allow", bins=bins != "progress",
                              n_max=n_max is not None, arms=arms != "paired", extendable=extendable)
+    elif n_max is None:
+        from .._validate import check_choice
+        from .rank import _refuse
+        arms = check_choice("--arms", arms, ("paired", "independent"))
+        # they shape the budget test, which needs a budget: without one they would be ignored without a word
+        _refuse("without --n-max (they shape the exact budget test: --bins binary --n-max N)",
+                arms=arms.strip().lower() != "paired", extendable=extendable)
     table, _, _ = read_input(data, format, score_range, read_option)
 
     def run(tab: Any, level: float) -> Any:
