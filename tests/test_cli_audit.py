@@ -96,6 +96,15 @@ def test_rank_statistic_and_arms_need_the_budget_test(wide, binary):
     assert "exact budget test" in out["statement"] and "Beta-mixture" in out["statement"]
 
 
+def test_rank_gamma_needs_a_prior_and_a_method_that_uses_it(wide):
+    _fails_cleanly(["rank", wide, "--gamma", "5"], "--gamma", "give a prior")
+    _fails_cleanly(["rank", wide, "--gamma", "5", "--prior-means", "a=0.1,b=0.5,c=0.9", "--method", "bonferroni"],
+                   "--gamma", "not bonferroni")
+    weak, strong = (json.loads(_ok(["rank", wide, "--prior-means", "a=0.1,b=0.5,c=0.9", "--gamma", g, "--json"]))
+                    for g in ("0.5", "5"))
+    assert weak["kind"] == strong["kind"] == "rank"
+
+
 def test_shuffle_refuses_options_of_the_other_test(wide):
     _fails_cleanly(["rank", wide, "--shuffle", "1", "--method", "bonferroni", "--ties", "assume_none"],
                    "--method, --ties do not apply with --shuffle")

@@ -84,6 +84,21 @@ def _check_budget_options(budget: str, bins: str, n_max: Optional[int], arms: st
                              "--budget final|extendable); this run uses the anytime e-process")
 
 
+def _check_gamma(method: str, gamma: float, has_prior: bool) -> None:
+    """--gamma weights the prior in two methods only; elsewhere, or with no prior, it would change nothing."""
+    from .._validate import check_choice, check_nonnegative
+    if check_nonnegative("gamma", gamma) == 1.0:
+        return
+    from ..errors import ParameterError
+    from ..methods.anyrank.config import METHODS
+    if check_choice("method", method, METHODS) not in ("anyrank", "weighted-bonferroni"):
+        raise ParameterError(f"--gamma (prior strength) applies to --method anyrank and weighted-bonferroni, not "
+                             f"{method}")
+    if not has_prior:
+        raise ParameterError("--gamma is the prior's strength: give a prior (--prior, --prior-means or "
+                             "--heldout-prior-rows)")
+
+
 @app.command("rank")
 def rank_cmd(data: Path = DATA_ARG,
              alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole ranking."),
@@ -143,6 +158,7 @@ def rank_cmd(data: Path = DATA_ARG,
         _refuse_with_shuffle(**anyrank_options)
     else:
         _check_budget_options(budget, bins, n_max, arms, statistic)
+        _check_gamma(method, gamma, prior is not None or prior_means is not None or heldout_prior_rows != 0)
     table, fmt, sr = read_input(data, format, score_range, read_option)
 
     if table.attrs.get("format") == "preferences":
