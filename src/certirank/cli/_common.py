@@ -275,11 +275,11 @@ def deprecated_alias(new_value: Any, old_value: Any, old: str, new: str, default
     """Resolve an option given under its old name (one release, with a warning on stderr)."""
     if old_value is None:
         return new_value
-    err_console.print(f"warning: {old} is deprecated and will be removed in certirank 0.3; use {new}",
-                      markup=False)
-    if new_value is not None and new_value != default:
+    if new_value is not None and new_value != default:  # before the warning: an error is one line
         from ..errors import ParameterError
         raise ParameterError(f"give {new} or its old spelling {old}, not both")
+    err_console.print(f"warning: {old} is deprecated and will be removed in certirank 0.3; use {new}",
+                      markup=False)
     return old_value
 
 

@@ -11,7 +11,7 @@ from rich.table import Table
 from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
                       SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, emit, group_columns, pairing_arg, read_input,
                       render_groups, render_shuffled, warn_order, warn_order_groups)
-from ._markdown import MARKDOWN_OPT, check_output_flags
+from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 
 
 @app.command("compare")
@@ -42,6 +42,17 @@ def compare_cmd(data: Path = DATA_ARG,
 
     pair = pairing_arg(pairing)
     cols = group_columns(group_by)
+    if shuffle is not None:
+        from .rank import _refuse_with_shuffle
+        _refuse_with_shuffle(bettor=bettor is not None, ties=ties != "allow", bins=bins != "progress",
+                             n_max=n_max is not None, arms=arms != "paired", extendable=extendable)
+    elif n_max is None:
+        from .._validate import check_choice
+        from .rank import _refuse
+        arms = check_choice("--arms", arms, ("paired", "independent"))
+        # they shape the budget test, which needs a budget: without one they would be ignored without a word
+        _refuse("without --n-max (they shape the exact budget test: --bins binary --n-max N)",
+                arms=arms.strip().lower() != "paired", extendable=extendable)
     table, _, _ = read_input(data, format, score_range, read_option)
 
     def run(tab: Any, level: float) -> Any:
@@ -57,15 +68,15 @@ def compare_cmd(data: Path = DATA_ARG,
         grouped = run_by_group(table, cols, run, alpha=alpha, alpha_across_groups=alpha_across_groups,
                                method="compare")
         warn_order_groups(table, cols)
-        emit(grouped, as_json, lambda r: render_groups(r, f"{data}: {a} vs {b} in {len(r.groups)} groups of "
-                                                       f"{', '.join(cols)}"))
+        title = f"{data}: {a} vs {b} in {len(grouped.groups)} groups of {', '.join(cols)}"
+        emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
     if shuffle is not None:
         from ..errors import ParameterError
         if pair != "by_row":
             raise ParameterError("--shuffle replays whole rows (paired by environment); not with --pairing by-order")
-        emit(run(table, alpha), as_json, lambda r: render_shuffled(
-            r, f"{data}: {a} vs {b}, shuffled replay (seed {shuffle}), tested without replacement"))
+        title = f"{data}: {a} vs {b}, shuffled replay (seed {shuffle}), tested without replacement"
+        emit_or_markdown(run(table, alpha), as_json, markdown, lambda r: render_shuffled(r, title), title=title)
         return
     warn_order(table)
     result = run(table, alpha)

@@ -48,8 +48,12 @@ def leaderboard_cmd(
     if plot is not None:
         from ..report.cli import check_plot_path
         check_plot_path(plot)
-    source, fmt, sr = read_input(data, format, score_range, read_option)
     cols = group_columns(group_by)
+    if cols is not None and (graph is not None or plot is not None):
+        from ..errors import ParameterError
+        raise ParameterError(f"{'--graph' if graph is not None else '--plot'} draws one confidence graph; it "
+                             "cannot be combined with --group-by")
+    source, fmt, sr = read_input(data, format, score_range, read_option)
     if cols is not None:
         from ..methods.groups import run_by_group
         grouped = run_by_group(source, cols, lambda tab, level: leaderboard(
@@ -81,6 +85,9 @@ def leaderboard_cmd(
         typer.echo(to_markdown(result, title=f"{data}: certified leaderboard ({result.method})"), nl=False)
         if graph is not None:
             typer.echo(f"\n```{'dot' if graph == 'dot' else 'mermaid'}\n{result.graph(graph)}```")
+    elif as_json and graph is not None:
+        # the graph text the table output prints belongs in the JSON too
+        emit({**result.to_dict(), "graph": {"format": graph, "text": result.graph(graph)}}, as_json, render)
     else:
         emit(result, as_json, render)
     if plot is not None:

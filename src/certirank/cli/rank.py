@@ -55,6 +55,50 @@ def render_preferences(res: Any, *, title: str, full: bool = False) -> None:
                            left=(0, 1), limit=None if full else MAX_ROWS))
 
 
+def _refuse_with_shuffle(**given: bool) -> None:
+    """--shuffle runs its own test (sampling without replacement); AnyRank's options would be dropped silently."""
+    _refuse("with --shuffle (a without-replacement test of the table's average, with its own bettor)", **given)
+
+
+def _refuse(where: str, **given: bool) -> None:
+    used = [f"--{k.replace('_', '-')}" for k, v in given.items() if v]
+    if used:
+        from ..errors import ParameterError
+        raise ParameterError(f"{', '.join(used)} {'does' if len(used) == 1 else 'do'} not apply {where}")
+
+
+def _check_budget_options(budget: str, bins: str, n_max: Optional[int], arms: str, statistic: Optional[str]) -> None:
+    """--arms and --statistic shape the exact budget test only; without it they would be ignored without a word."""
+    from .._validate import check_choice
+    from ..errors import ParameterError
+    from ..evidence.budget import check_statistic
+    from ..methods.anyrank.config import ARMS, BUDGETS, METRICS, _resolve_budget
+    if statistic is not None:
+        check_statistic(statistic)
+    check_choice("--arms", arms, ARMS)
+    resolved = _resolve_budget(check_choice("--budget", budget, BUDGETS), check_choice("--bins", bins, METRICS),
+                               n_max, None, live=False)
+    if resolved == "none" and (statistic is not None or arms.strip().lower() != "paired"):
+        what = "--statistic" if statistic is not None else "--arms"
+        raise ParameterError(f"{what} applies to the exact budget test only (--bins binary with --n-max N, or "
+                             "--budget final|extendable); this run uses the anytime e-process")
+
+
+def _check_gamma(method: str, gamma: float, has_prior: bool) -> None:
+    """--gamma weights the prior in two methods only; elsewhere, or with no prior, it would change nothing."""
+    from .._validate import check_choice, check_nonnegative
+    if check_nonnegative("gamma", gamma) == 1.0:
+        return
+    from ..errors import ParameterError
+    from ..methods.anyrank.config import METHODS
+    if check_choice("method", method, METHODS) not in ("anyrank", "weighted-bonferroni"):
+        raise ParameterError(f"--gamma (prior strength) applies to --method anyrank and weighted-bonferroni, not "
+                             f"{method}")
+    if not has_prior:
+        raise ParameterError("--gamma is the prior's strength: give a prior (--prior, --prior-means or "
+                             "--heldout-prior-rows)")
+
+
 @app.command("rank")
 def rank_cmd(data: Path = DATA_ARG,
              alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole ranking."),
@@ -105,6 +149,16 @@ def rank_cmd(data: Path = DATA_ARG,
         check_plot_path(plot)
     pair = pairing_arg(pairing)
     cols = group_columns(group_by)
+    anyrank_options = dict(method=method != "anyrank", prior=prior is not None, prior_means=prior_means is not None,
+                           gamma=gamma != 1.0, n_max=n_max is not None, ties=ties != "allow",
+                           guarantee=guarantee != "paper", heldout_prior_rows=heldout_prior_rows != 0,
+                           bins=bins != "progress", budget=budget != "auto", arms=arms != "paired",
+                           statistic=statistic is not None)
+    if shuffle is not None:
+        _refuse_with_shuffle(**anyrank_options)
+    else:
+        _check_budget_options(budget, bins, n_max, arms, statistic)
+        _check_gamma(method, gamma, prior is not None or prior_means is not None or heldout_prior_rows != 0)
     table, fmt, sr = read_input(data, format, score_range, read_option)
 
     if table.attrs.get("format") == "preferences":
@@ -115,6 +169,9 @@ def rank_cmd(data: Path = DATA_ARG,
                                  "policies and the preference of each battle)")
         if plot is not None:
             raise ParameterError("--plot draws score violins; preference data has no per-trial scores")
+        # the preference graph has its own test: AnyRank's options would be dropped without a word
+        _refuse("to preference data (the certified preference graph has its own test)", shuffle=shuffle is not None,
+                pairing=pair != "by_row", **anyrank_options)
         res = preference_graph(table, alpha)
         title = f"{data}: certified preference graph, {res.n_battles} battles (alpha = {res.alpha:g})"
         emit_or_markdown(res, as_json, markdown, lambda r: render_preferences(r, title=title, full=show_all),

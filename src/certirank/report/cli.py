@@ -19,6 +19,10 @@ def report_command(result: Path, *, html: Path, data: Path | None, title: str | 
 
     if html.suffix.lower() not in (".html", ".htm"):
         raise ParameterError(f"--html must name an .html file, got {str(html)!r}")
+    if not html.expanduser().parent.is_dir():
+        raise ParameterError(f"cannot write {html}: folder {html.expanduser().parent} does not exist")
+    if plot is not None:
+        check_plot_path(plot)  # before the page is written: a bad --plot would otherwise fail after it
     d = read_result(result)
     res = write_report(d, html, data=data, title=title, format=format, score_range=score_range,
                        source=str(result))

@@ -530,6 +530,9 @@ def html_report(result: Any, *, data: Any = None, title: str | None = None, form
     kind = detect_kind(d)
     if data is not None and kind in ("compose-test", "test-designs", "item-evaluation", "inspect"):
         raise ParameterError(f"--data adds nothing to a {kind} report (the test matrix is summarised already)")
+    if data is not None and kind not in KINDS:
+        # the generic page (check, validate, ...) has no score plot: the file would be ignored without a word
+        raise ParameterError(f"--data adds nothing to a {kind} report (it has no score plot)")
     name = {"rank": "Certified ranking", "demo": "Certified ranking (simulated demo)",
             "leaderboard": "Certified leaderboard", "baseline": "Baseline ranking", "compare": "Paired comparison",
             "simulate": "Simulation study", "compose-test": "Composed test", "test-designs": "Test-design evaluation",

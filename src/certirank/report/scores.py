@@ -112,6 +112,10 @@ def score_plot(data: Any, letters: Mapping[str, str] | None = None, *, means: Ma
     orientation = check_choice("orientation", orientation, ("auto", "vertical", "horizontal"))
     scores, averaged = _policy_scores(data, format=format, score_range=score_range)
     letters = dict(letters or {})
+    if letters and scores and not set(letters) & set(scores):
+        # a data file of other policies (the wrong --data) would draw its scores beside letters it never had
+        raise ParameterError(f"the data has none of the ranked policies ({', '.join(list(letters)[:5])}"
+                             f"{', ...' if len(letters) > 5 else ''}); pass the data the result was computed from")
     names = list(scores) + [n for n in letters if n not in scores]
     data_means = {n: (float(np.mean(scores[n])) if n in scores and scores[n].size else None) for n in names}
     if order is not None:
