@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from .._validate import check_alpha
+from .._validate import check_alpha, check_positive_int
 from ..errors import DataError, ParameterError, StateError
 from ._stopping import StoppingCore
 
@@ -62,9 +62,26 @@ def score_value(value: Any, *, scorer: str, sample: Any, epoch: int) -> float:
             v = math.nan
         if math.isfinite(v):
             return v
-    raise DataError(f"{where}: score value {value!r} is not C, I, P, N, yes/no, true/false or a number "
-                    "(for a scorer with several values, choose one with scorer='NAME' on a scorer that "
-                    "returns a single value)")
+    raise DataError(f"{where}: score value {value!r} is not C, I, P, N, yes/no, true/false or a number")
+
+
+def _number(name: str, value: Any) -> float:
+    # float("0.7") would pass a string through; a goal given as text is a mistake in the call
+    try:
+        if isinstance(value, (str, bytes, bool)):
+            raise TypeError
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{name} must be a number, got {value!r}") from None
+    if not math.isfinite(v):
+        raise ParameterError(f"{name} must be a finite number, got {value!r}")
+    return v
+
+
+def _is_table(v: Any) -> bool:
+    import pandas as pd
+
+    return isinstance(v, pd.DataFrame)
 
 
 def _label(v: Any) -> str:
@@ -98,7 +115,8 @@ class CertifiedStopping:
     alpha : float
         Level of the guarantee (default 0.05).
     scorer : str, optional
-        Scorer whose value is used when the task has several (default: the first one reported).
+        Scorer whose value is used when the task has several (default: the first one reported);
+        ``"NAME/KEY"`` picks one value of a scorer that returns a dict.
     score_range : (lo, hi)
         Range of the score values (default (0, 1)); a value outside is a DataError.
     warn_unshuffled : bool
@@ -121,20 +139,36 @@ class CertifiedStopping:
                                  f"(got {', '.join(given) or 'none'})")
         self.goal = given[0]
         self.alpha = check_alpha(alpha)
+        # every mistake in the arguments is reported here, when the task is built, not samples into the run
         try:
-            lo, hi = (float(v) for v in score_range)
-        except (TypeError, ValueError):
-            raise ParameterError(f"score_range must be (lo, hi), got {score_range!r}") from None
+            lo, hi = (_number("score_range", v) for v in score_range)
+        except (TypeError, ValueError, ParameterError):
+            raise ParameterError(f"score_range must be (lo, hi), two finite numbers, got {score_range!r}") from None
         if not lo < hi:
             raise ParameterError(f"score_range must have lo < hi, got {score_range!r}")
         self.score_range = (lo, hi)
-        if threshold is not None and not lo <= float(threshold) <= hi:
+        self.threshold = None if threshold is None else _number("threshold", threshold)
+        if self.threshold is not None and not lo <= self.threshold <= hi:
             raise ParameterError(f"threshold {threshold!r} is outside the score range [{lo:g}, {hi:g}]")
-        self.threshold = None if threshold is None else float(threshold)
-        self.precision = None if precision is None else float(precision)
+        self.precision = None if precision is None else _number("precision", precision)
         if self.precision is not None and not self.precision > 0:
             raise ParameterError(f"precision must be > 0, got {precision!r}")
-        self.margin = float(margin)
+        self.margin = _number("margin", margin)
+        if self.margin < 0:
+            raise ParameterError(f"margin must be >= 0, got {margin!r}")
+        if self.goal != "reference" and (self.margin > 0 or reference_model is not None):
+            what = "margin" if self.margin > 0 else "reference_model"
+            raise ParameterError(f"{what} applies to the reference goal only (reference=...), not to {self.goal}=")
+        if reference is not None:
+            if isinstance(reference, (str, Path)):
+                if not Path(reference).exists():
+                    raise ParameterError(f"reference {str(reference)!r}: no such file or folder")
+            elif not isinstance(reference, Mapping) and not _is_table(reference):
+                raise ParameterError(f"reference must be a path, a table or a mapping {{sample id: score}}, got "
+                                     f"{type(reference).__name__}")
+        if scorer is not None and (not isinstance(scorer, str) or not scorer.strip()):
+            raise ParameterError(f"scorer must be a scorer name, got {scorer!r}")
+        grid = check_positive_int("grid", grid, minimum=2)
         self.scorer = scorer
         self.warn_unshuffled = warn_unshuffled
         self.grid = grid
@@ -177,6 +211,7 @@ class CertifiedStopping:
                                   precision=self.precision, margin=self.margin, bounds=bounds, grid=self.grid)
         self._epochs = epochs
         self._order: dict[int, list[str]] = {e: [] for e in range(1, epochs + 1)}
+        self._scheduled: dict[int, set[str]] = {e: set() for e in range(1, epochs + 1)}
         self._pending: dict[int, dict[str, float]] = {e: {} for e in range(1, epochs + 1)}
         self._fed: dict[int, int] = {e: 0 for e in range(1, epochs + 1)}
         self._stopped = 0
@@ -195,7 +230,12 @@ class CertifiedStopping:
             p = core.pass_summary(epoch)
             return EarlyStop(id=id, epoch=epoch, reason=f"certirank: {core.goal} goal met ({p['decision']}) "
                              f"after {p['decided_at']} samples of epoch {epoch}")
-        self._order[epoch].append(_label(id))
+        key = _label(id)
+        # an error retry schedules the sample again (at the back of inspect's queue); it keeps its first
+        # place, which is its place in the shuffled order, and a second entry would never be filled
+        if key not in self._scheduled[epoch]:
+            self._scheduled[epoch].add(key)
+            self._order[epoch].append(key)
         return None
 
     async def complete_sample(self, id: Any, epoch: int, scores: Mapping[str, Any]) -> None:
@@ -225,8 +265,21 @@ class CertifiedStopping:
         if core is None:
             raise StateError("no task has started yet")
         out = core.to_dict()
-        out.update({"manager": "certirank.CertifiedStopping", "scorer": self._scorer_used,
+        # a sample that ended in an error has no score, and the test may not skip it (errors can depend on
+        # the answer), so the scores scheduled after it wait: they ran but were never used
+        unscored, held = [], 0
+        for e in range(1, self._epochs + 1):
+            rest = self._order[e][self._fed[e]:]
+            unscored += [(k, e) for k in rest if k not in self._pending[e]]
+            held += sum(k in self._pending[e] for k in rest)
+        out.update({"samples_saved": self._stopped, "samples_unscored": len(unscored), "samples_held": held,
+                    "manager": "certirank.CertifiedStopping", "scorer": self._scorer_used,
                     "samples_stopped": self._stopped, **self._meta})
+        if unscored:
+            shown = ", ".join(f"{k} (epoch {e})" for k, e in unscored[:5]) + (" ..." if len(unscored) > 5 else "")
+            out["note"] = (f"{len(unscored)} scheduled sample(s) got no score (errors): {shown}; the {held} "
+                           "score(s) scheduled after them ran but were not used. Set score_on_error=True (errors "
+                           "are scored, e.g. as wrong) or retry_on_error so that every sample is scored.")
         if self.goal == "reference":
             out["reference_model"] = self._reference_model
             out["reference_mean"] = sum(self._reference.values()) / len(self._reference) if self._reference else None
@@ -247,14 +300,26 @@ class CertifiedStopping:
         name = self.scorer
         if name is None:
             name = self._scorer_used or next(iter(scores))
+        key = None
+        if name not in scores and "/" in name:
+            # "NAME/KEY": one value of a scorer that returns a dict (as `certirank.load` reads inspect logs)
+            name, key = name.rsplit("/", 1)
         if name not in scores:
             raise DataError(f"sample {id!r} epoch {epoch} has no score from scorer {name!r} "
                             f"(scorers: {', '.join(scores)})")
-        self._scorer_used = name
+        self._scorer_used = name if key is None else f"{name}/{key}"
         sample_score = scores[name]
         score = getattr(sample_score, "score", sample_score)
         raw = getattr(score, "value", score)
-        v = score_value(raw, scorer=name, sample=id, epoch=epoch)
+        if key is not None:
+            if not isinstance(raw, Mapping) or key not in raw:
+                held = ", ".join(map(str, raw)) if isinstance(raw, Mapping) else f"the single value {raw!r}"
+                raise DataError(f"sample {id!r} epoch {epoch}: scorer {name!r} gives no value {key!r} ({held})")
+            raw = raw[key]
+        elif isinstance(raw, Mapping):
+            raise DataError(f"sample {id!r} epoch {epoch}: scorer {name!r} gives several values "
+                            f"({', '.join(map(str, raw))}); choose one with scorer='{name}/{next(iter(raw), 'KEY')}'")
+        v = score_value(raw, scorer=self._scorer_used, sample=id, epoch=epoch)
         lo, hi = self.score_range
         if not lo <= v <= hi:
             raise DataError(f"sample {id!r} epoch {epoch}: score {v:g} of scorer {name!r} is outside the score "
