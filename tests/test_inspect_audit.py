@@ -238,3 +238,30 @@ def test_a_dict_scorer_needs_name_slash_key(tmp_path):
     log = run(Task(dataset=dataset(), solver=generate(), scorer=two_values(), early_stopping=mgr), tmp_path / "c",
               model=mock(0.95, 2), max_samples=1)
     assert log.status == "error" and "no value 'nope' (acc, len)" in log.error.message
+
+
+@needs_inspect
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_the_reference_is_read_with_the_chosen_scorer_and_this_task(tmp_path):
+    from inspect_ai.scorer import includes
+
+    @scorer(metrics=[mean()])
+    def always_right():
+        async def score(state, target):  # noqa: ANN001, ARG001
+            return Score(value=1.0)
+
+        return score
+
+    # the reference folder: this task scored by [always_right, match], and another task with the same ids
+    ref = tmp_path / "ref"
+    run(Task(dataset=dataset(30), solver=generate(), scorer=[always_right(), match()], name="mine"), ref,
+        model=mock(0.3, 5), max_samples=10)
+    run(Task(dataset=dataset(30), solver=generate(), scorer=match(), name="other"), ref, model=mock(0.3, 6),
+        max_samples=10)
+    mgr = CertifiedStopping(reference=ref, scorer="match")
+    log = run(Task(dataset=dataset(30), solver=generate(), scorer=[includes(), match()], early_stopping=mgr,
+                   name="mine"), tmp_path / "run", model=mock(0.95, 7), max_samples=1)
+    meta = log.results.early_stopping.metadata
+    assert log.status == "success", log.error
+    # read with its default scorer (always 1) the reference would be unbeatable; here it is the weak mock
+    assert meta["reference_mean"] < 0.5 and meta["decision"] == "better" and meta["scorer"] == "match"

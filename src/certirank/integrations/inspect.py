@@ -198,7 +198,7 @@ class CertifiedStopping:
                           "or --sample-shuffle)", UnshuffledWarning, stacklevel=2)
         lo, hi = self.score_range
         if self.goal == "reference":
-            self._reference = self._load_reference()
+            self._reference = self._load_reference(getattr(task, "task", None))
             missing = [i for i in ids if _label(i) not in self._reference]
             if missing:
                 shown = ", ".join(map(repr, missing[:5])) + (" ..." if len(missing) > 5 else "")
@@ -326,7 +326,7 @@ class CertifiedStopping:
                             f"range [{lo:g}, {hi:g}] (set score_range=(lo, hi))")
         return v
 
-    def _load_reference(self) -> dict[str, float]:
+    def _load_reference(self, task_name: str | None = None) -> dict[str, float]:
         ref = self._reference_source
         lo, hi = self.score_range
         if isinstance(ref, Mapping):
@@ -342,9 +342,21 @@ class CertifiedStopping:
         if isinstance(ref, pd.DataFrame):
             table = ref
         elif isinstance(ref, (str, Path)):
+            from ..data.importers import inspect_log_files, is_inspect_json
             from ..data.readers import load
 
-            table = load(ref, score_range=None if (lo, hi) == (0.0, 1.0) else (lo, hi))
+            sr = None if (lo, hi) == (0.0, 1.0) else (lo, hi)
+            p = Path(ref)
+            opts: dict[str, Any] = {}
+            if (p.is_dir() and inspect_log_files(p)) or p.suffix == ".eval" or \
+                    (p.suffix == ".json" and is_inspect_json(p)):
+                # inspect logs are scored like this run: with the chosen scorer (a log's default is its first
+                # scorer, which may be another one), and on this task when the folder holds several
+                opts = {"format": "inspect"} | ({"scorer": self.scorer} if self.scorer is not None else {})
+            table = load(ref, score_range=sr, **opts)
+            tasks = table.attrs.get("tasks") or []
+            if opts and len(tasks) > 1 and task_name in tasks:
+                table = load(ref, score_range=sr, task=task_name, **opts)
         else:
             raise ParameterError(f"reference must be a path, a table or a mapping {{sample id: score}}, got "
                                  f"{type(ref).__name__}")
