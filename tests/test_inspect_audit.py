@@ -265,3 +265,16 @@ def test_the_reference_is_read_with_the_chosen_scorer_and_this_task(tmp_path):
     assert log.status == "success", log.error
     # read with its default scorer (always 1) the reference would be unbeatable; here it is the weak mock
     assert meta["reference_mean"] < 0.5 and meta["decision"] == "better" and meta["scorer"] == "match"
+
+
+@needs_inspect
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
+def test_a_failed_run_does_not_lock_the_manager_for_the_next_eval(tmp_path):
+    mgr = CertifiedStopping(threshold=0.5)
+    task = Task(dataset=dataset(30), solver=generate(), scorer=two_values(), early_stopping=mgr)
+    log = run(task, tmp_path / "a", model=mock(0.95, 2), max_samples=1)
+    assert log.status == "error"  # a dict scorer without scorer='NAME/KEY': no complete_task
+    mgr.scorer = "two_values/acc"
+    log = run(task, tmp_path / "b", model=mock(0.95, 2), max_samples=1)
+    assert log.status == "success", log.error
+    assert log.results.early_stopping.metadata["decision"] == "above"

@@ -177,14 +177,20 @@ class CertifiedStopping:
         self._reference: dict[str, float] | None = None
         self._core: StoppingCore | None = None
         self._active = False
+        self._run_id: str | None = None
         self._warned = False
         self._meta: dict[str, Any] = {}
 
     # -- the EarlyStopping protocol -----------------------------------------------------------------
 
     async def start_task(self, task: Any, samples: list[Any], epochs: int) -> str:
-        if self._active:
+        run_id = getattr(task, "run_id", None)
+        # inspect runs a task's models concurrently within one eval() call (one run_id); a run that failed never
+        # calls complete_task, and re-running the same Task in a later eval() must not be refused for it
+        if self._active and (run_id is None or run_id == self._run_id):
             raise StateError("this CertifiedStopping is already running a task; use one manager per task and model")
+        self._active = False
+        self._run_id = run_id
         ids = [s.id for s in samples]
         if not ids:
             raise DataError("the task has no samples")
