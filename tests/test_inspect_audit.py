@@ -52,6 +52,14 @@ def test_check_exit_codes(tmp_path, claims, code):
     assert res.exit_code == code, res.output
 
 
+def test_check_line_names_each_mean_whichever_way_the_claim_is_written(tmp_path):
+    data = _long(tmp_path)
+    means = pd.read_csv(data).groupby("policy")["score"].mean()
+    for claim in ("A>B", "B<A"):
+        out = " ".join(CliRunner().invoke(app, ["check", str(data), "--claim", claim]).output.split())
+        assert f"means A {means['A']:.3f} vs B {means['B']:.3f})" in out
+
+
 @pytest.mark.parametrize("claim, message", [
     ("A>>B", "one '>' or '<'"), ("A>B>C", "one '>' or '<'"), ("A=B", "one '>' or '<'"), ("", "one '>' or '<'"),
     ("A>", "must look like 'A>B'"), (">B", "must look like 'A>B'"), ("A>A", "compares 'A' with itself"),
@@ -190,6 +198,9 @@ def test_out_of_order_completion_never_decides_on_unseen_scores(tmp_path):
     # samples past the decision ran because they were scheduled before it: all of them are fed
     assert p["decided_at"] <= meta["samples_used"] == len(log.samples)
     assert meta["samples_saved"] == meta["samples_stopped"] == N - len(log.samples) > 0
+    # `certirank inspect` says when the test decided, beside the samples that ran
+    text = " ".join(CliRunner().invoke(app, ["inspect", str(tmp_path)]).output.split())
+    assert f"above after {meta['samples_used']} of {N} sample-epochs (decided at {p['decided_at']})" in text
 
 
 @needs_inspect
@@ -206,6 +217,8 @@ def test_an_errored_sample_holds_the_test_and_the_summary_says_so(tmp_path):
     assert meta["samples_saved"] == meta["samples_stopped"] == 0
     assert meta["samples_unscored"] == 1 and meta["samples_held"] == N - 3
     assert f"{bad} (epoch 1)" in meta["note"] and "score_on_error" in meta["note"]
+    text = " ".join(CliRunner().invoke(app, ["inspect", str(tmp_path)]).output.split())
+    assert "Note: 1 scheduled sample(s) got no score (errors)" in text
 
 
 @needs_inspect

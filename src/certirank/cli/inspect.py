@@ -62,10 +62,15 @@ def _early_stopping_line(run: dict[str, Any]) -> str:
         goal = meta.get("goal")
         what = {"threshold": f" vs threshold {meta.get('threshold')}", "reference": " vs the reference",
                 "precision": f" (precision {meta.get('precision')})"}.get(goal, "")
+        # decided_at is when the test decided; samples in flight then still finish and count as used
+        decided = [p.get("decided_at") for p in meta.get("passes") or [] if p.get("decided_at")]
+        at = f" (decided at {', '.join(map(str, decided))})" if decided and meta.get("decision") else ""
         head += (f"; {goal} goal{what}: {decision} after {meta['samples_used']} of {meta.get('samples_total')} "
-                 "sample-epochs")
+                 f"sample-epochs{at}")
         if "lower" in cs and "upper" in cs:
             head += f"; {100 * float(cs.get('level', 0.95)):g}% confidence sequence [{cs['lower']:.3f}, {cs['upper']:.3f}]"
         if meta.get("evalue") is not None:
             head += f"; e-value {meta['evalue']:.3g}"
+    if meta.get("note"):  # errored samples held the test back: say so where the summary is read
+        return f"{head}. Note: {meta['note']}"
     return head + "."

@@ -92,7 +92,8 @@ class CheckResult(ResultMixin):
                 base += f" ({c['worse']} is better than {c['better']})"
             p = "-" if c["pvalue"] is None else f"{c['pvalue']:.4g}"
             mb, mw = (("-" if v is None else f"{v:.3f}") for v in (c["mean_better"], c["mean_worse"]))
-            out.append(f"{base} (p = {p}, {c['pairs']} paired trials, means {mb} vs {mw})")
+            # the means are named: a claim written A<B puts its better policy second
+            out.append(f"{base} (p = {p}, {c['pairs']} paired trials, means {c['better']} {mb} vs {c['worse']} {mw})")
         return out
 
 
