@@ -135,7 +135,8 @@ def _range_text(c: Any) -> str:
 
 # unknown options pass through as arguments: a score of -2 in a declared range like -5,5 is not an option
 @campaign_app.command("record", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
-def record_cmd(ctx: typer.Context, db: Path = DB_ARG, policy: str = typer.Argument(..., help="Policy name or blind code."),
+def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
+               policy: str = typer.Argument(..., help="Policy name or blind code."),
                trial: int = typer.Argument(..., help="Trial index (from campaign next)."),
                score: str = typer.Argument(..., help="Score in [0, 1] (or the declared range); 'missing' if the "
                                            "run could not be performed."),
