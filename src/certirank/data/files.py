@@ -139,6 +139,19 @@ def _read_csv(p: Path, sep: str) -> pd.DataFrame:
     return frame
 
 
+# What labs' files call the policy column, and the first cell of a spreadsheet's summary row (not a trial):
+# one vocabulary for every reader of lab files.
+POLICY_COLUMN_NAMES = ("policy", "model", "policy_name", "policy name", "method", "method_name", "model_name", "agent",
+                       "checkpoint")
+SUMMARY_LABELS = frozenset({"total", "totals", "sum", "mean", "average", "avg", "overall", "success rate"})
+
+
+def semicolon_error(source: str, *, hint: str = "") -> DataError:
+    """The one refusal of a ';'-separated file read with ','."""
+    return DataError(f"the header line is separated by ';', not ','; pass --read-option sep=';'{hint}", source=source,
+                     row=1)
+
+
 def check_sep(p: Path) -> None:
     """Refuse a ';'-separated file read as CSV (European spreadsheet exports): read with ',' it is one column,
     and every later message would be about that one column instead of the separator."""
@@ -150,8 +163,7 @@ def check_sep(p: Path) -> None:
     except OSError:
         return
     if ";" in first and "," not in first and "\t" not in first:
-        raise DataError("the header line is separated by ';', not ','; pass --read-option sep=';' (Python: "
-                        "sep=';'), which also reads decimal commas such as 0,5", source=str(p), row=1)
+        raise semicolon_error(str(p), hint=" (Python: sep=';'), which also reads decimal commas such as 0,5")
 
 
 _DECIMAL_COMMA = r"[+-]?\d+,\d+"

@@ -38,8 +38,8 @@ from .._compat import keyword_only
 from ..errors import DataError, ParameterError
 from . import formats as _formats
 # the file and preference readers live in their own modules; their names stay importable from here
-from .files import (FILE_TYPES, _SUFFIX_TYPES, _existing_path, _file_type,  # noqa: F401
-                    _is_missing, jsonl_records, read_frame)
+from .files import (FILE_TYPES, POLICY_COLUMN_NAMES, SUMMARY_LABELS, _SUFFIX_TYPES, _existing_path,  # noqa: F401
+                    _file_type, _is_missing, jsonl_records, read_frame)
 from .preferences import PREFERENCE_COLUMNS, _preference_columns, load_preferences, validate_preferences
 from .table import ALIASES, validate_table
 
@@ -55,11 +55,9 @@ _FILE_ENV_ALIASES = ("trial", "test_case", "environment", "episode", "episode_ix
 # Label columns allowed next to the policy columns of a wide table: at most one environment column and one
 # trial column (then the row label is "<env>#<trial>").
 _WIDE_ID_COLUMNS = ("env", "environment", "item", "task", "scene", "test_case")
-_WIDE_TRIAL_COLUMNS = ("trial", "episode", "episode_ix", "seed", "rollout")
-# Column names robot labs use, accepted in files (long layout) when the canonical name is absent. Several
-# candidates for one role are an error rather than a guess; `policy=` / `score=` then name the column.
-_LAB_POLICY = ("policy", "model", "policy_name", "policy name", "method", "method_name", "model_name", "agent",
-               "checkpoint")
+# Column names robot labs use, accepted in files when the canonical name is absent (the policy's:
+# files.POLICY_COLUMN_NAMES). Several candidates for one role are an error rather than a guess; `policy=` /
+# `score=` then name the column. The trial names serve long and wide tables alike.
 _LAB_SCORE = (("score",), ("success", "is_success", "succeeded", "outcome"), ("progress", "task_progress"))
 _LAB_TRIAL = ("trial", "episode", "episode_ix", "seed", "rollout")
 # Outcome words in score cells (spreadsheets write TRUE/FALSE).
@@ -77,8 +75,6 @@ def _cell_word(v: Any) -> Any:
     return float(m.group(1)) / 100.0 if m else _WORDS.get(v.strip().lower())
 
 
-# Row / policy labels of a spreadsheet's summary row, which is not an observation.
-_SUMMARY = frozenset({"total", "totals", "sum", "mean", "average", "avg", "overall", "success rate"})
 # Cells of a wide table that mean "not run".
 _BLANKS = frozenset({"", "nan", "na", "n/a", "null", "none"})
 
@@ -321,7 +317,7 @@ def _lab_columns(frame: pd.DataFrame, policy: str | None, score: str | None, sou
         # a numeric column of that name is a policy of a wide table (say one called 'agent'), unless a score
         # column sits beside it (numbered checkpoints)
         has_score = score is not None or any(candidates(g) for g in _LAB_SCORE)
-        found = [c for c in candidates(_LAB_POLICY) if has_score or not _all_numbers(frame[c])]
+        found = [c for c in candidates(POLICY_COLUMN_NAMES) if has_score or not _all_numbers(frame[c])]
         if len(found) > 1:
             raise DataError(f"several columns could name the policy ({', '.join(repr(str(c)) for c in found)}); "
                             "choose one with --read-option policy=COLUMN", source=source)
@@ -364,7 +360,7 @@ def _file_cells(frame: pd.DataFrame, source: str | None, row_offset: int, notes:
     """Spreadsheet cells of a long file: TRUE/FALSE outcomes as 1/0; a totals row is refused."""
     if "policy" in frame.columns:
         names = frame["policy"].map(lambda v: "" if _is_missing(v) else str(v).strip().lower())
-        summary = np.flatnonzero(names.isin(_SUMMARY).to_numpy())
+        summary = np.flatnonzero(names.isin(SUMMARY_LABELS).to_numpy())
         if len(summary):
             i = int(summary[0])
             raise DataError(f"{frame['policy'].iloc[i]!r} looks like a summary row, not a policy; delete it (each "
@@ -417,7 +413,7 @@ def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tupl
     frame = frame.reset_index(drop=True)
     columns = [str(c).strip() for c in frame.columns]
     id_cols = [c for c in frame.columns if str(c).strip().lower() in _WIDE_ID_COLUMNS]
-    trial_cols = [c for c in frame.columns if str(c).strip().lower() in _WIDE_TRIAL_COLUMNS]
+    trial_cols = [c for c in frame.columns if str(c).strip().lower() in _LAB_TRIAL]
     if len(id_cols) > 1 or len(trial_cols) > 1:
         several = id_cols if len(id_cols) > 1 else trial_cols
         raise DataError(f"several row-label columns ({', '.join(map(repr, several))}); a wide table may have one "
@@ -434,7 +430,7 @@ def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tupl
         parts = [frame[c].map(lambda v: "" if _is_missing(v) else _cell_label(v)).to_numpy(dtype=object)
                  for c in id_cols]
         for c, part in zip(id_cols, parts):
-            summary = np.flatnonzero([str(v).lower() in _SUMMARY for v in part])
+            summary = np.flatnonzero([str(v).lower() in SUMMARY_LABELS for v in part])
             if len(summary):
                 raise DataError(f"{part[summary[0]]!r} looks like a summary row, not an environment; delete it "
                                 "(each row is one trial)", source=source, row=int(summary[0]) + row_offset,

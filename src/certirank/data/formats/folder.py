@@ -25,14 +25,13 @@ from typing import Any
 import pandas as pd
 
 from ...errors import DataError
+from ..files import SUMMARY_LABELS, semicolon_error
 from ._common import finish, is_blank, label, outcome
 
 _SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t"}
 _SCORE_NAMES = ("score", "success", "succeeded", "outcome", "reward")
 _TRIAL_NAMES = ("trial", "trial #", "trial#", "trial_id", "trial id", "trial no", "episode", "episode_ix",
                 "episode_id", "episode #", "rollout", "run", "seed")
-# first cell of a spreadsheet's summary row (which has a score, so it is not dropped as blank)
-_SUMMARY = frozenset({"total", "totals", "sum", "mean", "average", "avg", "overall", "success rate"})
 _ENV_NAMES = ("env", "environment", "task", "scene", "item")
 
 
@@ -114,8 +113,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
         if not table:
             raise DataError("the file is empty (expected a header line and one row per trial)", source=fsrc)
         if sep is None and len(table[0]) == 1 and ";" in table[0][0]:
-            raise DataError("the header line is separated by ';', not ','; pass --read-option sep=';'", source=fsrc,
-                            row=1)
+            raise semicolon_error(fsrc)
         names, changed = _header(table[0])
         for c in changed:
             header_notes.setdefault(c, []).append(f.name)
@@ -148,7 +146,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
             t_lab = label(cells[t_k]) if t_k is not None else ""
             e_lab = label(cells[e_k]) if e_k is not None else ""
             first = next((c.strip() for c in cells if c.strip()), "")
-            if first.lower() in _SUMMARY:
+            if first.lower() in SUMMARY_LABELS:
                 raise DataError(f"{first!r} looks like a summary row, not a trial; delete it or blank its score",
                                 source=fsrc, row=n)
             if t_k is not None and not t_lab:

@@ -27,12 +27,11 @@ from typing import Any
 import pandas as pd
 
 from ...errors import DataError
+from ..files import POLICY_COLUMN_NAMES, semicolon_error
 from ._common import finish, is_blank, outcome
 
 # spaces only around the brackets: a tab next to a list is a TSV separator
 _LIST_RE = re.compile(r"\"*[ ]*\[([^\[\]]*)\][ ]*\"*")
-_POLICY_NAMES = ("policy", "method", "model", "policy_name", "policy name", "method_name", "model_name", "agent",
-                 "checkpoint")
 _SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
 # names validate_table gives a meaning to: key columns called so are kept under "key:<name>"
 _RESERVED = frozenset({"policy", "model", "env", "item", "task", "trial", "test_case", "score", "replicate",
@@ -66,8 +65,7 @@ def _sep(p: Path, header: str, sep: str | None) -> str:
         return sep
     guess = _SUFFIXES.get(p.suffix.lower())
     if guess == "," and ";" in header and "," not in _LIST_RE.sub("", header):
-        raise DataError("the header line is separated by ';', not ','; pass --read-option sep=';'", source=str(p),
-                        row=1)
+        raise semicolon_error(str(p))
     if guess:
         return guess
     return "\t" if header.count("\t") > header.count(",") else ","
@@ -175,7 +173,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
             raise DataError(f"no column {policy!r} (policy=); columns: {', '.join(map(repr, header))}", source=source)
         pol_k = header.index(policy)
     else:
-        cands = [k for k, h in enumerate(header) if h.lower() in _POLICY_NAMES]
+        cands = [k for k, h in enumerate(header) if h.lower() in POLICY_COLUMN_NAMES]
         if not cands:
             raise DataError("no policy column (expected one named Method, Policy or Model; or pass "
                             "--read-option policy=COLUMN)", source=source)
