@@ -98,6 +98,15 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     def is_htmx(request: Request) -> bool:
         return request.headers.get("hx-request") == "true"
 
+    def written(request: Request, form: Any, camp: Any, rec: Any, text: str) -> Response:
+        # a program asking for JSON gets the audit row; the page gets the message
+        return JSONResponse(rec.to_dict()) if wants_json(request) else after_write(request, form, camp, text, "ok", 200)
+
+    def write_refused(request: Request, form: Any, camp: Any, what: str, exc: Exception) -> Response:
+        if wants_json(request):
+            return JSONResponse({"error": str(exc)}, status_code=400)
+        return after_write(request, form, camp, f"{what}: {exc}", "error", 400)
+
     def after_write(request: Request, form: Any, camp: Any, text: str, kind: str, status: int) -> Response:
         message = {"kind": kind, "text": text}
         if form is not None and form.get("return_to") == "history":
@@ -208,13 +217,9 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
                 score = _field(form, "score", required=True)
                 rec = camp.record(policy, trial, score, by=_field(form, "by"), note=_field(form, "note"))
             except CertirankError as exc:
-                if wants_json(request):
-                    return JSONResponse({"error": str(exc)}, status_code=400)
-                return after_write(request, form, camp, f"Not recorded: {exc}", "error", 400)
-            text = f"Recorded #{rec.id}: {rec.policy}, trial {rec.trial}, score {rec.score_text}."
-            if wants_json(request):
-                return JSONResponse(rec.to_dict())
-            return after_write(request, form, camp, text, "ok", 200)
+                return write_refused(request, form, camp, "Not recorded", exc)
+            return written(request, form, camp, rec,
+                           f"Recorded #{rec.id}: {rec.policy}, trial {rec.trial}, score {rec.score_text}.")
 
     @app.post("/api/undo", name="undo")
     async def undo(request: Request) -> Response:
@@ -226,12 +231,8 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
                 rid = None if raw in (None, "") else _int_field(form, "record_id")
                 rec = camp.undo(rid, by=_field(form, "by"))
             except CertirankError as exc:
-                if wants_json(request):
-                    return JSONResponse({"error": str(exc)}, status_code=400)
-                return after_write(request, form, camp, f"Not undone: {exc}", "error", 400)
-            if wants_json(request):
-                return JSONResponse(rec.to_dict())
-            return after_write(request, form, camp, f"Undid record #{rec.id}.", "ok", 200)
+                return write_refused(request, form, camp, "Not undone", exc)
+            return written(request, form, camp, rec, f"Undid record #{rec.id}.")
 
     @app.post("/api/add-run", name="add_run")
     async def add_run(request: Request) -> Response:
