@@ -46,16 +46,19 @@ def test_blind_record_refuses_a_name_until_unblinded(tmp_path):
     assert c.record("pi0", 0, 1.0).policy == "pi0"
 
 
-def test_blind_export_lists_each_trial_in_code_order(tmp_path):
-    names = ["zeta", "alpha", "mid", "beta"]
-    for seed in range(20):  # a seed whose codes are not in the configured order, or the test proves nothing
-        path = tmp_path / f"b{seed}.campaign"
-        c = Campaign.init(path, names, blind=True, seed=seed, n_max=30)
+def _blind_out_of_order(tmp_path, names, **kw):
+    """A blind campaign whose codes do not sort like the configured names (else order tests prove nothing)."""
+    for seed in range(20):
+        c = Campaign.init(tmp_path / f"b{seed}.campaign", names, blind=True, seed=seed, n_max=30, **kw)
         codes = [c.config["codes"][n] for n in names]
         if codes != sorted(codes):
-            break
-    else:
-        pytest.skip("no seed gave codes out of the configured order")
+            return c, codes
+    pytest.fail("no seed in 0..19 gave codes out of the configured order")
+
+
+def test_blind_export_lists_each_trial_in_code_order(tmp_path):
+    names = ["zeta", "alpha", "mid", "beta"]
+    c, codes = _blind_out_of_order(tmp_path, names)
     _fill(c, 3)
     c.export(tmp_path / "out.csv")
     frame = pd.read_csv(tmp_path / "out.csv")
@@ -292,14 +295,7 @@ def test_page_success_is_the_exact_top_of_an_odd_range(tmp_path, client_of):
 
 def test_blind_export_command_lists_the_prior_in_code_order(tmp_path):
     names = ["zetapol", "alphapol", "midpol"]
-    for seed in range(20):
-        c = Campaign.init(tmp_path / f"p{seed}.campaign", names, blind=True, seed=seed, n_max=30,
-                          prior={"zetapol": 0.8, "alphapol": 0.5, "midpol": 0.2})
-        codes = [c.config["codes"][n] for n in names]
-        if codes != sorted(codes):
-            break
-    else:
-        pytest.skip("no seed gave codes out of the configured order")
+    c, codes = _blind_out_of_order(tmp_path, names, prior={"zetapol": 0.8, "alphapol": 0.5, "midpol": 0.2})
     cmd = c.export(tmp_path / "out.csv").rank_command
     listed = re.search(r"--prior-means '([^']*)'", cmd).group(1).split(",")
     assert [x.split("=")[0] for x in listed] == sorted(codes)
@@ -308,14 +304,8 @@ def test_blind_export_command_lists_the_prior_in_code_order(tmp_path):
 
 def test_blind_status_lists_rollouts_and_budget_in_code_order(tmp_path):
     names = ["zetapol", "alphapol", "midpol"]
-    for seed in range(20):
-        db = tmp_path / f"s{seed}.campaign"
-        c = Campaign.init(db, names, blind=True, seed=seed, n_max=30)
-        codes = [c.config["codes"][n] for n in names]
-        if codes != sorted(codes):
-            break
-    else:
-        pytest.skip("no seed gave codes out of the configured order")
+    c, codes = _blind_out_of_order(tmp_path, names)
+    db = c.path
     st = c.status()
     assert list(st.rollouts) == sorted(codes) and list(st.remaining["per_policy"]) == sorted(codes)
     out = _text(_cli("status", db))
