@@ -22,6 +22,7 @@ from certirank.methods.anyrank import (
     _Table,
 )
 from certirank.multitest import Graph, graph_test
+from _records import decisions
 
 # spec 03 §14: M = 3 binary policies, 40 complete rows (row r = character r)
 P1 = "0100000000000000100000000000000000001101"
@@ -34,8 +35,8 @@ COMMON = dict(alpha=0.1, bins="binary", n_max=40, budget="none")
 
 
 def _table(res):
-    return [(d["better"], d["worse"], d["iteration"], d["trials"], round(d["level"], 6), round(d["p_value"], 6))
-            for d in res.decisions]
+    return [(d["better"], d["worse"], d["iteration"], d["trials"], round(d["level"], 6), round(d["pvalue"], 6))
+            for d in decisions(res)]
 
 
 # ------------------------------------------------------------------------------------------ spec vectors
@@ -53,7 +54,7 @@ def test_v1_holm_ranking_mode():
 
 def test_v2_assume_no_ties():
     res = anyrank(V, ties="assume_none", **COMMON)
-    assert [(d["better"], d["worse"], d["decided_at"]) for d in res.decisions] == [
+    assert [(d["better"], d["worse"], d["decided_at"]) for d in decisions(res)] == [
         ("P3", "P1", 12), ("P3", "P2", 25), ("P2", "P1", 27)]
     assert res.samples == {"P1": 27, "P2": 27, "P3": 25} and res.total_samples == 79
 
@@ -86,10 +87,10 @@ def test_closure_implied_decision_and_minimax_time():
     n = 60
     data = pd.DataFrame({"A": np.ones(n), "B": np.full(n, 0.5), "C": np.zeros(n)})
     res = anyrank(data, alpha=0.1, method="anyrank-inf", prior={"A": 0.0, "B": 1.0, "C": 0.1})
-    via = {(d["better"], d["worse"]): d for d in res.decisions}
+    via = {(d["better"], d["worse"]): d for d in decisions(res)}
     assert set(via) == {("A", "B"), ("B", "C"), ("A", "C")}
     ac = via[("A", "C")]
-    assert ac["via"] == "transitivity" and ac["trials"] == 0
+    assert ac["via"] == "closure" and ac["trials"] == 0
     assert ac["decided_at"] == max(via[("A", "B")]["decided_at"], via[("B", "C")]["decided_at"])
     assert res.termination == "complete ranking" and not res.inconsistent
 
@@ -129,12 +130,12 @@ def test_live_engine_equals_replay_and_batch(kw):
     c = run_campaigns(arr[None], policies=pols, trajectory=True, **opts)[0]
     assert a.to_dict() == c.to_dict()
     da, db = a.to_dict(), b.to_dict()
-    da.pop("trajectory"), db.pop("trajectory")
+    da["details"].pop("trajectory"), db["details"].pop("trajectory")
     assert da == db
     # the trajectory ends at the final total and never decreases
     ts = a.trajectory["total_samples"]
     assert len(ts) == a.iterations and ts[-1] == a.total_samples and np.all(np.diff(ts) >= 0)
-    for d in a.decisions:
+    for d in decisions(a):
         assert ts[d["iteration"] - 1] == d["total_samples"]
 
 
@@ -146,8 +147,8 @@ def test_live_with_missing_trials_makes_the_same_decisions():
     pols = ["a", "b", "c"]
     a = run_campaign(arr, policies=pols, alpha=0.1, n_max=150, bins="binary", budget="none")
     b = _live(arr, pols, alpha=0.1, n_max=150, bins="binary", budget="none").result()
-    strip = [{k: v for k, v in d.items() if k != "total_samples"} for d in a.decisions]
-    assert strip == [{k: v for k, v in d.items() if k != "total_samples"} for d in b.decisions]
+    strip = [{k: v for k, v in d.items() if k != "total_samples"} for d in decisions(a)]
+    assert strip == [{k: v for k, v in d.items() if k != "total_samples"} for d in decisions(b)]
     # the live engine never asks for a trial whose partner is already known to be missing, so it can
     # use fewer rollouts than the replay (which reads whole rows), never more
     assert b.total_samples <= a.total_samples
@@ -236,14 +237,14 @@ def test_online_rejections_equal_batch_graph_test(method):
         assert np.array_equal(batch.rejected, ~camp.pair_open)
         # with closure on, the online procedure rejects at least the batch set
         res = run_campaign(arr, alpha=0.05, method=method, prior=list(mu), n_max=400, bins="binary")
-        assert len(res.decisions) >= int(batch.rejected.sum())
+        assert len(decisions(res)) >= int(batch.rejected.sum())
 
 
 # ------------------------------------------------------------------------------------------ guarantees
 
 def _errors(res, mu, pols):
     m = dict(zip(pols, mu))
-    return any(m[d["better"]] <= m[d["worse"]] for d in res.decisions)
+    return any(m[d["better"]] <= m[d["worse"]] for d in decisions(res))
 
 
 @pytest.mark.parametrize("method", METHODS)
@@ -259,7 +260,7 @@ def test_fwer_ho_i_every_variant(method):
     fwer = np.mean([_errors(r, mu, pols) for r in res])
     assert fwer <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / runs)
     # the tied pair is never ordered by every run at once (power sanity: most decidable pairs get decided)
-    assert np.mean([len(r.decisions) for r in res]) > 4
+    assert np.mean([len(decisions(r)) for r in res]) > 4
 
 
 def test_ho_f_all_pairs_decided_in_95_percent_of_runs():
@@ -288,7 +289,7 @@ def test_strict_mode_initial_split_and_no_sibling_edges():
 def test_strict_mode_states_its_guarantee():
     res = anyrank(V, guarantee="strict", **COMMON)
     assert res.guarantee == "strict" and "reversals" in res.statement
-    assert [(d["better"], d["worse"]) for d in res.decisions][:1] == [("P3", "P1")]
+    assert [(d["better"], d["worse"]) for d in decisions(res)][:1] == [("P3", "P1")]
 
 
 # ------------------------------------------------------------------------------------------ API & errors
@@ -370,16 +371,19 @@ def test_missing_result_skips_the_environment():
     r.record("B", 1, 0.0)
     res = r.result()
     assert res.samples == {"A": 1, "B": 2} and res.termination == "stopped by user"
-    assert res.undecided == [["A", "B"]]
+    assert [sorted(u) for u in res.undecided] == [["A", "B"]]
 
 
 def test_result_fields_and_json():
     res = anyrank(V, **COMMON)
     d = json.loads(res.to_json())
-    for key in ("method", "alpha", "guarantee", "policies", "decisions", "undecided", "letters", "samples",
-                "total_samples", "means", "termination"):
-        assert key in d
-    assert d["decisions"][0]["via"] == "test" and d["means"]["P3"] == pytest.approx(np.mean(V["P3"][:28]))
+    assert list(d) == ["kind", "schema", "about", "inputs", "ranking", "details", "warnings"]
+    for key in ("method", "alpha", "guarantee", "ties", "policies", "order"):
+        assert key in d["inputs"]
+    for key in ("total_samples", "iterations", "undecided_details"):
+        assert key in d["details"]
+    means = {p["name"]: p["mean"] for p in d["ranking"]["policies"]}
+    assert d["ranking"]["relations"][0]["via"] == "test" and means["P3"] == pytest.approx(np.mean(V["P3"][:28]))
     assert any("P3 is better than P1" in s for s in res.sentences())
 
 
@@ -391,7 +395,7 @@ def test_by_order_pairing_compacts_each_policy():
     shifted = pd.DataFrame({"P1": list(holes["P1"].dropna()) + [np.nan] * 3, "P2": V["P2"], "P3": V["P3"]})
     a = anyrank(holes, pairing="by_order", **COMMON)
     b = anyrank(shifted, **COMMON)
-    assert a.decisions == b.decisions
+    assert decisions(a) == decisions(b)
 
 
 def test_absurd_trial_index_is_refused():
@@ -443,7 +447,7 @@ def test_holm_levels_at_successive_rejections():
     mu = np.array([0.2, 0.35, 0.45, 0.65, 0.9])
     arr = (np.random.default_rng(4).random((2, 1500, 5)) < mu).astype(float)
     for res in run_campaigns(arr, alpha=0.05, gamma=0.0, bins="binary"):
-        levels = [d["level"] for d in res.decisions]
+        levels = [d["level"] for d in decisions(res)]
         assert levels == pytest.approx([0.05 / (10 - i) for i in range(len(levels))], rel=1e-9)
 
 
@@ -454,8 +458,8 @@ def test_decision_samples_leave_out_undecided_comparisons():
     # budget="none": the e-process samples an open comparison to the end (the exact test stops a futile one)
     res = run_campaign(arr, alpha=0.05, method="anyrank0", gamma=0.0, n_max=300, ties="allow",
                        policies=["A", "B", "C"], bins="binary", budget="none")
-    assert res.undecided == [["B", "C"]]
-    trials = {(d["better"], d["worse"]): d["trials"] for d in res.decisions}
+    assert res.ranking.undecided in ((("B", "C"),), (("C", "B"),))
+    trials = {(d["better"], d["worse"]): d["trials"] for d in decisions(res)}
     dec = res.decision_samples()
     assert dec == {"A": max(trials[("B", "A")], trials[("C", "A")]), "B": trials[("B", "A")],
                    "C": trials[("C", "A")]}

@@ -16,6 +16,7 @@ from certirank.evidence.budget import design, level_of
 from certirank.evidence.budget_streams import GRID_STEP, BudgetStreams, pvalue_grid
 from certirank.methods.anyrank import Ranker, anyrank, run_campaign, run_campaigns
 from certirank.methods.anyrank.config import AUTO_BUDGET_MAX, _make_setup, _setup_from_dict
+from _records import decisions
 
 
 def _tables(mu, runs, n, seed):
@@ -25,7 +26,7 @@ def _tables(mu, runs, n, seed):
 
 def _wrong(res, mu):
     idx = {p: i for i, p in enumerate(res.policies)}
-    return any(mu[idx[d["better"]]] <= mu[idx[d["worse"]]] for d in res.decisions)
+    return any(mu[idx[d["better"]]] <= mu[idx[d["worse"]]] for d in decisions(res))
 
 
 def _feed(r, arr):
@@ -146,8 +147,8 @@ def test_futility_saves_rollouts_without_changing_any_decision():
             _Campaign.futility = old
     saved = 0
     for on, off in zip(sum(out[True], []), sum(out[False], [])):
-        strip = [{k: v for k, v in d.items() if k != "total_samples"} for d in on.decisions]
-        assert strip == [{k: v for k, v in d.items() if k != "total_samples"} for d in off.decisions]
+        strip = [{k: v for k, v in d.items() if k != "total_samples"} for d in decisions(on)]
+        assert strip == [{k: v for k, v in d.items() if k != "total_samples"} for d in decisions(off)]
         assert on.total_samples <= off.total_samples
         saved += off.total_samples - on.total_samples
         for det in on.undecided_details:
@@ -278,7 +279,7 @@ def test_ho_i_fwer_with_the_budget_test(statistic):
     named = {"bayes": "fastest-decision statistic", "mixture": "Beta-mixture statistic"}[statistic]
     assert all(named in r.statement for r in res[:3])
     assert f <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / runs)
-    assert np.mean([len(r.decisions) for r in res]) > 3  # power sanity: the decidable pairs get decided
+    assert np.mean([len(decisions(r)) for r in res]) > 3  # power sanity: the decidable pairs get decided
 
 
 def test_tie_pair_claim_rate_at_most_alpha():

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from certirank.methods.anyrank import METHODS, run_campaigns
+from _records import decisions
 
 pytestmark = pytest.mark.slow
 
@@ -22,7 +23,7 @@ def _tables(mu, runs, n, seed):
 
 def _wrong(res, mu):
     idx = {p: i for i, p in enumerate(res.policies)}
-    return any(mu[idx[d["better"]]] <= mu[idx[d["worse"]]] for d in res.decisions)
+    return any(mu[idx[d["better"]]] <= mu[idx[d["worse"]]] for d in decisions(res))
 
 
 @pytest.mark.parametrize("config", sorted(CONFIGS))

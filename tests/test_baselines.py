@@ -50,7 +50,7 @@ def test_davidson_spec_vector():
     assert res.details["tie_nu_davidson"] == pytest.approx(0.596910, abs=4e-6)
     assert res.details["nll"] == pytest.approx(27.879640, abs=1e-5)
     assert res.details["converged"]
-    assert res.order == ["1", "2", "3"]
+    assert res.score_order == ["1", "2", "3"]
     assert res.details["elo"]["1"] == pytest.approx(200 * theta[0] + 1500)
 
 
@@ -118,7 +118,7 @@ def test_davidson_reduces_to_bt_without_ties():
     bt = bradley_terry(data, pseudo_count=0)
     assert dav.details["tie_nu_davidson"] == 0.0
     assert max(abs(dav.scores[p] - bt.scores[p]) for p in dav.policies) < 1e-6
-    assert dav.order == bt.order
+    assert dav.score_order == bt.score_order
 
 
 def test_davidson_recovers_tie_parameter():
@@ -205,7 +205,7 @@ def test_bt_em_objective_non_decreasing_and_ranks_separated_policies():
     assert np.all(np.diff(trace) >= -1e-5 * np.abs(trace[:-1]))
     assert abs(fit["theta"].mean()) < 1e-10
     res = bt_em(data, seeds=2, n_buckets=5)
-    assert res.order == ["pi3", "pi2", "pi1"]
+    assert res.score_order == ["pi3", "pi2", "pi1"]
     assert res.details["seeds"] == [0, 1]
     assert set(res.details["sd"]) == set(res.policies)
     assert res.details["elo"]["pi3"] == round(15 * res.scores["pi3"] + 1500)
@@ -216,11 +216,11 @@ def test_bt_em_partials_and_quirks_run_and_are_seeded():
     scores = {"a": rng.uniform(0.5, 1, 80), "b": rng.uniform(0.3, 0.8, 80), "c": rng.uniform(0, 0.5, 80)}
     table = _long(scores)
     part = bt_em(table, seeds=2, n_buckets=4, use_partials=True)
-    assert part.order == ["a", "b", "c"]
+    assert part.score_order == ["a", "b", "c"]
     q1 = bt_em(table, seeds=[3], n_buckets=4, reproduce_quirks=True, use_partials=True)
     q2 = bt_em(table, seeds=[3], n_buckets=4, reproduce_quirks=True, use_partials=True)
     assert q1.scores == q2.scores and q1.details["reproduce_quirks"]
-    assert q1.order[0] == "a" and q1.order[-1] == "c"
+    assert q1.score_order[0] == "a" and q1.score_order[-1] == "c"
     with pytest.raises(ParameterError, match="progress"):
         bt_em(_random_prefs(0), seeds=1, n_buckets=2, use_partials=True)
 
@@ -248,10 +248,9 @@ def test_battle_layout_and_result_shape():
     res = certirank.baseline("bt_davidson", battles)
     assert isinstance(res, BaselineResult)
     d = res.to_dict()
-    for key in ("method", "alpha", "policies", "decisions", "undecided", "means", "scores", "order", "ranking"):
-        assert key in d
-    assert d["method"] == "bt-davidson"
-    assert all({"better", "worse", "kind"} <= set(x) for x in d["decisions"])
+    assert {"method", "alpha", "policies"} <= set(d["inputs"]) and {"scores", "score_order"} <= set(d["details"])
+    assert d["inputs"]["method"] == "bt-davidson" and d["ranking"]["kind"] == "bt-davidson"
+    assert all({"better", "worse", "via"} <= set(x) for x in d["ranking"]["relations"])
     json.dumps(d, allow_nan=False)
     with pytest.raises(Exception):
         res.method = "x"  # frozen
@@ -305,7 +304,7 @@ def test_mle_without_pseudo_counts_needs_connected_wins():
     data = _prefs([("a", "b", 0.0), ("a", "b", 0.0), ("b", "c", 0.0), ("c", "b", 0.0)])
     with pytest.raises(DataError, match="does not exist"):
         bradley_terry(data, pseudo_count=0)
-    assert bradley_terry(data).order[0] == "a"
+    assert bradley_terry(data).score_order[0] == "a"
 
 
 # --------------------------------------------------------------------------------------------------
@@ -317,7 +316,7 @@ def test_roboarena_preferences(shared_data):
     res = certirank.baseline("bt-davidson", path)
     assert res.n == 796 and res.details["n_ties"] == 150
     assert len(res.policies) == 8 and "pi05_droid" in res.policies
-    assert res.order[-1] == "paligemma_binning_droid"
+    assert res.score_order[-1] == "paligemma_binning_droid"
     assert math.isclose(sum(res.scores.values()), 0.0, abs_tol=1e-9)
     bt = certirank.baseline("bt", path)
     assert bt.n == 646 and bt.details["n_ties_ignored"] == 150

@@ -37,7 +37,7 @@ def test_cli_json_is_exactly_to_dict(tmp_path):
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data == json.loads(json.dumps(baseline("bt-davidson", path, alpha=0.05).to_dict()))
-    assert data["order"] == ["a", "b", "c"]
+    assert data["details"]["score_order"] == ["a", "b", "c"]
 
 
 def test_cli_bootstrap_options_and_human_output(tmp_path):
@@ -46,7 +46,7 @@ def test_cli_bootstrap_options_and_human_output(tmp_path):
                               "--seed", "3", "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
-    assert data["alpha"] == 0.1 and data["details"]["n_boot"] == 300
+    assert data["inputs"]["alpha"] == 0.1 and data["details"]["n_boot"] == 300
     human = runner.invoke(app, ["baseline", "bt", str(path)])
     assert human.exit_code == 0, human.output
     assert "a ranks above b (point estimate, not certified)" in human.output
@@ -59,7 +59,7 @@ def test_cli_leaderboard_baseline(tmp_path):
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data["details"]["tau"] == 0.1
-    assert [(d["better"], d["worse"]) for d in data["decisions"]] == [("y", "x")]
+    assert [(d["better"], d["worse"]) for d in data["ranking"]["relations"]] == [("y", "x")]
 
 
 def test_cli_errors_exit_2(tmp_path):

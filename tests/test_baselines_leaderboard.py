@@ -14,6 +14,7 @@ from certirank.baselines import Panel, as_panel, asympcs_bonf, beb_holm, cbtl, e
 from certirank.baselines.leaderboard import _e_holm_rows, agrapa_log_wealth, maurer_pontil_pvalue
 from certirank.errors import DataError, ParameterError
 from certirank.multitest import e_holm
+from _records import decisions
 
 
 def _panel(scores: np.ndarray, names=None) -> Panel:
@@ -40,7 +41,7 @@ def _true_edges(means):
 
 
 def _false_edge(result, truth):
-    return any((d["better"], d["worse"]) not in truth for d in result.decisions if d["kind"] == "direct")
+    return any((d["better"], d["worse"]) not in truth for d in decisions(result) if d["kind"] == "direct")
 
 
 # --------------------------------------------------------------------------------------------------
@@ -82,12 +83,12 @@ def test_t_holm_matches_scipy_and_statsmodels():
                   for i, j in zip(a, b)])
     reject = multipletests(p, alpha=0.05, method="holm")[0]
     expected = {(f"m{i}", f"m{j}") for i, j, rj in zip(a, b, reject) if rj}
-    assert {(d["better"], d["worse"]) for d in res.decisions if d["kind"] == "direct"} == expected
+    assert {(d["better"], d["worse"]) for d in decisions(res) if d["kind"] == "direct"} == expected
     assert expected  # the scenario separates something
-    for d in res.decisions:
+    for d in decisions(res):
         if d["kind"] == "direct":
             k = int(np.flatnonzero((a == int(d["better"][1])) & (b == int(d["worse"][1])))[0])
-            assert d["p_value"] == pytest.approx(p[k], rel=1e-9)
+            assert d["pvalue"] == pytest.approx(p[k], rel=1e-9)
 
 
 def test_maurer_pontil_pvalue_solves_the_bound():
@@ -107,14 +108,14 @@ def test_maurer_pontil_pvalue_solves_the_bound():
 def test_asympcs_lower_bound_formula_and_r1():
     rng = np.random.default_rng(8)
     s = _bernoulli(rng, [0.3, 0.7], 30, 6)
-    assert asympcs_bonf(_panel(s), replicates=1).decisions == []
+    assert asympcs_bonf(_panel(s), replicates=1).ranking.relations == ()
     res = asympcs_bonf(_panel(s), alpha=0.1)
     d = s[:, :, 1].mean(axis=1) - s[:, :, 0].mean(axis=1)
     ap = 0.1 / 2
     rho2 = (-2 * math.log(ap) + math.log(-2 * math.log(ap) + 1)) / 10
     r = 6
     lb = d.mean() - d.std(ddof=1) * math.sqrt(2 * (r * rho2 + 1) / (r * r * rho2) * math.log(math.sqrt(r * rho2 + 1) / ap))
-    got = [x for x in res.decisions if x["better"] == "m1"]
+    got = [x for x in decisions(res) if x["better"] == "m1"]
     assert got and got[0]["lower_bound"] == pytest.approx(lb, rel=1e-12)
 
 
@@ -156,7 +157,7 @@ def test_serpant_and_serpant_r_find_a_clear_gap():
         res = fn(_frame(s), alpha=0.05, history=True)
         assert {("m2", "m0")} <= res.decided_pairs
         assert len(res.history) == 3
-        assert all(d["log_e"] >= math.log(20) for d in res.decisions if d["kind"] == "direct")
+        assert all(d["log_e"] >= math.log(20) for d in decisions(res) if d["kind"] == "direct")
     # SERPANT-R only checks at replicates, so its edges are a subset of SERPANT's item-time edges
     r_edges = serpant_r(_frame(s), history=True).history[-1]["ever_edges"]
     i_edges = serpant(_frame(s), history=True).history[-1]["ever_edges"]
@@ -166,7 +167,7 @@ def test_serpant_and_serpant_r_find_a_clear_gap():
 def test_beb_holm_fixed_time_fwer_on_tied_models():
     reps, alpha = 150, 0.1
     false = sum(bool(beb_holm(_panel(_bernoulli(np.random.default_rng([4, rep]), [0.4] * 3, 30, 2)),
-                              alpha=alpha).decisions) for rep in range(reps))
+                              alpha=alpha).ranking.relations) for rep in range(reps))
     assert false / reps <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
 
 
@@ -183,10 +184,10 @@ def test_cbtl_fits_btl_like_choix_and_certifies_clear_gaps():
     ref = choix.ilsr_pairwise_dense(wins, alpha=0.0, max_iter=10_000, tol=1e-13)
     assert np.allclose([res.scores[f"m{k}"] for k in range(3)], ref - ref.mean(), atol=1e-6)
     assert ("m2", "m0") in res.decided_pairs
-    direct = [d for d in res.decisions if d["kind"] == "direct"]
+    direct = [d for d in decisions(res) if d["kind"] == "direct"]
     assert all(d["difference"] - d["critical"] * d["se"] > 0 for d in direct)
     again = cbtl(_frame(s), n_boot=400, seed=1)
-    assert again.decisions == res.decisions
+    assert decisions(again) == decisions(res)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -201,7 +202,7 @@ def test_history_matches_truncated_runs():
         assert [h["replicate"] for h in res.history] == [1, 2, 3, 4]
         for h in res.history:
             part = fn(frame, replicates=h["replicate"])
-            assert sorted(map(tuple, h["edges"])) == sorted((d["better"], d["worse"]) for d in part.decisions
+            assert sorted(map(tuple, h["edges"])) == sorted((d["better"], d["worse"]) for d in decisions(part)
                                                               if d["kind"] == "direct")
 
 
@@ -246,4 +247,4 @@ def test_public_entry_point_for_leaderboard_methods():
         assert ("m1", "m0") in res.decided_pairs, name
         assert res.undecided == []
         d = res.to_dict()
-        assert set(d["scores"]) == {"m0", "m1"} and d["alpha"] == 0.05
+        assert set(d["details"]["scores"]) == {"m0", "m1"} and d["inputs"]["alpha"] == 0.05

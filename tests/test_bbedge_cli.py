@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 from certirank.cli import app
 from certirank.methods.bbedge import leaderboard
 from certirank.sim.bbedge_dgp import bbedge_panels
+from _records import flat
 
 runner = CliRunner()
 
@@ -31,6 +32,7 @@ def test_json_output_equals_result_to_dict(small_csv):
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
     assert data == json.loads(json.dumps(leaderboard(small_csv).to_dict()))
+    data = flat(data)
     assert data["blocks"]["resolution"] == "protocol"  # the file has a block column
     assert data["blocks"]["source"].startswith("default")
     assert data["replicates"] == 4
@@ -46,8 +48,9 @@ def test_human_output_has_table_and_block_statement(small_csv):
 
 
 def test_options_reach_the_method(small_csv):
-    res = json.loads(runner.invoke(app, ["leaderboard", str(small_csv), "--json", "--alpha", "0.1", "--tau", "0.02",
-                                         "--blocks", "replicate", "--top-k", "2", "--pilot", "2"]).output)
+    res = flat(json.loads(runner.invoke(app, ["leaderboard", str(small_csv), "--json", "--alpha", "0.1", "--tau",
+                                              "0.02", "--blocks", "replicate", "--top-k", "2", "--pilot",
+                                              "2"]).output))
     assert res["alpha"] == 0.1 and res["tau"] == 0.02
     assert res["blocks"]["resolution"] == "replicate"
     assert res["top_k"]["k"] == 2 and res["top_k"]["method"] == "pilot" and res["top_k"]["pilot_replicates"] == 2
@@ -67,11 +70,11 @@ def test_stake_option_reaches_the_result(small_csv):
         out = runner.invoke(app, ["leaderboard", str(small_csv), "--json", "--stake", stake])
         assert out.exit_code == 0, out.output
         got[stake] = json.loads(out.output)
-        assert got[stake]["stake"] == stake
+        assert got[stake]["inputs"]["stake"] == stake
         assert got[stake] == json.loads(json.dumps(leaderboard(small_csv, stake=stake).to_dict()))
     default = json.loads(runner.invoke(app, ["leaderboard", str(small_csv), "--json"]).output)
     assert default == got["plugin"]  # the engine's default, not a second default in the CLI
-    evidence = {k: [d["log_e"] for d in v["edge_details"]] for k, v in got.items()}
+    evidence = {k: [d["evidence"] for d in v["ranking"]["relations"]] for k, v in got.items()}
     assert evidence["grid"] and evidence["grid"] != evidence["plugin"]  # the stake changed the e-values too
 
 
@@ -111,12 +114,14 @@ def test_gsm8k_single_run(shared_data):
     out = runner.invoke(app, ["leaderboard", str(shared_data / "llm" / "helm_lite_gsm8k.csv"), "--json"])
     assert out.exit_code == 0, out.output[-500:]
     res = json.loads(out.output)
-    assert res["replicates"] == 1 and len(res["models"]) == 83
-    assert res["blocks"]["resolution"] == "singleton"
+    rk = res["ranking"]
+    assert res["details"]["replicates"] == 1 and len(rk["policies"]) == 83
+    assert res["details"]["blocks"]["resolution"] == "singleton"
     # edges point from a higher single-run mean to a lower one (a single run: the estimate is the evidence)
-    mean = {m["model"]: m["mean"] for m in res["models"]}
-    assert res["edges"] and all(mean[a] > mean[b] for a, b in res["edges"])
-    assert not res["inconsistent"]
+    mean = {m["name"]: m["mean"] for m in rk["policies"]}
+    edges = [(e["better"], e["worse"]) for e in rk["relations"] if e["via"] == "test"]
+    assert edges and all(mean[a] > mean[b] for a, b in edges)
+    assert not rk["inconsistent"]
     out = runner.invoke(app, ["leaderboard", str(shared_data / "llm" / "helm_lite_gsm8k.csv"), "--json",
                               "--blocks", "replicate"])
-    assert json.loads(out.output)["edges"] == []  # one run, one block: nothing can be certified
+    assert json.loads(out.output)["ranking"]["relations"] == []  # one run, one block: nothing can be certified

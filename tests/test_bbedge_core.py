@@ -146,7 +146,7 @@ def test_v2_bfh_first_certified_at_r3():
     assert res.edges == [["A", "C"]]
     assert _log_e_vector(lb)[1] == pytest.approx(4.048349, abs=1e-6)
     assert math.exp(res.stages[0]["log_threshold"]) == pytest.approx(52.809147, abs=1e-5)
-    assert res.edge_details[0]["first_certified_at"] == 3
+    assert res.ranking.relations[0].when == 3
 
 
 # ---------------------------------------------------------------------------------------------- reference

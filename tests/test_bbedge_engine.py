@@ -13,6 +13,7 @@ import certirank
 from certirank.errors import DataError, ParameterError, StateError
 from certirank.methods.bbedge import Leaderboard, bbedge_path, leaderboard
 from certirank.sim.bbedge_dgp import bbedge_addition_panels, bbedge_blocks, bbedge_panels, bbedge_truth, bbedge_thetas
+from _records import flat
 
 
 def _panels(seed=0, R=8, setting="iid", L=6, N=40):
@@ -173,19 +174,18 @@ def test_from_json_rejects_garbage():
 def test_result_fields_and_blocks_statement():
     P = _panels(R=4)
     res = leaderboard(_long(P))
-    d = res.to_dict()
-    for key in ("alpha", "tau", "replicates", "models", "edges", "top_k", "blocks"):
+    d = flat(res.to_dict())
+    for key in ("alpha", "tau", "replicates", "top_k", "blocks"):
         assert key in d
     assert d["replicates"] == 4 and d["top_k"] is None
     assert d["blocks"]["resolution"] == "singleton"
     assert "independently" in d["blocks"]["statement"] and "--blocks replicate" in d["blocks"]["statement"]
     means = P.mean(axis=(0, 2))
-    got = {m["model"]: m["mean"] for m in d["models"]}
+    got = {m["name"]: m["mean"] for m in d["ranking"]["policies"]}
     for i in range(6):
         assert got[f"m{i}"] == pytest.approx(means[i])
-    for m in d["models"]:
-        lo, hi = m["rank_interval"]
-        assert 1 <= lo <= hi <= 6
+    for m in d["ranking"]["policies"]:
+        assert 1 <= m["rank_lo"] <= m["rank_hi"] <= 6
     json.dumps(d, allow_nan=False)
     df = _long(P)
     df["block"] = df["item"].str[1:].astype(int) // 5
@@ -204,8 +204,8 @@ def test_rank_intervals_follow_path_implication():
     lb.add_replicate(panel)
     res = lb.result()
     assert ["A", "B"] in res.edges and ["B", "C"] in res.edges
-    assert [m["rank_interval"] for m in res.models] == [[1, 1], [2, 2], [3, 3]]
-    assert [m["certified_above"] for m in res.models] == [2, 1, 0]
+    assert [(m.rank_lo, m.rank_hi) for m in res.ranking.policies] == [(1, 1), (2, 2), (3, 3)]
+    assert [m.better_than for m in res.ranking.policies] == [2, 1, 0]
     dot = res.graph("dot")
     assert dot.startswith("digraph certirank {") and '"A" -> "B";' in dot
     assert "flowchart TD" in res.graph("mermaid")
@@ -220,7 +220,7 @@ def test_cycle_fails_closed(monkeypatch):
     monkeypatch.setattr(lb, "certified_matrix", lambda: cyc)
     res = lb.result()
     assert res.inconsistent
-    assert all(m["rank_interval"] == [1, 3] for m in res.models)
+    assert all((m.rank_lo, m.rank_hi) == (1, 3) for m in res.ranking.policies)
     assert len(res.edges) == 3  # the edge list itself is still reported
 
 
@@ -367,7 +367,8 @@ def test_batch_and_streaming_agree_with_replicate_column():
         lb.add_replicate(P[r])
     # item order follows first appearance in the shuffled table, which does not change singleton e-processes
     assert res.edges == lb.result().edges
-    assert [m["rank_interval"] for m in res.models] == [m["rank_interval"] for m in lb.result().models]
+    assert [(m.rank_lo, m.rank_hi) for m in res.ranking.policies] == \
+        [(m.rank_lo, m.rank_hi) for m in lb.result().ranking.policies]
 
 
 def test_truth_of_generator():
@@ -404,7 +405,7 @@ def test_weight_column_is_used_and_stated():
     for r in range(3):
         lb.add_replicate(P[r])
     np.testing.assert_allclose(res.log_e(), lb.log_e_matrix(), atol=1e-12)
-    assert res.models[0]["mean"] == pytest.approx(max((P.mean(axis=0) @ w)))
+    assert res.ranking.policies[0].mean == pytest.approx(max((P.mean(axis=0) @ w)))
 
 
 def test_path_margins_with_tau():

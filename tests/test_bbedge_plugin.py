@@ -112,7 +112,7 @@ def test_plugin_state_round_trip_and_old_states_load_as_grid():
         back.add_replicate(panels[r])
         ref.add_replicate(panels[r])
     np.testing.assert_array_equal(back.log_e_matrix(), ref.log_e_matrix())
-    assert back.result().to_dict()["stake"] == "plugin"
+    assert back.result().to_dict()["inputs"]["stake"] == "plugin"
     old = json.loads(Leaderboard(list("ab"), stake="grid").to_json())
     del old["stake"]  # a state written before the option existed, sealed as such
     del old[STATE_FIELD]

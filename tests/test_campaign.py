@@ -16,6 +16,7 @@ from certirank.campaign import _blob
 from certirank.cli import app
 from certirank.errors import CertirankError, DataError, ParameterError, StateError
 from certirank.methods.anyrank.state import snapshot_differences
+from _records import flat
 
 POLICIES = ["p0", "p1", "p2", "p3", "p4"]
 MEANS = dict(zip(POLICIES, [0.1, 0.3, 0.5, 0.7, 0.9]))
@@ -78,9 +79,9 @@ def test_campaign_runs_to_a_complete_ranking_equal_to_ranker(finished, tmp_path)
     assert st.complete and st.done and st.termination == "complete ranking"
     assert n == st.records == sum(st.rollouts.values()) > 0
     # the same records fed to a Ranker give the identical result, field by field
-    assert st.ranking.to_dict() == ref.result().to_dict()
+    assert st.result.to_dict() == ref.result().to_dict() and st.ranking == ref.result().ranking
     assert not snapshot_differences(_state(c), ref.snapshot())
-    assert [d["better"] for d in st.ranking.decisions if d["worse"] == "p0"]  # p0 is beaten by someone
+    assert [r.better for r in st.ranking.relations if r.worse == "p0"]  # p0 is beaten by someone
     assert c.next() == []
     assert st.remaining["total"] == 0 and st.remaining["open_pairs"] == 0
     # environments follow the Ranker's own draws
@@ -98,7 +99,9 @@ def test_export_then_rank_equals_status(finished, tmp_path):
     assert table["trial"].is_monotonic_increasing
     res = CliRunner().invoke(app, [*ex.rank_command.split()[1:], "--json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output) == c.status().ranking.to_dict()
+    replayed, live = json.loads(res.output), c.status().to_dict()
+    assert replayed["ranking"] == live["ranking"]
+    assert replayed["details"]["total_samples"] == live["details"]["result"]["details"]["total_samples"]
     # parquet holds the same table
     pq = c.export(tmp_path / "out.parquet")
     assert pq.rows == n and pd.read_parquet(tmp_path / "out.parquet")["score"].tolist() == table["score"].tolist()
@@ -232,14 +235,14 @@ def test_bad_init_and_open(tmp_path):
 def test_undo_restores_the_exact_earlier_state(started):
     c = started
     before_state = _state(c)
-    before = c.status().to_dict()
+    before = flat(c.status().to_dict())
     todo = c.next()
     rec = c.record(todo[0].policy, todo[0].trial, 0.25, by="bob")
     assert snapshot_differences(before_state, _state(c))
     undone = c.undo(by="carol", note="typo")
     assert undone.id == rec.id and undone.undone_by == rec.id + 1 and undone.undone_who == "carol"
     assert not snapshot_differences(before_state, _state(c))
-    after = c.status().to_dict()
+    after = flat(c.status().to_dict())
     for key in ("ranking", "rollouts", "records", "complete", "done", "remaining"):
         assert after[key] == before[key], key
     assert after["undone"] == 1
@@ -367,8 +370,8 @@ def test_leaderboard_campaign_matches_the_engine(tmp_path):
         ref.add_replicate(wide, replicate=r + 1)
     st = c.status()
     # equal up to summation order (numpy sums a panel differently depending on its memory layout)
-    _assert_close(st.ranking.to_dict(), ref.result().to_dict())
-    assert st.ranking.replicates == 4 and st.ranking.edges == ref.result().edges
+    _assert_close(st.result.to_dict(), ref.result().to_dict())
+    assert st.result.replicates == 4 and st.result.edges == ref.result().edges
     assert st.complete == (len(ref.result().edges) == 3)
     assert c.next()[0].kind == "replicate" and c.next()[0].trial == 5
     before = _fingerprint(c.path)
@@ -387,7 +390,7 @@ def test_leaderboard_campaign_matches_the_engine(tmp_path):
         c.record("m1", 0, 0.5)
     assert _fingerprint(c.path) == before
     c.undo()
-    assert c.status().ranking.replicates == 3
+    assert c.status().result.replicates == 3
     assert c.verify().ok
     ex = c.export(tmp_path / "lb.csv")
     assert ex.rows == 3 * 3 * 40 and ex.rank_command.startswith("certirank leaderboard")
@@ -414,8 +417,8 @@ def test_cli_round_trip_and_exit_codes(tmp_path):
     r = run(app, ["campaign", "record", db, "b", "9", "1", "--ahead", "--note", "early"])
     assert r.exit_code == 0
     r = run(app, ["campaign", "status", db, "--json"])
-    st = json.loads(r.output)
-    assert st["records"] == 2 and st["schema"] == "certirank.campaign.status/1" and st["ranking"]["policies"]
+    st = flat(json.loads(r.output))
+    assert st["records"] == 2 and st["kind"] == "campaign-status" and st["ranking"]["policies"]
     r = run(app, ["campaign", "undo", db])
     assert r.exit_code == 0 and "Undid entry 2" in r.output
     r = run(app, ["campaign", "log", db, "--json"])
@@ -462,7 +465,7 @@ def test_cli_status_plot_count_and_leaderboard(tmp_path):
     r = run(app, ["campaign", "add-run", lb, str(tmp_path / "run.csv"), "--json"])
     assert r.exit_code == 0 and json.loads(r.output)["trial"] == 1
     r = run(app, ["campaign", "status", lb, "--json"])
-    assert json.loads(r.output)["ranking"]["replicates"] == 1
+    assert json.loads(r.output)["details"]["result"]["details"]["replicates"] == 1
     pd.DataFrame(rows[:30]).to_csv(tmp_path / "half.csv", index=False)
     r = run(app, ["campaign", "add-run", lb, str(tmp_path / "half.csv")])
     assert r.exit_code == 2 and "'y'" in r.output

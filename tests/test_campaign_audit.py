@@ -106,7 +106,7 @@ def test_status_text_counts_rollouts_recorded_ahead(tmp_path):
     r = _cli("status", db)
     assert r.exit_code == 0, r.output
     assert "Rollouts recorded: a 2, b 1, c 1." in _text(r)
-    assert json.loads(_cli("status", db, "--json").output)["rollouts"] == {"a": 2, "b": 1, "c": 1}
+    assert json.loads(_cli("status", db, "--json").output)["details"]["rollouts"] == {"a": 2, "b": 1, "c": 1}
     rem = c.status().remaining
     assert f"at most {rem['total']} more rollouts" in _text(r) and rem["total"] == sum(rem["per_policy"].values())
 

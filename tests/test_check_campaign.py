@@ -29,8 +29,8 @@ def _campaign(tmp_path):
             c.record(s.policy, s.trial, float(rng.random() < MEANS[s.policy]))
     st = c.status()
     # the fixture this test needs: A>B and C>B certified, A vs C open
-    assert st.ranking.ranking.better("A", "B") and st.ranking.ranking.better("C", "B")
-    assert not st.ranking.ranking.better("A", "C") and not st.ranking.ranking.better("C", "A")
+    assert st.ranking.better("A", "B") and st.ranking.better("C", "B")
+    assert not st.ranking.better("A", "C") and not st.ranking.better("C", "A")
     c.close()
     return tmp_path / "lab.campaign"
 
@@ -46,7 +46,7 @@ def test_exit_codes_agree_with_the_campaign(tmp_path):
     assert [c["status"] for c in out.claims] == ["certified", "certified", "not certified"]
     assert out.alpha == 0.1 and out.exit_code == 1
     res = runner.invoke(app, ["check", str(db), "--claim", "A>B", "--json"])
-    assert json.loads(res.stdout)["claims"][0]["status"] == "certified"
+    assert json.loads(res.stdout)["details"]["claims"][0]["status"] == "certified"
     # a smaller alpha than the locked one is refused; options that do not apply are refused
     assert runner.invoke(app, ["check", str(db), "--claim", "A>B", "--alpha", "0.05"]).exit_code == 2
     assert runner.invoke(app, ["check", str(db), "--claim", "A>B", "--bettor", "kelly"]).exit_code == 2

@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 from certirank.cli import app
 from certirank.errors import ParameterError
 from certirank.methods.check import check, parse_claim
+from _records import flat
 
 runner = CliRunner()
 N_ITEMS = 200
@@ -78,7 +79,7 @@ def test_exit_codes_on_every_input_kind(tmp_path, kind):
     # several claims: one line each; the worst verdict sets the code; --json is the API's result
     res = runner.invoke(app, ["check", str(path), "--claim", "A>B", "--claim", "C>B", "--claim", "A<C", "--json"])
     assert res.exit_code == 1
-    out = json.loads(res.stdout)
+    out = flat(json.loads(res.stdout))
     assert [c["status"] for c in out["claims"]] == ["certified", "certified", "not certified"]
     assert out["claims"][2]["better"] == "C" and out["exit_code"] == 1
 
@@ -166,9 +167,10 @@ def test_markdown_rank_table_matches_the_json(tmp_path):
     (table,) = _tables(md.stdout)
     header, rows = table[0], table[1:]
     assert header == ["rank", "policy", "mean", "trials", "letters", "rank interval"]
-    assert {r[1]: r[4] for r in rows} == result["letters"]
-    assert [r[1] for r in rows] == list(result["letters"])
-    assert {r[1]: int(r[3]) for r in rows} == result["samples"]
+    pols = result["ranking"]["policies"]
+    assert {r[1]: r[4] for r in rows} == {p["name"]: p["letters"] for p in pols}
+    assert [r[1] for r in rows] == [p["name"] for p in pols]
+    assert {r[1]: int(r[3]) for r in rows} == {p["name"]: p["n"] for p in pols}
     # B is certified below both others: rank interval [3, 3]
     assert {r[1]: r[5] for r in rows}["B"] == "[3, 3]"
     assert "is better than B" in md.stdout and "Undecided" in md.stdout
@@ -186,7 +188,7 @@ def test_markdown_leaderboard_rank_intervals(tmp_path):
     result = json.loads(js.stdout)
     (table,) = _tables(md.stdout)
     got = {r[1]: r[4] for r in table[1:]}
-    assert got == {m["model"]: f"[{m['rank_interval'][0]}, {m['rank_interval'][1]}]" for m in result["models"]}
+    assert got == {m["name"]: f"[{m['rank_lo']}, {m['rank_hi']}]" for m in result["ranking"]["policies"]}
     assert got == {"A": "[1, 1]", "B": "[2, 2]"}
 
 

@@ -93,7 +93,7 @@ def test_rank_statistic_and_arms_need_the_budget_test(wide, binary):
                     "mixture"], "--statistic")
     out = json.loads(_ok(["rank", binary, "--bins", "binary", "--n-max", "40", "--statistic", "mixture",
                           "--json"]))
-    assert "exact budget test" in out["statement"] and "Beta-mixture" in out["statement"]
+    assert "exact budget test" in out["ranking"]["guarantee"] and "Beta-mixture" in out["ranking"]["guarantee"]
 
 
 def test_rank_gamma_needs_a_prior_and_a_method_that_uses_it(wide):
@@ -118,7 +118,7 @@ def test_compare_budget_options_need_a_budget(wide, binary):
     _fails_cleanly(["compare", wide, "--a", "a", "--b", "c", "--arms", "both"], "unknown --arms 'both'")
     out = json.loads(_ok(["compare", binary, "--a", "x", "--b", "y", "--bins", "binary", "--n-max", "80",
                           "--extendable", "--arms", "independent", "--json"]))
-    assert out["arms"] == "independent" and "extendable" in out["test"]
+    assert out["inputs"]["arms"] == "independent" and "extendable" in out["details"]["test"]
 
 
 def test_rank_on_preferences_refuses_anyrank_options(prefs):
@@ -148,28 +148,25 @@ def test_compare_group_by_and_shuffle_honour_markdown(long_groups):
 def test_leaderboard_json_carries_the_graph_text(panel):
     text = _ok(["leaderboard", panel, "--graph", "mermaid"])
     out = json.loads(_ok(["leaderboard", panel, "--graph", "mermaid", "--json"]))
-    assert out["graph"]["format"] == "mermaid"
-    assert out["graph"]["text"].strip() and out["graph"]["text"].strip() in text
-    assert "graph" not in json.loads(_ok(["leaderboard", panel, "--json"]))
+    assert out["details"]["graph"]["format"] == "mermaid"
+    assert out["details"]["graph"]["text"].strip() and out["details"]["graph"]["text"].strip() in text
+    assert "graph" not in json.loads(_ok(["leaderboard", panel, "--json"]))["details"]
 
 
 def test_validate_json_names_its_kind_and_reports(tmp_path, monkeypatch):
     import certirank.sim.validation as validation
 
-    class Fake:  # the battery itself is a long Monte Carlo; only the command's shell is under test
-        passed = True
-
-        def to_dict(self):
-            return {"level": "quick", "alpha": 0.05, "rows": [{"name": "tie-0", "verdict": "pass"}],
-                    "passed": True, "statement": "1 of 1 covered rows pass"}
-
-    monkeypatch.setattr(validation, "validate", lambda *a, **k: Fake())
+    # the battery itself is a long Monte Carlo; only the command's shell is under test
+    fake = validation.ValidationResult(level="quick", alpha=0.05, confidence=0.99, seed=2020, backend=None,
+                                       rows=[{"name": "tie-0", "verdict": "pass"}], passed=True, elapsed=0.1,
+                                       statement="1 of 1 covered rows pass")
+    monkeypatch.setattr(validation, "validate", lambda *a, **k: fake)
     out = json.loads(_ok(["validate", "--json"]))
-    assert out["kind"] == "validate" and out["rows"][0]["name"] == "tie-0"
+    assert out["kind"] == "validate" and out["details"]["rows"][0]["name"] == "tie-0"
     res_file = tmp_path / "val.json"
     res_file.write_text(json.dumps(out))
     page = json.loads(_ok(["report", res_file, "--html", tmp_path / "val.html", "--json"]))
-    assert page["kind"] == "validate" and (tmp_path / "val.html").is_file()
+    assert page["details"]["page"] == "validate" and (tmp_path / "val.html").is_file()
 
 
 # ----------------------------------------------------------------------------- report
@@ -214,7 +211,7 @@ def test_every_json_parses_and_makes_a_page(args, wide, prefs, long_groups, pane
     assert isinstance(out.get("kind"), str)
     (tmp_path / "r.json").write_text(res.stdout)
     page = json.loads(_ok(["report", tmp_path / "r.json", "--html", tmp_path / "r.html", "--json"]))
-    assert page["kind"] == out["kind"] and (tmp_path / "r.html").stat().st_size > 500
+    assert page["details"]["page"] == out["kind"] and (tmp_path / "r.html").stat().st_size > 500
 
 
 # ----------------------------------------------------------------------------- reproducibility

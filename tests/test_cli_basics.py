@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from _records import flat
 import json
 from pathlib import Path
 
@@ -36,7 +37,7 @@ def test_inspect_json_on_roboarena(shared_data):
     path = shared_data / "roboarena" / "per_trial_progress_data.csv"
     res = runner.invoke(app, ["inspect", str(path), "--json"])
     assert res.exit_code == 0, res.stderr
-    out = json.loads(res.stdout)
+    out = flat(json.loads(res.stdout))
     assert out["format"] == "wide" and out["source"] == str(path)
     assert [p["policy"] for p in out["policies"]] == ROBO_POLICIES
     assert [p["count"] for p in out["policies"]] == [676, 647, 639, 652, 657, 642, 641]
@@ -56,7 +57,7 @@ def test_inspect_human_output(shared_data):
 def test_inspect_preferences_and_importers():
     res = runner.invoke(app, ["inspect", str(FIX / "inspect"), "--json"])
     assert res.exit_code == 0, res.stderr
-    out = json.loads(res.stdout)
+    out = flat(json.loads(res.stdout))
     assert out["format"] == "inspect" and out["n_replicates"] == 2
     human = runner.invoke(app, ["inspect", str(FIX / "lm_eval")])
     assert human.exit_code == 0 and "EleutherAI__pythia-410m" in human.stdout and "lm-eval" in human.stdout
@@ -74,7 +75,7 @@ def test_inspect_score_range_option(tmp_path):
     p.write_text("policy,score\na,50\nb,100\n")
     res = runner.invoke(app, ["inspect", str(p), "--score-range", "0,100", "--json"])
     assert res.exit_code == 0
-    assert [q["mean"] for q in json.loads(res.stdout)["policies"]] == [0.5, 1.0]
+    assert [q["mean"] for q in json.loads(res.stdout)["details"]["policies"]] == [0.5, 1.0]
     bad = runner.invoke(app, ["inspect", str(p), "--score-range", "zero"])
     assert bad.exit_code == 2 and "--score-range must be 'lo,hi'" in bad.stderr
 

@@ -177,9 +177,10 @@ def test_leaderboard_lists_edges_undecided_pairs_and_guarantee(panel):
     res = runner.invoke(app, ["leaderboard", str(panel)], env={"COLUMNS": "200"})
     assert res.exit_code == 0, res.output
     out = json.loads(runner.invoke(app, ["leaderboard", str(panel), "--json"]).stdout)
-    for better, worse in out["edges"]:
+    edges = [[r["better"], r["worse"]] for r in out["ranking"]["relations"] if r["via"] == "test"]
+    for better, worse in edges:
         assert f"{better} is better than {worse}" in res.output
-    assert ["m0", "m1"] not in out["edges"] and ["m1", "m0"] not in out["edges"]
+    assert ["m0", "m1"] not in edges and ["m1", "m0"] not in edges
     assert "Undecided" in res.output and ("m0 vs m1" in res.output or "m1 vs m0" in res.output)
     assert "Guarantee" in res.output and "95%" in res.output
 
@@ -212,7 +213,8 @@ def test_demo_takes_alpha_like_every_other_command():
     res = runner.invoke(app, ["demo", "--alpha", "0.1", "--json"])
     assert res.exit_code == 0, res.output
     out = json.loads(res.stdout)
-    assert out["anyrank"]["alpha"] == 0.1 and out["bonferroni"]["alpha"] == 0.1
+    assert out["inputs"]["alpha"] == 0.1 and out["ranking"]["alpha"] == 0.1
+    assert out["details"]["bonferroni"]["inputs"]["alpha"] == 0.1
     _fails_cleanly(["demo", "--alpha", "1.5"], "alpha")
 
 

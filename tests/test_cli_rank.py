@@ -32,7 +32,7 @@ def test_rank_json_is_the_result_dict(wide_csv):
     assert out.exit_code == 0, out.output
     got = json.loads(out.stdout)
     assert got == json.loads(anyrank(str(wide_csv), alpha=0.1).to_json())
-    assert got["termination"] == "complete ranking"
+    assert got["ranking"]["stopped"] == "complete ranking"
 
 
 def test_rank_human_output_in_words(wide_csv):
@@ -60,7 +60,7 @@ def test_rank_strict_and_ties_options(wide_csv):
     out = runner.invoke(app, ["rank", str(wide_csv), "--guarantee", "strict", "--ties", "assume-none",
                               "--method", "anyrank_inf", "--n-max", "150", "--json"])
     assert out.exit_code == 0, out.output
-    got = json.loads(out.stdout)
+    got = json.loads(out.stdout)["inputs"]
     assert got["guarantee"] == "strict" and got["method"] == "anyrank-inf" and got["ties"] == "assume_none"
 
 
@@ -87,8 +87,9 @@ def test_demo_json_reports_savings_against_bonferroni():
     out = runner.invoke(app, ["demo", "--seed", "1", "--json"])
     assert out.exit_code == 0, out.output
     got = json.loads(out.stdout)
-    assert got["rollouts_saved"] == got["bonferroni"]["total_samples"] - got["anyrank"]["total_samples"]
-    assert got["anyrank"]["termination"] == "complete ranking"
+    det = got["details"]
+    assert det["rollouts_saved"] == det["bonferroni"]["details"]["total_samples"] - det["total_samples"]
+    assert got["ranking"]["stopped"] == "complete ranking" and det["bonferroni"]["kind"] == "rank"
     # same seed, same campaign
     again = json.loads(runner.invoke(app, ["demo", "--seed", "1", "--json"]).stdout)
     assert again == got
@@ -107,24 +108,24 @@ def test_rank_budget_and_arms_options(wide_csv, tmp_path):
     auto = runner.invoke(app, base)
     assert auto.exit_code == 0, auto.output
     got = json.loads(auto.stdout)
-    assert "exact budget test" in got["statement"] and "paired arms" in got["statement"]
+    assert "exact budget test" in got["ranking"]["guarantee"] and "paired arms" in got["ranking"]["guarantee"]
     assert got == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=150, budget="final").to_json())
     none = json.loads(runner.invoke(app, [*base, "--budget", "none"]).stdout)
-    assert "exact budget test" not in none["statement"]
+    assert "exact budget test" not in none["ranking"]["guarantee"]
     assert none == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=150,
                                       budget="none").to_json())
     ind = runner.invoke(app, [*base, "--budget", "extendable", "--arms", "independent"])
     assert ind.exit_code == 0, ind.output
-    assert "independent arms" in json.loads(ind.stdout)["statement"]
+    assert "independent arms" in json.loads(ind.stdout)["ranking"]["guarantee"]
     # declared, never inferred: the exact test without binary scores is a one-line error, exit 2
     bad = runner.invoke(app, ["rank", str(wide_csv), "--n-max", "150", "--budget", "final"])
     assert bad.exit_code == 2 and "binary" in bad.output
     assert runner.invoke(app, [*base, "--arms", "sideways"]).exit_code == 2
     # the statistic: the mixture below n_max 500 by default, the fastest-decision one on request
-    assert "Beta-mixture statistic" in got["statement"]
+    assert "Beta-mixture statistic" in got["ranking"]["guarantee"]
     fast = runner.invoke(app, [*base, "--statistic", "bayes"])
     assert fast.exit_code == 0, fast.output
-    assert "fastest-decision statistic" in json.loads(fast.stdout)["statement"]
+    assert "fastest-decision statistic" in json.loads(fast.stdout)["ranking"]["guarantee"]
     assert json.loads(fast.stdout) == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=150,
                                                          statistic="bayes").to_json())
     wrong = runner.invoke(app, [*base, "--statistic", "fast"])

@@ -35,7 +35,7 @@ def test_missing_counts_envs_not_rows():
     assert by["a"]["count"] == 3 and by["a"]["missing"] == 1  # env 3
     assert by["b"]["missing"] == 2 and by["b"]["std"] is None  # one observation: no sample std
     assert res.n_envs == 3 and res.n_replicates == 2
-    assert res.to_dict()["policies"][1]["std"] is None
+    assert res.to_dict()["details"]["policies"][1]["std"] is None
 
 
 def test_summary_without_env_labels():

@@ -20,6 +20,7 @@ from certirank.evidence import (
     paired_batch,
     paired_to_unit,
 )
+from _records import flat
 from certirank.evidence._core import NSCORE_GRID, PROGRESS_BINS, _NScore
 from certirank.evidence.oracle import (
     oracle_kelly,
@@ -111,7 +112,9 @@ def test_compare_reproduces_t5_and_direction():
     assert (r.decision, r.decided_at) == ("x>y", 6)
     r = certirank.compare([0.5] * 30, [0.5] * 30)
     assert r.decision is None and r.decided_at is None and r.pvalue == 1.0
-    assert {"decision", "pvalue", "decided_at", "n", "alpha", "bettor", "ties"} <= set(r.to_dict())
+    d = r.to_dict()
+    assert {"pvalue", "decided_at", "n"} <= set(d["details"]) and {"alpha", "bettor", "ties"} <= set(d["inputs"])
+    assert d["ranking"]["relations"] == [] and d["about"] == "policy"
 
 
 def test_nscore_binary_search_matches_bruteforce_argmax():
@@ -439,14 +442,15 @@ def test_cli_compare_json_and_text(tmp_path):
     path.write_text("\n".join(rows) + "\n")
     res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--bettor", "nscore", "--json"])
     assert res.exit_code == 0, res.output
-    out = json.loads(res.output)
-    assert {k: out[k] for k in ("x", "y", "decision", "decided_at", "n", "alpha", "ties")} == {
-        "x": "old", "y": "new", "decision": "x<y", "decided_at": 8, "n": 12, "alpha": 0.05, "ties": "allow"}
+    out = flat(json.loads(res.output))
+    assert {k: out[k] for k in ("a", "b", "decided_at", "n", "alpha", "ties")} == {
+        "a": "old", "b": "new", "decided_at": 8, "n": 12, "alpha": 0.05, "ties": "allow"}
+    assert [(r["better"], r["worse"]) for r in out["ranking"]["relations"]] == [("new", "old")]
     assert out["pvalue"] == pytest.approx(compare([0] * 12, [1] * 12, bettor="nscore", bins="binary").pvalue)
     res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--n-max", "12", "--arms",
                 "independent", "--json"])
     assert res.exit_code == 0, res.output
-    out = json.loads(res.output)
+    out = flat(json.loads(res.output))
     assert out["horizon"] == 12 and out["arms"] == "independent" and "exact budget test" in out["test"]
     assert out["pvalue"] == compare([0] * 12, [1] * 12, bins="binary", n_max=12, arms="independent").pvalue
     res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--n-max", "5"])
@@ -472,9 +476,10 @@ def test_cli_compare_on_roboarena(shared_data):
     res = _cli(["compare", str(shared_data / "roboarena" / "per_trial_progress_data.csv"), "--a", "pi0_droid",
                 "--b", "paligemma_binning_droid", "--json"])
     assert res.exit_code == 0, res.output
-    out = json.loads(res.output)
+    out = flat(json.loads(res.output))
     # pi0_droid (mean 0.34) vs PG-Bin (0.07): certified quickly, on the complete pairs only
-    assert out["decision"] == "x>y" and out["decided_at"] < 100
+    assert [(r["better"], r["worse"]) for r in out["ranking"]["relations"]] == [("pi0_droid", "paligemma_binning_droid")]
+    assert out["decided_at"] < 100
     import pandas as pd
 
     wide = pd.read_csv(shared_data / "roboarena" / "per_trial_progress_data.csv")

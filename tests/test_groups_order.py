@@ -17,6 +17,7 @@ from certirank.methods.groups import run_by_group, split_groups
 from certirank.methods.shuffled import shuffled_ranking
 
 from test_data_formats import policy_folder, robot_lists
+from _records import decisions, flat
 
 runner = CliRunner()
 
@@ -30,10 +31,10 @@ def test_rank_group_by_prints_one_table(tmp_path):
         assert out.stdout.count(task) == 2  # one row per panel
     assert "within each group" in out.stdout
     js = runner.invoke(app, ["rank", str(f), "--group-by", "Panel,Task", "--json", "--alpha-across-groups"])
-    d = json.loads(js.stdout)
-    assert d["schema"] == "certirank.groups/1" and len(d["groups"]) == 6
+    d = flat(json.loads(js.stdout))
+    assert d["kind"] == "grouped" and len(d["groups"]) == 6
     assert d["alpha_per_group"] == pytest.approx(0.05 / 6)
-    assert all(g["result"]["alpha"] == pytest.approx(0.05 / 6) for g in d["groups"])
+    assert all(g["result"]["inputs"]["alpha"] == pytest.approx(0.05 / 6) for g in d["groups"])
     assert "across all 6 groups" in d["statement"]
 
 
@@ -42,8 +43,8 @@ def test_group_by_matches_running_each_group_alone(tmp_path):
     res = run_by_group(t, ["Panel", "Task"], lambda sub, a: certirank.anyrank(sub, alpha=a), alpha=0.1)
     (vals, sub), row = split_groups(t, ["Panel", "Task"])[2], res.groups[2]
     alone = certirank.anyrank(t[(t.Panel == vals["Panel"]) & (t.Task == vals["Task"])], alpha=0.1)
-    assert row["result"]["letters"] == alone.to_dict()["letters"]
-    assert row["certified_pairs"] == len(alone.decisions)
+    assert row["result"]["ranking"]["policies"] == alone.to_dict()["ranking"]["policies"]
+    assert row["certified_pairs"] == len(decisions(alone))
 
 
 def test_group_by_unknown_column_and_folder_cli(tmp_path):
@@ -69,10 +70,10 @@ def test_pairing_by_order(tmp_path):
     assert out.exit_code == 2 and "no trial has scores for both" in out.output
     out = runner.invoke(app, ["compare", str(f), "--a", "A", "--b", "B", "--pairing", "by-order", "--json"])
     d = json.loads(out.stdout)
-    assert d["n"] == 9 and d["decision"] == "x>y"
+    assert d["details"]["n"] == 9 and [(r["better"], r["worse"]) for r in d["ranking"]["relations"]] == [("A", "B")]
     out = runner.invoke(app, ["rank", str(f), "--pairing", "by-order", "--json"])
     assert out.exit_code == 0, out.output
-    assert json.loads(out.stdout)["decisions"][0]["better"] == "A"
+    assert json.loads(out.stdout)["ranking"]["relations"][0]["better"] == "A"
     assert runner.invoke(app, ["rank", str(f), "--pairing", "by-row"]).exit_code == 2
 
 
@@ -108,8 +109,8 @@ def test_sorted_table_with_vs_without_replacement(reps):
     for r in range(reps):
         tab = sorted_table(n, rng)
         if r < 15:  # file order: the with-replacement replay is nearly deterministic here, a few reps show it
-            wrong_file_order += bool(certirank.anyrank(tab, alpha=alpha).decisions)
-        wrong_shuffled += bool(shuffled_ranking(tab, alpha, seed=r).decisions)
+            wrong_file_order += bool(certirank.anyrank(tab, alpha=alpha).ranking.relations)
+        wrong_shuffled += bool(decisions(shuffled_ranking(tab, alpha, seed=r)))
     bound = alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
     assert wrong_file_order / 15 > 0.5  # the with-replacement replay of the sorted table over-rejects
     assert wrong_shuffled / reps <= bound, wrong_shuffled
@@ -119,16 +120,17 @@ def test_shuffled_power_and_cli(tmp_path):
     rng = np.random.default_rng(3)
     wide = pd.DataFrame({"good": (rng.random(300) < 0.8).astype(float), "bad": (rng.random(300) < 0.3).astype(float)})
     res = shuffled_ranking(wide, 0.05, seed=0)
-    assert [(d["better"], d["worse"]) for d in res.decisions] == [("good", "bad")]
+    assert [(d["better"], d["worse"]) for d in decisions(res)] == [("good", "bad")]
     assert res.to_dict() == shuffled_ranking(wide, 0.05, seed=0).to_dict()  # same seed, same output
     f = tmp_path / "w.csv"
     wide.to_csv(f, index=False)
     out = runner.invoke(app, ["rank", str(f), "--shuffle", "7", "--json"])
     assert out.exit_code == 0, out.output
     d = json.loads(out.stdout)
-    assert d["schema"] == "certirank.shuffled-ranking/1" and d["seed"] == 7
+    assert d["kind"] == "table-rank" and d["about"] == "table" and d["inputs"]["seed"] == 7
+    assert d["inputs"]["order"] == {"kind": "random", "seed": 7}
     out = runner.invoke(app, ["compare", str(f), "--a", "bad", "--b", "good", "--shuffle", "7"])
-    assert out.exit_code == 0 and "table's average" in out.stdout
+    assert out.exit_code == 0 and "table's average" in out.stdout and "table letters" in out.stdout
 
 
 def test_leaderboard_and_inspect_group_by(tmp_path):
@@ -142,7 +144,7 @@ def test_leaderboard_and_inspect_group_by(tmp_path):
     f.write_text("\n".join(rows) + "\n")
     out = runner.invoke(app, ["leaderboard", str(f), "--group-by", "suite", "--json"])
     assert out.exit_code == 0, out.output
-    d = json.loads(out.stdout)
+    d = flat(json.loads(out.stdout))
     assert [g["group"]["suite"] for g in d["groups"]] == ["math", "code"]
     alone = certirank.leaderboard(certirank.load(f).query("suite == 'code'"), alpha=0.05)
     assert d["groups"][1]["certified_pairs"] == len(alone.edges) >= 1

@@ -69,7 +69,7 @@ def test_intact_campaign_round_trips_without_warning(tmp_path: Path) -> None:
     r.save(tmp_path / "c.json")
     again = Ranker.load(tmp_path / "c.json")
     assert again.result().to_dict() == r.result().to_dict()
-    assert again.result().trust_edited is None
+    assert not again.result().warnings
 
 
 @pytest.mark.filterwarnings("ignore::certirank.errors.CertirankWarning")  # the edited alpha 0.6 warns, rightly
@@ -90,18 +90,18 @@ def test_every_campaign_edit_is_refused(tmp_path: Path, edit: str) -> None:
     except CertirankError:
         return
     res = trusted.result()
-    assert res.trust_edited and "WARNING" in res.statement and "edited" in res.statement
+    assert any("edited saved state" in w for w in res.warnings) and "WARNING" in res.statement and "edited" in res.statement
     assert res.alpha == trusted.alpha == data["config"]["alpha"]  # the alpha actually used, not a stale one
     # saving and loading again does not launder the edit
     trusted.save(path)
-    assert Ranker.load(path).result().trust_edited == res.trust_edited
+    assert Ranker.load(path).result().warnings == res.warnings
 
 
 def test_intact_leaderboard_round_trips_without_warning(tmp_path: Path) -> None:
     lb = _board()
     lb.save(tmp_path / "b.json")
     again = Leaderboard.load(tmp_path / "b.json")
-    assert again.result().to_dict() == lb.result().to_dict() and again.result().trust_edited is None
+    assert again.result().to_dict() == lb.result().to_dict() and not again.result().warnings
 
 
 @pytest.mark.parametrize("edit", list(_board_edits(json.loads(_board().to_json()))))
@@ -117,10 +117,10 @@ def test_every_leaderboard_edit_is_refused(tmp_path: Path, edit: str) -> None:
         res = trusted.result()
     except CertirankError:
         return
-    assert res.trust_edited and "WARNING" in res.trust_edited
-    assert res.to_dict()["trust_edited"] == res.trust_edited
+    assert any(w.startswith("warning: computed from an edited saved state") for w in res.warnings)
+    assert res.to_dict()["warnings"] == list(res.warnings) and "edited" in res.ranking.guarantee
     trusted.save(path)
-    assert Leaderboard.load(path).result().trust_edited == res.trust_edited
+    assert Leaderboard.load(path).result().warnings == res.warnings
 
 
 def test_extend_keeps_the_seal() -> None:

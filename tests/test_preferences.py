@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from certirank.cli import app
 from certirank.methods.preferences import preference_graph
+from _records import decisions, flat
 
 
 def battles(strength: dict[tuple[str, str], float], n: int, rng: np.random.Generator, draw: float = 0.2) -> pd.DataFrame:
@@ -35,7 +36,7 @@ def test_fwer_all_coins(tmp_path):
     names = [f"p{i}" for i in range(6)]
     strength = {(a, b): 0.5 for i, a in enumerate(names) for b in names[i + 1:]}
     alpha, reps = 0.2, 100
-    errors = sum(bool(preference_graph(battles(strength, 300, rng), alpha).edges) for _ in range(reps))
+    errors = sum(bool(preference_graph(battles(strength, 300, rng), alpha).ranking.relations) for _ in range(reps))
     bound = alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
     assert errors / reps <= bound, (errors, reps)
 
@@ -45,22 +46,22 @@ def test_power_and_decided_at_is_anytime():
     strength = {("good", "bad"): 0.9, ("good", "mid"): 0.5, ("mid", "bad"): 0.5}
     tab = battles(strength, 400, rng)
     res = preference_graph(tab, 0.05)
-    edge = next(e for e in res.edges if e["better"] == "good" and e["worse"] == "bad")
+    edge = next(e for e in decisions(res) if e["better"] == "good" and e["worse"] == "bad")
     t = edge["decided_at"]
-    assert preference_graph(tab.iloc[:t], 0.05).edges  # certified with the battles up to then
+    assert preference_graph(tab.iloc[:t], 0.05).ranking.relations  # certified with the battles up to then
     before = preference_graph(tab.iloc[:t - 1], 0.05)
-    assert not any(e["better"] == "good" and e["worse"] == "bad" for e in before.edges)
+    assert not any(e["better"] == "good" and e["worse"] == "bad" for e in decisions(before))
     pair = next(p for p in res.pairs if {p["a"], p["b"]} == {"good", "bad"})
     assert pair["wins_a"] + pair["wins_b"] + pair["draws"] == pair["battles"]
     bonf = preference_graph(tab, 0.05, procedure="bonferroni")
-    assert {(e["better"], e["worse"]) for e in bonf.edges} <= {(e["better"], e["worse"]) for e in res.edges}
+    assert {(e["better"], e["worse"]) for e in decisions(bonf)} <= {(e["better"], e["worse"]) for e in decisions(res)}
 
 
 def test_cycle_shown_not_closed():
     rng = np.random.default_rng(11)
     strength = {("rock", "scissors"): 0.95, ("scissors", "paper"): 0.95, ("paper", "rock"): 0.95}
     res = preference_graph(battles(strength, 600, rng, draw=0.0), 0.05)
-    got = {(e["better"], e["worse"]) for e in res.edges}
+    got = {(e["better"], e["worse"]) for e in decisions(res)}
     assert got == {("rock", "scissors"), ("scissors", "paper"), ("paper", "rock")}
     assert [sorted(c) for c in res.cycles] == [["paper", "rock", "scissors"]]
 
@@ -80,8 +81,8 @@ def test_football_table_cli(tmp_path):
     f.write_text("\n".join(lines) + "\n")
     out = CliRunner().invoke(app, ["rank", str(f), "--json"])
     assert out.exit_code == 0, out.output
-    d = json.loads(out.output)
-    assert d["schema"] == "certirank.preferences/1" and len(d["pairs"]) == 6
+    d = flat(json.loads(out.output))
+    assert d["kind"] == "preference-graph" and len(d["pairs"]) == 6
     assert sum(p["battles"] for p in d["pairs"]) == len(lines) - 1
     human = CliRunner().invoke(app, ["rank", str(f)])
     assert human.exit_code == 0 and "half a win" in human.output
@@ -91,6 +92,6 @@ def test_roboarena_preferences(shared_data):
     out = CliRunner().invoke(app, ["rank", str(shared_data / "roboarena" / "policy_preferences.csv"), "--json"])
     assert out.exit_code == 0, out.output
     d = json.loads(out.output)
-    assert d["n_battles"] == 796 and len(d["edges"]) >= 1
-    for e in d["edges"]:
-        assert e["score"] > 0.5 and 1 <= e["decided_at"] <= 796
+    assert d["details"]["n_battles"] == 796 and len(d["ranking"]["relations"]) >= 1
+    for e in d["ranking"]["relations"]:
+        assert e["details"]["score"] > 0.5 and 1 <= e["when"] <= 796

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 import certirank
 from certirank.cli import app
 from certirank.order import Ranking, make_ranking
+from _records import decisions
 
 runner = CliRunner()
 
@@ -66,7 +67,7 @@ def test_every_method_exposes_the_same_ranking_class(tmp_path):
         assert Ranking.from_dict(json.loads(json.dumps(d))) == r
     # the ranking agrees with the method's own decisions
     ar = results["anyrank"]
-    assert {(d["better"], d["worse"]) for d in ar.decisions} <= {(x.better, x.worse) for x in ar.ranking.relations}
+    assert {(d["better"], d["worse"]) for d in decisions(ar)} <= {(x.better, x.worse) for x in ar.ranking.relations}
     assert ar.ranking.letters == ar.letters and ar.ranking.stopped == ar.termination
     lb = results["leaderboard"]
     assert {(a, b) for a, b in lb.edges} == {(x.better, x.worse) for x in lb.ranking.relations if x.via == "test"}
@@ -137,10 +138,10 @@ def test_shuffled_letters_follow_the_certified_order_not_the_mean(tmp_path):
     df = pd.DataFrame({"A": np.r_[np.full(40, 0.6), nan], "B": np.r_[np.full(40, 1.0), np.zeros(80)],
                        "C": np.r_[np.full(40, np.nan), np.full(80, 0.3)]})
     res = shuffled_ranking(df, 0.05, seed=0)
-    assert {(d["better"], d["worse"]) for d in res.decisions} == {("B", "A"), ("C", "B")}
+    assert {(d["better"], d["worse"]) for d in decisions(res)} == {("B", "A"), ("C", "B")}
     assert res.means["A"] > res.means["B"] > res.means["C"]  # the mean order contradicts both relations
     r = res.ranking
-    assert type(r) is Ranking and r.kind == "shuffled" and not r.transitive
+    assert type(r) is Ranking and r.kind == "table" and r.about == "table" and not r.transitive
     assert r.names == ("C", "B", "A") and list(res.letters) == ["C", "B", "A"] and res.letters == r.letters
     assert "a" not in res.letters["A"] and "a" not in res.letters["B"]
     assert not r.better("C", "A") and ("C", "A") in r.undecided  # no closure: C and A never shared a row
@@ -152,7 +153,7 @@ def test_shuffled_letters_follow_the_certified_order_not_the_mean(tmp_path):
     rows = [m.group(1) for m in re.finditer(r"^\d+\s+(\S+)\s+[\d.]+\s+\d+\s", out.stdout, re.M)]  # table rows
     assert rows == ["C", "B", "A"]
     d = json.loads(runner.invoke(app, ["rank", str(path), "--shuffle", "0", "--json"]).stdout)
-    assert Ranking.from_dict(d) == r and d["kind"] == "shuffled-rank"
+    assert Ranking.from_dict(d) == r and d["kind"] == "table-rank"
 
 
 def test_preference_and_group_results_expose_the_ranking(tmp_path):
@@ -163,9 +164,9 @@ def test_preference_and_group_results_expose_the_ranking(tmp_path):
     pg = preference_graph(pd.DataFrame(rows, columns=["A", "B", "preference"]), 0.05)
     r = pg.ranking
     assert type(r) is Ranking and r.kind == "preference-graph" and not r.transitive and r.inconsistent
-    assert {(x.better, x.worse) for x in r.relations} == {(e["better"], e["worse"]) for e in pg.edges}
-    assert all(x.via == "test" and x.when == e["decided_at"] for x, e in
-               zip(sorted(r.relations, key=lambda x: x.better), sorted(pg.edges, key=lambda e: e["better"])))
+    assert all(x.via == "test" and 1 <= x.when <= 90 and x.details["battles_used"] <= 30 for x in r.relations)
+    assert {(x.better, x.worse) for x in r.relations} == {("rock", "scissors"), ("scissors", "paper"),
+                                                          ("paper", "rock")}
     assert r.better("rock", "scissors") and not r.better("scissors", "rock")
     assert "need not be transitive" in r.cycle_note and [sorted(c) for c in r.cycles] == [["paper", "rock", "scissors"]]
     assert {p.name: p.n for p in r.policies} == {"rock": 60, "scissors": 60, "paper": 60}
@@ -242,7 +243,7 @@ def test_report_html_on_the_json_of_every_command(tmp_path):
     long = _wide(n=80).reset_index().melt(id_vars="index", var_name="policy", value_name="score")
     long.assign(env=long["index"], half=np.where(long["index"] % 2 == 0, "even", "odd")).drop(
         columns="index").to_csv(grouped, index=False)
-    commands.update({"shuffled-rank": ["rank", str(wide), "--shuffle", "3"],
+    commands.update({"table-rank": ["rank", str(wide), "--shuffle", "3"],
                      "preference-graph": ["rank", str(_prefs(tmp_path))],
                      "grouped": ["rank", str(grouped), "--group-by", "half"]})
     for kind, args in commands.items():
@@ -252,16 +253,16 @@ def test_report_html_on_the_json_of_every_command(tmp_path):
         res = runner.invoke(app, ["report", str(path), "--html", str(page), "--json"])
         assert res.exit_code == 0, (kind, res.output)
         info = json.loads(res.stdout)
-        assert info["kind"] == kind and page.read_text().startswith("<!DOCTYPE html>")
-        if "ranking" in d or kind == "demo":
-            assert {"graph", "summary", "decisions"} <= set(info["sections"]), kind
-            r = Ranking.from_dict(d if kind != "demo" else d["anyrank"])
+        assert info["details"]["page"] == kind and page.read_text().startswith("<!DOCTYPE html>")
+        if d["ranking"] is not None and kind != "compare":  # a comparison has a page of its own
+            assert {"graph", "summary", "decisions"} <= set(info["details"]["sections"]), kind
+            r = Ranking.from_dict(d["ranking"])
             text = page.read_text()
             assert all(f"<td class=\"l\">{p.name}</td>" in text for p in r.policies), kind
         if kind == "grouped":
-            assert {"summary", "g0-summary", "g0-graph", "g1-decisions"} <= set(info["sections"])
+            assert {"summary", "g0-summary", "g0-graph", "g1-decisions"} <= set(info["details"]["sections"])
         if kind == "preference-graph":
-            assert "battles" in info["sections"]
+            assert "battles" in info["details"]["sections"]
     # a command without a page of its own (here check) still gets a page, chosen by its kind
     check_path, d = _json(["check", str(wide), "--claim", "good>bad"], tmp_path, "check")
     assert d["kind"] == "check"
@@ -271,7 +272,8 @@ def test_report_html_on_the_json_of_every_command(tmp_path):
     bare = tmp_path / "bare.json"
     bare.write_text(json.dumps(json.loads((tmp_path / "rank.json").read_text())["ranking"]))
     res = runner.invoke(app, ["report", str(bare), "--html", str(tmp_path / "bare.html"), "--json"])
-    assert res.exit_code == 0, res.output and json.loads(res.stdout)["kind"] == "ranking"
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["details"]["page"] == "ranking"
 
 
 # ----------------------------------------------------------------------------------------- vocabulary

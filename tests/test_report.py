@@ -355,7 +355,7 @@ def test_html_leaderboard_compare_baseline_pages():
     assert page.sections == ["guarantee", "summary", "decisions", "graph", "rank-intervals"]
     assert "assumes" in text and lb.blocks["statement"][:40] in text.replace("&#x27;", "'")
     for m in lb.models:
-        assert m["model"] in text
+        assert m in text
 
     x, y = rng.beta(4, 2, 120), rng.beta(2, 4, 120)
     cmp = certirank.compare(x, y, alpha=0.05)
@@ -364,8 +364,9 @@ def test_html_leaderboard_compare_baseline_pages():
     assert page.sections == ["guarantee", "summary"] and "independent across t" in text
     text, _ = html_report(cmp)  # the object knows its alpha
     assert "alpha = 0.05" in text
-    # the CLI's JSON names the policies; the page then uses the names
-    text, _ = html_report({"x": "ours", "y": "theirs", **cmp.to_dict()})
+    # a comparison of a table's policies names them; the page then uses the names
+    named = certirank.compare(pd.DataFrame({"ours": x, "theirs": y}), a="ours", b="theirs")
+    text, _ = html_report(named.to_dict())
     assert "ours is certified better than theirs" in text
 
     long = certirank.load(pd.DataFrame({"a": x, "b": y}), format="wide")
@@ -411,13 +412,14 @@ def test_html_compose_and_designs_pages():
 def test_detect_kind_rejects_other_json():
     with pytest.raises(ParameterError, match="no 'kind'"):
         detect_kind({"hello": 1})
-    # the kind alone decides, never the other keys
-    with pytest.raises(ParameterError, match="no 'kind'"):
-        detect_kind({"decision": None, "pvalue": 1.0, "decided_at": None, "n": 0})
+    # the kind decides; a kind-less comparison of before 0.2 is read as one (certirank.results.migrate)
+    assert detect_kind({"decision": None, "pvalue": 1.0, "decided_at": None, "n": 0}) == "compare"
     assert detect_kind({"kind": "compare"}) == "compare"
     assert detect_kind({"kind": "check"}) == "check"  # no page of its own: a generic page of its fields
-    with pytest.raises(ParameterError, match="no report page"):
+    with pytest.raises(ParameterError, match="no 'kind'"):
         detect_kind({"kind": 5})
+    with pytest.raises(ParameterError, match="unknown result kind 'nope'"):
+        detect_kind({"kind": "nope"})
 
 
 # ----------------------------------------------------------------------------------------------- CLI
@@ -436,7 +438,7 @@ def test_cli_rank_plot_then_report(tmp_path, wide_csv):
     assert res.exit_code == 0, res.output
     result = json.loads(res.stdout)  # --json output stays pure JSON with --plot
     texts = svg_texts(svg.read_text())
-    for name, let in result["letters"].items():
+    for name, let in ((p["name"], p["letters"]) for p in result["ranking"]["policies"]):
         assert name in "".join(texts) and let in texts
     rj = tmp_path / "rank.json"
     rj.write_text(res.stdout)
@@ -444,7 +446,7 @@ def test_cli_rank_plot_then_report(tmp_path, wide_csv):
     res = runner.invoke(app, ["report", str(rj), "--html", str(page), "--data", str(wide_csv), "--json"])
     assert res.exit_code == 0, res.output
     info = json.loads(res.stdout)
-    assert info["kind"] == "rank" and "scores" in info["sections"]
+    assert info["details"]["page"] == "rank" and "scores" in info["details"]["sections"]
     parse_page(page.read_text())
 
 

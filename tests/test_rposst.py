@@ -14,6 +14,7 @@ from certirank.errors import DataError, ParameterError
 from certirank.methods.rposst import (compose_test, cvar, cvar_weights, evaluate_test_designs, holdout_size, kofn,
                                      kofn_weights, read_test_matrix)
 from certirank.methods.rposst import _core
+from _records import flat
 
 # spec 05's vectors and solvers are about the RPOSST design itself, not the default out-of-sample choice
 compose_rposst = functools.partial(compose_test, select="rposst")
@@ -266,7 +267,7 @@ def test_compose_test_result_is_frozen_and_jsonable():
     res = certirank.compose_test(A_R2, m=2)
     assert res.m == 2 and len(res.weights) == 2 and sum(res.weights) == pytest.approx(1.0)
     assert res.n_tuples == 10 and res.n_pairs == 16 and res.scale == {"lo": 0.1, "hi": 1.0}
-    d = res.to_dict()
+    d = flat(res.to_dict())
     assert d["test_cases"] == res.test_cases and d["loss"] == res.loss
     with pytest.raises(Exception):
         res.loss = 0.0  # type: ignore[misc]
@@ -364,7 +365,7 @@ def test_rrps_rposst_beats_minimax_uniform_and_miniaverage(shared_data):
         curve = np.asarray(row["curve"])
         assert curve.size == 4 * 9 and np.all(np.diff(curve) <= 1e-15)
         assert curve[0] == pytest.approx(row["mean_max_error"], abs=1e-12)
-    d = res.to_dict()
+    d = flat(res.to_dict())
     assert isinstance(d["table"], list) and len(d["per_set"]) == 60
 
 

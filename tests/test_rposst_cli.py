@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 
 from certirank.cli import app
 from certirank.methods.rposst import compose_test, read_test_matrix
+from _records import flat
 
 runner = CliRunner()
 
@@ -28,8 +29,8 @@ def matrix_csv(tmp_path):
 def test_compose_test_json_equals_api(matrix_csv):
     out = runner.invoke(app, ["compose-test", str(matrix_csv), "--size", "2", "--rounds", "50", "--json"])
     assert out.exit_code == 0, out.output
-    data = json.loads(out.stdout)
-    expected = compose_test(matrix_csv, m=2, rounds=50).to_dict()
+    data = flat(json.loads(out.stdout))
+    expected = flat(compose_test(matrix_csv, m=2, rounds=50).to_dict())
     assert data == json.loads(json.dumps(expected))
     assert len(data["test_cases"]) == 2 and abs(sum(data["weights"]) - 1) < 1e-12
 
@@ -52,7 +53,7 @@ def test_compose_test_evaluate_human_and_json(matrix_csv):
     assert "minimax-uniform" in human.stdout and "Lowest mean max holdout error for m = 2" in human.stdout
     out = runner.invoke(app, [*args, "--json"])
     assert out.exit_code == 0, out.output
-    data = json.loads(out.stdout)
+    data = flat(json.loads(out.stdout))
     assert data["holdout_size"] == 3 and data["sets"] == 3 and data["m"] == [1, 2]
     assert {row["method"] for row in data["table"]} == {"cv", "rposst", "minimax-uniform", "minimax-ttd",
                                                          "minimax-tnp", "miniaverage", "iterative-minimax"}
@@ -90,13 +91,13 @@ def test_compose_test_select_variant_and_model_item_table(tmp_path):
     pd.DataFrame(rows, columns=["model", "item", "score"]).to_csv(path, index=False)
     out = runner.invoke(app, ["compose-test", str(path), "--size", "2", "--rounds", "40", "--json"])
     assert out.exit_code == 0, out.output
-    data = json.loads(out.stdout)
+    data = flat(json.loads(out.stdout))
     assert data["select"] == "cv" and data["design"] == data["cv"]["chosen"]
-    assert data == json.loads(json.dumps(compose_test(path, m=2, rounds=40).to_dict()))
+    assert data == flat(json.loads(json.dumps(compose_test(path, m=2, rounds=40).to_dict())))
     human = runner.invoke(app, ["compose-test", str(path), "--size", "2", "--rounds", "40"])
     assert "Design chosen by nested holdout" in human.stdout and data["design"] in human.stdout
     plain = runner.invoke(app, ["compose-test", str(path), "--size", "2", "--select", "rposst", "--json"])
-    assert json.loads(plain.stdout)["design"] == "rposst" and json.loads(plain.stdout)["cv"] is None
+    assert flat(json.loads(plain.stdout))["design"] == "rposst" and flat(json.loads(plain.stdout))["cv"] is None
     sim = runner.invoke(app, ["compose-test", str(path), "--size", "1", "--variant", "simultaneous", "--eta", "0.5"])
     assert sim.exit_code == 0, sim.output
     assert "Randomised test" in sim.stdout and "simultaneous move" in sim.stdout
@@ -118,7 +119,7 @@ def item_table(tmp_path):
 def test_item_scale_compose_says_how_the_design_was_found(item_table):
     out = runner.invoke(app, ["compose-test", str(item_table), "--size", "4", "--json"])
     assert out.exit_code == 0, out.output
-    data = json.loads(out.stdout)
+    data = flat(json.loads(out.stdout))
     assert data["solver"] == "search" and data["n_tuples"] > 2_000_000
     human = runner.invoke(app, ["compose-test", str(item_table), "--size", "4"])
     assert human.exit_code == 0, human.output
@@ -139,13 +140,13 @@ def test_item_scale_evaluate_runs_the_item_protocol(item_table):
             "cv,miniaverage,random-regression"]
     out = runner.invoke(app, [*args, "--json"])
     assert out.exit_code == 0, out.output
-    data = json.loads(out.stdout)
+    data = flat(json.loads(out.stdout))
     api = evaluate_item_designs(item_table, m=4, sets=2, methods=["cv", "miniaverage", "random-regression"])
 
     def timeless(d):  # wall times are the one field that differs between two runs
         return {k: [{c: v for c, v in r.items() if c != "seconds"} for r in v] if k in ("table", "per_set") else v
                 for k, v in d.items()}
-    assert timeless(data) == timeless(json.loads(json.dumps(api.to_dict())))
+    assert timeless(data) == timeless(flat(json.loads(json.dumps(api.to_dict()))))
     human = runner.invoke(app, args)
     assert human.exit_code == 0, human.output
     text = " ".join(human.stdout.split())
@@ -179,8 +180,8 @@ def test_evaluation_logs_with_a_score_range_and_reader_options(tmp_path):
     assert bad.exit_code == 2 and "--score-range lo,hi" in bad.output
     ok = runner.invoke(app, ["compose-test", str(out), "--size", "2", "--score-range", "0,100", "--json"])
     assert ok.exit_code == 0, ok.output
-    data = json.loads(ok.stdout)
-    assert data == json.loads(json.dumps(compose_test(read_test_matrix(out, score_range=(0.0, 100.0)), m=2).to_dict()))
+    data = flat(json.loads(ok.stdout))
+    assert data == flat(json.loads(json.dumps(compose_test(read_test_matrix(out, score_range=(0.0, 100.0)), m=2).to_dict())))
     assert data["n_test_cases"] == 8 and data["n_policies"] == 4
     unknown = runner.invoke(app, ["compose-test", str(out), "--size", "2", "--read-option", "colour=red"])
     assert unknown.exit_code == 2 and "colour" in unknown.output

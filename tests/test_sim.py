@@ -16,6 +16,8 @@ from certirank.cli import app
 from certirank.errors import ParameterError
 from certirank.sim import Trajectory, get_scenario, scenario_names, simulate
 from certirank.sim.metrics import clopper_pearson, closure_many, score_run, topk_sets
+from _records import decisions
+from _records import flat
 
 runner = CliRunner()
 
@@ -194,8 +196,8 @@ def test_bt_adapter_matches_the_public_baseline():
         data = sc.draw(np.random.default_rng(_data_seed(run_seeds(4, 2)[run])))
         out = bradley_terry(_comparisons(sc, data, 300))
         snap = res.snapshots[res.snapshots["run"] == run]
-        n_correct = sum(bool(truth[idx[d["better"]], idx[d["worse"]]]) for d in out.decisions)
-        n_false = len(out.decisions) - n_correct
+        n_correct = sum(bool(truth[idx[d["better"]], idx[d["worse"]]]) for d in decisions(out))
+        n_false = len(decisions(out)) - n_correct
         assert int(snap["n_correct"].iloc[-1]) == n_correct and int(snap["n_false"].iloc[-1]) == n_false
 
 
@@ -253,7 +255,7 @@ def test_cli_json_summary_and_errors():
     r = runner.invoke(app, ["simulate", "HO-I", "--methods", "bt", "--reps", "4", "--seed", "1", "-p", "n_games=200",
                             "--json"])
     assert r.exit_code == 0, r.output
-    d = json.loads(r.stdout)
+    d = flat(json.loads(r.stdout))
     s = d["summary"]["bt"]
     for key in ("fwer", "fwer_ci", "power", "mean_samples", "full_ranking_rate"):
         assert key in s
@@ -297,9 +299,9 @@ def test_anyrank_adapter_equals_run_campaign_run_by_run():
             assert row["end_evals"] == ref.total_samples and row["end_time"] == ref.iterations
             truth = sc.truth()
             idx = {p: i for i, p in enumerate(sc.policies)}
-            n_false = sum(not truth[idx[d["better"]], idx[d["worse"]]] for d in ref.decisions)
+            n_false = sum(not truth[idx[d["better"]], idx[d["worse"]]] for d in decisions(ref))
             assert row["n_false_final"] == n_false
-            assert row["n_correct_final"] == len(ref.decisions) - n_false
+            assert row["n_correct_final"] == len(decisions(ref)) - n_false
 
 
 def test_anyrank_trajectory_uses_decision_iterations_and_total_samples():
@@ -312,8 +314,8 @@ def test_anyrank_trajectory_uses_decision_iterations_and_total_samples():
     ref = run_campaign(data.scores, alpha=0.05, method="anyrank0", n_max=200, bins="binary",
                        policies=list(sc.policies), graph="fully_connected", prior=list(sc.prior))
     snap = res.snapshots
-    assert list(snap["time"]) == sorted({float(d["iteration"]) for d in ref.decisions})
-    assert float(snap["evals"].iloc[-1]) == max(d["total_samples"] for d in ref.decisions)
+    assert list(snap["time"]) == sorted({float(d["iteration"]) for d in decisions(ref)})
+    assert float(snap["evals"].iloc[-1]) == max(d["total_samples"] for d in decisions(ref))
     row = res.runs.iloc[0]
     assert row["end_evals"] == ref.total_samples and row["termination"] == ref.termination
     assert row["samples"] == [float(ref.samples[p]) for p in sc.policies]
@@ -357,7 +359,7 @@ def test_cli_done_criterion_ho_i_200_runs():
     r = runner.invoke(app, ["simulate", "HO-I", "--methods", "anyrank0,bonferroni,bt", "--reps", "200", "--seed", "1",
                             "--jobs", "2", "--json"])
     assert r.exit_code == 0, r.output
-    s = json.loads(r.stdout)["summary"]
+    s = json.loads(r.stdout)["details"]["summary"]
     for m in ("anyrank0", "bonferroni"):
         assert s[m]["fwer"] <= _alpha_tol(0.05, 200) and s[m]["fwer_controlled"]
     assert s["bt"]["fwer"] == 1.0 and not s["bt"]["fwer_controlled"]

@@ -12,6 +12,7 @@ from certirank.cli import app
 from certirank.errors import CertirankError
 from certirank.sim.metrics import clopper_pearson
 from certirank.sim.validation import validate, validation_checks
+from _records import flat
 
 runner = CliRunner()
 
@@ -20,7 +21,7 @@ def test_quick_json_lists_at_least_12_scenarios_all_passing(tmp_path: Path) -> N
     plot = tmp_path / "v.svg"
     res = runner.invoke(app, ["validate", "--quick", "--json", "--plot", str(plot)])
     assert res.exit_code == 0, res.output
-    d = json.loads(res.stdout)
+    d = flat(json.loads(res.stdout))
     rows = d["rows"]
     assert len(rows) >= 12 and d["passed"] is True and d["level"] == "quick"
     for r in rows:

@@ -1,8 +1,8 @@
 """Comparison baselines (spec 06: the Bradley–Terry family; spec 04 §12: leaderboard baselines).
 
-Every baseline returns a :class:`BaselineResult` with the same fields as the certified methods
-(``decisions`` of ``{better, worse, kind, ...}``, ``undecided``, ``policies``, ``method``, ``alpha``,
-``means``) plus ``scores``, so the simulator and the reports treat all methods alike. **None of them
+Every baseline returns a :class:`BaselineResult`: the record of the certified methods (its
+:class:`~certirank.order.Ranking` says who ranks above whom) plus ``scores``, so the simulator and the reports
+treat all methods alike. **None of them
 controls the FWER of the mean-performance ranking**; they exist to reproduce the papers' comparisons and
 to show the failure modes.
 
@@ -99,4 +99,17 @@ def baseline(name: str, data: Any, **options: Any) -> BaselineResult:
     if unknown:
         raise ParameterError(f"unknown option(s) for baseline {method!r}: {', '.join(unknown)}; valid: "
                              f"{', '.join(sorted(allowed))}")
-    return func(data, **options)
+    import os
+
+    import pandas as pd
+    if not isinstance(data, (str, os.PathLike, pd.DataFrame)):
+        return func(data, **options)
+    import dataclasses
+
+    from ..data.readers import load
+    from ..results import reader_warnings
+    table = load(data, format=options.pop("format", None), score_range=options.pop("score_range", None))
+    res = func(table, **options)
+    src = table.attrs.get("source")
+    return dataclasses.replace(res, source=None if src is None else str(src),
+                               warnings=(*reader_warnings(table), *res.warnings))

@@ -1,85 +1,93 @@
-"""The result object every baseline returns (spec 00: same fields as the certified methods, plus `scores`).
+"""The result object every baseline returns (spec 00: the record of the certified methods, plus `scores`).
 
-Decisions are plain dicts so that the simulator and the reports can read AnyRank, BB-EDGE and every
-baseline the same way: ``{"better", "worse", "kind", ...method-specific statistics}``, with ``kind`` one
-of ``"direct"`` (decided by the method itself) or ``"implied"`` (added by transitivity, as AnyRank does).
+Who ranks above whom is the result's :class:`~certirank.order.Ranking`, as for AnyRank and BB-EDGE, so the
+simulator and the reports read every baseline the same way: direct relations carry the method's statistic,
+relations implied by transitivity are the ranking's closure (when the method's relations chain).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
-from ..order.result import Ranking, make_ranking
-from ..results import ResultMixin
+from ..order.result import Ranking, Relation, make_ranking
+from ..results import Result, inputs
 
 __all__ = ["BaselineResult", "build_result", "closure"]
 
 
 @dataclass(frozen=True)
-class BaselineResult(ResultMixin):
-    """Outcome of a baseline ranking method.
+class BaselineResult(Result):
+    """Outcome of a baseline ranking method (record kind ``"baseline"``).
 
     Attributes
     ----------
     method:
-        Canonical method name (e.g. ``"bt"``, ``"bt-davidson"``, ``"emr"``).
+        Input: canonical method name (e.g. ``"bt"``, ``"bt-davidson"``, ``"emr"``).
     alpha:
-        Level the method was run at (``None`` for point-estimate methods that use none).
+        Input: level the method was run at (``None`` for point-estimate methods that use none).
     policies:
-        Policies in input order.
-    decisions:
-        One dict per decided ordered pair: ``better``, ``worse``, ``kind`` (``"direct"`` or
-        ``"implied"``) and method-specific statistics (e.g. ``difference``, ``p_value``, ``log_e``).
-    undecided:
-        ``[a, b]`` for every pair with no decision (a before b in input order).
-    means:
-        Per-policy empirical mean score when the input had scores; for pure preference input, the
-        preference win rate (ties count one half); see ``details["means_kind"]``.
+        Input: the policies, in input order.
+    ranking:
+        Who the method ranks above whom (``kind`` = the method; relations keep each method's statistic as
+        ``evidence`` -- ``pvalue``, ``log_e``, ``difference`` or ``z`` -- and any other in ``details``), per
+        policy its mean score (or, for pure preference input, its preference win rate: ties count one half,
+        see ``details["means_kind"]``); ``guarantee`` says what the method does (not) control.
     scores:
         Per-policy fitted score (centred log-strength for the Bradley–Terry family, the weighted mean
         for leaderboard baselines).
-    order:
-        Policies ordered by ``scores``, best first (ties by input order). (Called ``ranking`` before 0.2.)
+    score_order:
+        Policies ordered by ``scores``, best first (ties by input order).
     n:
         Number of comparisons (preference methods) or observations (score methods) used.
-    guarantee:
-        Plain-words statement of what the method does (not) control.
-    inconsistent:
-        True if the decided relations contain a cycle or both directions of a pair.
     details:
         Method-specific outputs (standard errors, intervals, tie parameter, ...).
     history:
         Leaderboard baselines with ``history=True``: one entry per completed replicate ``r`` with the
         certified direct edges at ``r``. ``None`` otherwise.
-    ranking:
-        The common :class:`certirank.order.Ranking` of the decisions (``kind`` = the method).
     """
 
-    RESULT_KIND = "baseline"
+    KIND: ClassVar[str] = "baseline"
 
-    method: str
-    alpha: float | None
-    policies: list[str]
-    decisions: list[dict[str, Any]]
-    undecided: list[list[str]]
-    means: dict[str, float]
+    method: str = inputs()
+    alpha: float | None = inputs()
+    policies: list[str] = inputs()
+    ranking: Ranking = field(repr=False)
     scores: dict[str, float]
-    order: list[str]
+    score_order: list[str]
     n: int
-    guarantee: str
-    inconsistent: bool = False
     details: dict[str, Any] = field(default_factory=dict)
     history: list[dict[str, Any]] | None = None
-    ranking: Ranking | None = field(default=None, repr=False)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        own = out["details"].pop("details")
+        out["details"] = {**own, **out["details"]}  # the method's own outputs are the record's details
+        return out
+
+    @property
+    def means(self) -> dict[str, float | None]:
+        return self.ranking.means
+
+    @property
+    def guarantee(self) -> str:
+        return self.ranking.guarantee
+
+    @property
+    def undecided(self) -> list[list[str]]:
+        return [list(u) for u in self.ranking.undecided]
+
+    @property
+    def inconsistent(self) -> bool:
+        return self.ranking.inconsistent
 
     @property
     def decided_pairs(self) -> set[tuple[str, str]]:
-        """Set of (better, worse) tuples over all decisions (direct and implied)."""
-        return {(d["better"], d["worse"]) for d in self.decisions}
+        """Set of (better, worse) tuples over all relations (direct and implied)."""
+        return {(r.better, r.worse) for r in self.ranking.relations}
 
     def decision(self, a: str, b: str) -> str | None:
         """``"a>b"``, ``"a<b"`` or ``None`` for the pair (a, b)."""
@@ -111,44 +119,41 @@ def build_result(*, method: str, alpha: float | None, policies: Sequence[str],
     """
     policies = list(policies)
     p = len(policies)
-    adj = np.zeros((p, p), dtype=bool)
-    decisions: list[dict[str, Any]] = []
-    for i, j, stats in edges:
-        adj[i, j] = True
-        decisions.append({"better": policies[i], "worse": policies[j], "kind": "direct", **dict(stats)})
-    reach = closure(adj)
-    inconsistent = bool(np.any(np.diag(reach)))
-    if implied and not inconsistent:
-        for i in range(p):
-            for j in range(p):
-                if reach[i, j] and not adj[i, j]:
-                    decisions.append({"better": policies[i], "worse": policies[j], "kind": "implied"})
-    decided = adj | (reach if (implied and not inconsistent) else adj)
-    undecided = [[policies[i], policies[j]] for i in range(p) for j in range(i + 1, p)
-                 if not (decided[i, j] or decided[j, i])]
+    rels = [_relation(policies[i], policies[j], stats) for i, j, stats in edges]
     scores = np.asarray(scores, dtype=float)
     order = sorted(range(p), key=lambda k: (-scores[k] if np.isfinite(scores[k]) else np.inf, k))
     details = dict(details or {})
-    ranking = make_ranking(policies, [_relation(d) for d in decisions if d["kind"] == "direct"], kind=method,
-                           alpha=alpha, guarantee=guarantee, means=[float(v) for v in means],
-                           notes=[*notes, *dropped_notes(details)], closure=implied)
+    ranking = make_ranking(policies, rels, kind=method, alpha=alpha, guarantee=guarantee,
+                           means=[float(v) for v in means], notes=[*notes, *dropped_notes(details)], closure=implied,
+                           about=_about(method, alpha))
     return BaselineResult(
-        method=method, alpha=alpha, policies=policies, decisions=decisions, undecided=undecided,
-        means={policies[k]: float(means[k]) for k in range(p)},
-        scores={policies[k]: float(scores[k]) for k in range(p)},
-        order=[policies[k] for k in order], n=int(n), guarantee=guarantee, inconsistent=inconsistent,
-        details=details, history=history, ranking=ranking)
+        method=method, alpha=alpha, policies=policies, ranking=ranking, scores={policies[k]: float(scores[k]) for k in range(p)},
+        score_order=[policies[k] for k in order], n=int(n), details=details, history=history,
+        about=ranking.about)
 
 
-_EVIDENCE = ("p_value", "log_e", "difference", "z")
+# point estimates certify nothing; the panel baselines' claims are about the benchmark's expected scores
+_POINT = frozenset({"bt", "bt-davidson", "bt-em", "emr"})
+_PANEL = frozenset({"t-holm", "cbtl", "serpant", "serpant-r", "beb-holm", "asympcs-bonf"})
 
 
-def _relation(d: Mapping[str, Any]) -> dict[str, Any]:
+def _about(method: str, alpha: float | None) -> str | None:
+    if alpha is None or method in _POINT:
+        return None
+    return "benchmark" if method in _PANEL else "policy"
+
+
+_EVIDENCE = ("pvalue", "log_e", "difference", "z")
+
+
+def _relation(better: str, worse: str, stats: Mapping[str, Any]) -> Relation:
+    """A direct relation: the first statistic of ``_EVIDENCE`` the method gives is its evidence, the rest details."""
+    stats = {("pvalue" if k == "p_value" else k): v for k, v in dict(stats).items()}
     for key in _EVIDENCE:
-        if d.get(key) is not None:
-            return {"better": d["better"], "worse": d["worse"], "via": "test", "evidence": d[key],
-                    "evidence_kind": "pvalue" if key == "p_value" else key}
-    return {"better": d["better"], "worse": d["worse"], "via": "test"}
+        if stats.get(key) is not None:
+            rest = {k: v for k, v in stats.items() if k != key}
+            return Relation(better, worse, "test", None, float(stats[key]), key, rest or None)
+    return Relation(better, worse, "test", details=stats or None)
 
 
 def dropped_notes(details: Mapping[str, Any]) -> list[str]:

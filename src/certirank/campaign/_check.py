@@ -59,8 +59,8 @@ def check_campaign(path: str | os.PathLike[str], claims: Any, *, alpha: float | 
             raise StateError(f"{path}: the campaign file failed verification ({failed}); its ranking cannot be "
                              f"trusted -- see `certirank campaign verify {path}`")
         status = camp.status()
-    res = status.ranking
-    ranking = res.ranking
+    res = status.result
+    ranking = status.ranking
     level = float(ranking.alpha if ranking.alpha is not None else res.alpha)
     if alpha is not None:
         alpha = check_alpha(alpha)
@@ -79,10 +79,11 @@ def check_campaign(path: str | os.PathLike[str], claims: Any, *, alpha: float | 
         rows.append(_claim_row(text, better, worse, res, ranking, status))
     code = max(EXIT_CODES[r["status"]] for r in rows)
     state = ("finished" if status.done else "still running") + f", {status.records} live records"
-    statement = (f"Read off campaign {Path(path).name} ({status.kind}, {state}): {ranking.guarantee or res.statement} "
+    statement = (f"Read off campaign {Path(path).name} ({status.campaign}, {state}): {ranking.guarantee} "
                  f"A claim is certified exactly when the campaign certifies it (alpha = {level:g}, locked at init).")
-    return CheckResult(claims=rows, alpha=level, exit_code=code, statement=statement, bettor=f"campaign:{ranking.kind}",
-                       ties=str(getattr(res, "ties", "allow")), source=str(path))
+    return CheckResult(alpha=level, ranking=ranking, claims=rows, exit_code=code, statement=statement,
+                       bettor=f"campaign:{ranking.kind}", ties=str(getattr(res, "ties", "allow")),
+                       about=ranking.about, order={"kind": "arrival"}, source=str(path))
 
 
 def _claim_row(text: str, better: str, worse: str, res: Any, ranking: Any, status: Any) -> dict[str, Any]:
@@ -108,9 +109,9 @@ def _claim_row(text: str, better: str, worse: str, res: Any, ranking: Any, statu
             p_more, p_less = d.get("p_more"), d.get("p_less")
             if p_more is not None and p_less is not None and not (status.blind and not status.unblinded):
                 p_claim, p_reverse = (p_more, p_less) if first == better else (p_less, p_more)
-            pvalue = d.get("p_value")
+            pvalue = d.get("pvalue")
             pairs = int(d["trials"])
-    if pairs is None and status.kind == "leaderboard":
+    if pairs is None and status.campaign == "leaderboard":
         pairs = int(res.replicates)
     means = ranking.means
     return {"claim": text, "better": better, "worse": worse, "status": verdict, "pvalue": pvalue,

@@ -4,9 +4,10 @@ prints exactly that, and a web page can render it)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
-from ..results import ResultMixin, plain
+from ..order.result import Ranking
+from ..results import Result, ResultMixin, inputs
 
 __all__ = ["AuditLog", "CampaignStatus", "Check", "ExportResult", "Record", "Suggestion", "VerifyReport"]
 
@@ -62,13 +63,17 @@ class Record(ResultMixin):
 
 
 @dataclass(frozen=True)
-class CampaignStatus(ResultMixin):
-    """Where a campaign stands.
+class CampaignStatus(Result):
+    """Where a campaign stands (record kind ``"campaign-status"``).
 
     Attributes
     ----------
-    ranking : the certified ranking now (AnyRank ``RankingResult`` / BB-EDGE ``LeaderboardResult``), with blind
-        codes in place of names unless ``unblinded``.
+    path, campaign, blind : inputs
+        The campaign file, its kind ("anyrank" or "leaderboard") and whether it runs blind.
+    ranking : the certified :class:`~certirank.order.Ranking` now, with blind codes in place of names unless
+        ``unblinded``.
+    result : the method's own result (AnyRank ``RankingResult`` / BB-EDGE ``LeaderboardResult``, relabelled like
+        the ranking); its record, without the ranking, is ``details["result"]`` in the JSON.
     rollouts : recorded rollouts per policy (live records, failed runs included).
     complete : every pair decided (AnyRank) -- for a leaderboard, every pair joined by a certified edge.
     done : the engine has stopped (complete ranking, budget exhausted, or no level left).
@@ -76,12 +81,14 @@ class CampaignStatus(ResultMixin):
         comparisons before they reach n_max, and their total (None for a leaderboard: it has no budget).
     """
 
-    path: str
-    kind: str
-    schema: str
-    blind: bool
+    KIND: ClassVar[str] = "campaign-status"
+
+    path: str = inputs()
+    campaign: str = inputs()
+    blind: bool = inputs()
     unblinded: bool
-    ranking: Any
+    ranking: Ranking = field(repr=False)
+    result: Any = field(repr=False)
     rollouts: dict[str, int]
     records: int
     undone: int
@@ -95,7 +102,8 @@ class CampaignStatus(ResultMixin):
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
-        out["ranking"] = plain(self.ranking)
+        inner = self.result.to_dict()
+        out["details"]["result"] = {k: v for k, v in inner.items() if k not in ("ranking", "schema", "about")}
         return out
 
 

@@ -41,7 +41,6 @@ from .results import CampaignStatus, ExportResult, Record, Suggestion, VerifyRep
 
 __all__ = ["FORMAT", "Campaign"]
 
-STATUS_SCHEMA = "certirank.campaign.status/1"
 
 
 class Campaign(_Creation, _AuditTrail):
@@ -451,16 +450,17 @@ class Campaign(_Creation, _AuditTrail):
             m = len(self._names())
             complete = len({tuple(sorted(e)) for e in res.edges}) == m * (m - 1) // 2 and not res.inconsistent
             termination, left = None, None
-        ranking = res if show_names else relabel(res, self._code_of)
+        shown = res if show_names else relabel(res, self._code_of)
         if not show_names:  # in code order: the configured order would tell which code is which policy
             rollouts = dict(sorted(rollouts.items()))
             if left is not None:
                 left["per_policy"] = dict(sorted((self._code_of[p], v) for p, v in left["per_policy"].items()))
-        return CampaignStatus(path=str(self.path), kind=self.kind, schema=STATUS_SCHEMA, blind=self.blind,
-                              unblinded=bool(self.blind and show_names), ranking=ranking, rollouts=rollouts,
-                              records=int(live), undone=int(undone), complete=complete, done=bool(eng.done),
-                              termination=termination, remaining=left, last_record_id=int(last_id),
-                              head_hash=head, config_sha256=self.config_sha256)
+        return CampaignStatus(path=str(self.path), campaign=self.kind, blind=self.blind,
+                              unblinded=bool(self.blind and show_names), ranking=shown.ranking, result=shown,
+                              rollouts=rollouts, records=int(live), undone=int(undone), complete=complete,
+                              done=bool(eng.done), termination=termination, remaining=left,
+                              last_record_id=int(last_id), head_hash=head, config_sha256=self.config_sha256,
+                              about=shown.ranking.about, order={"kind": "arrival"}, warnings=shown.warnings)
 
     def unblind(self, *, by: str | None = None, note: str | None = None) -> Record | None:
         """Reveal the policy names of a blind campaign, for good: every view shows names from now on. Writes an

@@ -129,7 +129,9 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
 
 
 def emit(result: Any, as_json: bool, render: Callable[[Any], None]) -> None:
-    """Print `result.to_dict()` as JSON, or call `render(result)` for people."""
+    """Print the record's warnings and notes on stderr, then `result.to_dict()` as JSON, or call `render(result)`
+    for people."""
+    print_warnings(result)
     if as_json:
         data = result.to_dict() if hasattr(result, "to_dict") else result
         typer.echo(json.dumps(data, indent=2, allow_nan=False))
@@ -185,40 +187,19 @@ def key_values(items: list[str], what: str) -> dict[str, str]:
     return out
 
 
-def read_input(data: Path, format: Optional[str], score_range: Optional[str],
-               read_option: list[str]) -> tuple[Any, Optional[str], Optional[tuple[float, float]]]:
-    """(table, None, None) for the Python API: the file is read here, with the reader options, and the table
-    is handed on (format and range already applied). What the reader decided (columns ignored, rows dropped,
-    a draw rule) is printed to stderr as notes, one line each."""
+def read_input(data: Path, format: Optional[str], score_range: Optional[str], read_option: list[str]) -> Any:
+    """The validated table for the Python API: the file is read here once, with the reader options, and the
+    table is handed on (format and range applied; `load` does not validate it again). What the reader decided
+    (columns ignored, rows dropped, a draw rule) is in the result's warnings."""
     sr = parse_score_range(score_range)
     from ..data.readers import load
-    table = load(data, format=format, score_range=sr, **key_values(read_option, "--read-option"))
-    print_notes(table)
-    return table, None, None
+    return load(data, format=format, score_range=sr, **key_values(read_option, "--read-option"))
 
 
-def print_notes(table: Any) -> None:
-    for note in getattr(table, "attrs", {}).get("notes", []) or []:
-        typer.echo(f"note: {note}", err=True)
-
-
-def warn_order(table: Any) -> None:
-    """One line per replay-order finding (data.order), on stderr."""
-    from ..data.order import replay_order_warnings
-    if "score" in getattr(table, "columns", ()):
-        for msg in replay_order_warnings(table):
-            typer.echo(f"warning: {msg}", err=True)
-
-
-def warn_order_groups(table: Any, cols: list[str]) -> None:
-    """The replay-order check within each group: the first finding, and how many groups have one."""
-    from ..data.order import replay_order_warnings
-    from ..methods.groups import split_groups
-    hits = [(g, w) for g, sub in split_groups(table, cols) for w in replay_order_warnings(sub)[:1]]
-    if hits:
-        g, w = hits[0]
-        more = f" (and {len(hits) - 1} more group(s))" if len(hits) > 1 else ""
-        typer.echo(f"warning: in group {', '.join(g.values())}: {w}{more}", err=True)
+def print_warnings(result: Any) -> None:
+    """The record's warnings and notes, one line each on stderr, as they are in its JSON."""
+    for line in getattr(result, "warnings", ()) or ():
+        typer.echo(one_line(line), err=True)
 
 
 def pairing_arg(text: str) -> str:
@@ -237,11 +218,12 @@ def group_columns(text: Optional[str]) -> Optional[list[str]]:
     return cols
 
 
-def render_shuffled(res: Any, title: str, full: bool = False) -> None:
-    """A shuffled (without-replacement) replay, drawn from its Ranking (the one text renderer)."""
+def render_table_rank(res: Any, title: str, full: bool = False) -> None:
+    """A ranking of the table's averages (estimand ``table``), drawn from its Ranking (the one text renderer)."""
     from ..report.text import ranking_renderables
     show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, mean_label="table average",
-                             n_label="rows", qualifier=f"certified on the table's average, alpha = {res.alpha:g}"))
+                             n_label="rows", extra=[f"All {res.rows} rows seen: these averages are exact, nothing is "
+                                                    "inferred beyond this table."]))
 
 
 def render_groups(res: Any, title: str) -> None:

@@ -32,8 +32,8 @@ def baseline_cmd(
     the mean ranking."""
     from ..baselines import baseline
 
-    source, fmt, sr = read_input(data, format, score_range, read_option)
-    options: dict[str, Any] = {"alpha": alpha, "format": fmt, "score_range": sr}
+    source = read_input(data, format, score_range, read_option)
+    options: dict[str, Any] = {"alpha": alpha}
     for key, value in (("seed", seed), ("n_boot", n_boot), ("tau", tau), ("seeds", seeds)):
         if value is not None:
             options[key] = value

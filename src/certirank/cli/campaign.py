@@ -192,13 +192,13 @@ def status_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT,
     emit(st, as_json, _render_status)
     if plot is not None:
         from ..report.cli import save_plot
-        save_plot(st.ranking, plot, console=None if as_json else console)
+        save_plot(st, plot, console=None if as_json else console)
 
 
 def _render_status(st: Any) -> None:
-    if st.kind == "anyrank":
+    if st.campaign == "anyrank":
         from .rank import render_anyrank
-        render_anyrank(st.ranking, title=f"{st.path}: certified ranking after {st.records} rollouts"
+        render_anyrank(st.result, title=f"{st.path}: certified ranking after {st.records} rollouts"
                        + (" (blind codes)" if st.blind and not st.unblinded else ""), full=False)
         # recorded, not used: rollouts run ahead (or not yet paired) count here but not in the table's trials
         console.print("Rollouts recorded: " + ", ".join(f"{p} {n}" for p, n in st.rollouts.items()) + ".")
@@ -213,14 +213,13 @@ def _render_status(st: Any) -> None:
                           "(" + ", ".join(f"{p} {n}" for p, n in rem["per_policy"].items() if n) + f"; n_max = "
                           f"{rem['n_max']} paired trials per comparison).")
     else:
-        res = st.ranking
+        res = st.result
         t = Table(title=f"{st.path}: {res.method}, {res.replicates} replicate(s), alpha = {res.alpha:g}")
         for col in ("model", "mean", "rank interval", "certified above"):
             t.add_column(col, justify="left" if col == "model" else "right")
-        for m in res.models:
-            lo, hi = m["rank_interval"]
-            t.add_row(m["model"], "-" if m["mean"] is None else f"{m['mean']:.3f}", f"[{lo}, {hi}]",
-                      str(m["certified_above"]))
+        for m in st.ranking.policies:
+            t.add_row(m.name, "-" if m.mean is None else f"{m.mean:.3f}", f"[{m.rank_lo}, {m.rank_hi}]",
+                      str(m.better_than))
         console.print(t)
         for line in res.sentences():
             console.print(f"  {line}")

@@ -7,8 +7,8 @@ from typing import Any, Optional
 
 import typer
 
-from ._common import app, console, emit, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, read_input, JSON_OPT
-from ._markdown import MARKDOWN_OPT, check_output_flags
+from ._common import app, console, DATA_ARG, FORMAT_OPT, SCORE_RANGE_OPT, READ_OPT, read_input, JSON_OPT
+from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 
 
 @app.command("check")
@@ -30,18 +30,13 @@ def check_cmd(data: Path = DATA_ARG,
         result = check(data, claim, alpha=alpha, bettor=bettor, ties=ties, format=format,
                        score_range=score_range, **({"read_option": read_option} if read_option else {}))
     else:
-        source, fmt, sr = read_input(data, format, score_range, read_option)
-        result = check(source, claim, alpha=alpha, bettor=bettor, ties=ties, format=fmt, score_range=sr)
+        source = read_input(data, format, score_range, read_option)
+        result = check(source, claim, alpha=alpha, bettor=bettor, ties=ties)
 
     def render(res: Any) -> None:
         for line in res.lines():
             console.print(line)
         console.print(f"Guarantee: {res.statement}")
 
-    if markdown:
-        from ..report.markdown import to_markdown
-
-        typer.echo(to_markdown(result, title=f"certirank check: {data}"), nl=False)
-    else:
-        emit(result, as_json, render)
+    emit_or_markdown(result, as_json, markdown, render, title=f"certirank check: {data}")
     raise typer.Exit(result.exit_code)

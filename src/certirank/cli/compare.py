@@ -9,8 +9,8 @@ import typer
 from rich.table import Table
 
 from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
-                      SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, emit, group_columns, pairing_arg, read_input,
-                      render_groups, render_shuffled, warn_order, warn_order_groups)
+                      SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, group_columns, pairing_arg, read_input,
+                      render_groups, render_table_rank)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 
 
@@ -38,7 +38,7 @@ def compare_cmd(data: Path = DATA_ARG,
                 read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Sequentially compare two policies on their paired trials, in recorded order (anytime-valid)."""
     check_output_flags(as_json, markdown)
-    from ..evidence.compare import _pairs_from_table, compare
+    from ..evidence.compare import compare
 
     pair = pairing_arg(pairing)
     cols = group_columns(group_by)
@@ -53,21 +53,19 @@ def compare_cmd(data: Path = DATA_ARG,
         # they shape the budget test, which needs a budget: without one they would be ignored without a word
         _refuse("without --n-max (they shape the exact budget test: --bins binary --n-max N)",
                 arms=arms.strip().lower() != "paired", extendable=extendable)
-    table, _, _ = read_input(data, format, score_range, read_option)
+    table = read_input(data, format, score_range, read_option)
 
     def run(tab: Any, level: float) -> Any:
         if shuffle is not None:
             from ..methods.shuffled import shuffled_ranking
             return shuffled_ranking(tab, level, seed=shuffle, policies=[a, b])
-        xs, ys = _pairs_from_table(tab, a, b, pairing=pair)
-        return compare(xs, ys, alpha=level, bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
-                       extendable=extendable)
+        return compare(tab, alpha=level, a=a, b=b, pairing=pair, bettor=bettor, ties=ties, bins=bins, n_max=n_max,
+                       arms=arms, extendable=extendable)
 
     if cols is not None:
         from ..methods.groups import run_by_group
         grouped = run_by_group(table, cols, run, alpha=alpha, alpha_across_groups=alpha_across_groups,
                                method="compare")
-        warn_order_groups(table, cols)
         title = f"{data}: {a} vs {b} in {len(grouped.groups)} groups of {', '.join(cols)}"
         emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
@@ -76,9 +74,8 @@ def compare_cmd(data: Path = DATA_ARG,
         if pair != "by_row":
             raise ParameterError("--shuffle replays whole rows (paired by environment); not with --pairing by-order")
         title = f"{data}: {a} vs {b}, shuffled replay (seed {shuffle}), tested without replacement"
-        emit_or_markdown(run(table, alpha), as_json, markdown, lambda r: render_shuffled(r, title), title=title)
+        emit_or_markdown(run(table, alpha), as_json, markdown, lambda r: render_table_rank(r, title), title=title)
         return
-    warn_order(table)
     result = run(table, alpha)
 
     def render(res: Any) -> None:
@@ -90,17 +87,6 @@ def compare_cmd(data: Path = DATA_ARG,
         t.add_row(str(res.n), f"{res.pvalue:.4g}", f"{res.p_less:.4g}", f"{res.p_more:.4g}",
                   "-" if res.decided_at is None else str(res.decided_at))
         console.print(t)
-        tie_note = ("valid even if the two are exactly tied" if res.ties == "allow"
-                    else "assumes the two are never exactly tied")
-        where = ("at whatever pair you stop" if res.horizon is None
-                 else f"at whatever pair you stop up to the budget of {res.horizon} trials")
-        console.print(f"Guarantee: the chance of ever declaring the wrong policy better, {where}, is at most "
-                      f"alpha = {res.alpha:g} (ties = {res.ties}: {tie_note}). Test: {res.test}.")
+        console.print(f"Guarantee: {res.guarantee}")
 
-    if markdown:
-        from ..report.markdown import to_markdown
-
-        typer.echo(to_markdown(result, x=a, y=b, title=f"{data}: {a} vs {b}"), nl=False)
-        return
-    # the JSON names the two policies so it stands on its own (reports read it without the command line)
-    emit({"x": a, "y": b, **result.to_dict()} if as_json else result, as_json, render)
+    emit_or_markdown(result, as_json, markdown, render, title=f"{data}: {a} vs {b}")

@@ -8,7 +8,7 @@ from typing import Any, Optional
 from rich.table import Table
 
 from ._common import (DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, READ_OPT, SCORE_RANGE_OPT, app, console, emit,
-                      group_columns, read_input, render_groups, warn_order)
+                      group_columns, read_input, render_groups)
 
 
 @app.command("inspect")
@@ -19,13 +19,12 @@ def inspect_cmd(data: Path = DATA_ARG, format: Optional[str] = FORMAT_OPT,
     from ..data.summary import summarize
 
     cols = group_columns(group_by)
-    table, _, _ = read_input(data, format, score_range, read_option)
+    table = read_input(data, format, score_range, read_option)
     if cols is not None:
         from ..methods.groups import run_by_group
         grouped = run_by_group(table, cols, lambda tab, level: summarize(tab), alpha=0.05, method="inspect")
         emit(grouped, as_json, lambda r: render_groups(r, f"{data}: {len(r.groups)} groups of {', '.join(cols)}"))
         return
-    warn_order(table)
     result = summarize(table)
 
     def render(res: Any) -> None:

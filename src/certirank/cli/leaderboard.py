@@ -53,7 +53,7 @@ def leaderboard_cmd(
         from ..errors import ParameterError
         raise ParameterError(f"{'--graph' if graph is not None else '--plot'} draws one confidence graph; it "
                              "cannot be combined with --group-by")
-    source, fmt, sr = read_input(data, format, score_range, read_option)
+    source = read_input(data, format, score_range, read_option)
     if cols is not None:
         from ..methods.groups import run_by_group
         grouped = run_by_group(source, cols, lambda tab, level: leaderboard(
@@ -63,7 +63,7 @@ def leaderboard_cmd(
         emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
     result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
-                         score_range=sr, format=fmt, stake=stake)
+                         stake=stake)
 
     def render(res: Any) -> None:
         from ..report.text import ranking_renderables
@@ -80,14 +80,16 @@ def leaderboard_cmd(
             typer.echo(res.graph(graph), nl=False)
 
     if markdown:
-        from ..report.markdown import to_markdown
-
-        typer.echo(to_markdown(result, title=f"{data}: certified leaderboard ({result.method})"), nl=False)
+        emit_or_markdown(result, as_json, markdown, render, title=f"{data}: certified leaderboard ({result.method})")
         if graph is not None:
             typer.echo(f"\n```{'dot' if graph == 'dot' else 'mermaid'}\n{result.graph(graph)}```")
     elif as_json and graph is not None:
         # the graph text the table output prints belongs in the JSON too
-        emit({**result.to_dict(), "graph": {"format": graph, "text": result.graph(graph)}}, as_json, render)
+        from ._common import print_warnings
+        print_warnings(result)
+        d = result.to_dict()
+        d["details"]["graph"] = {"format": graph, "text": result.graph(graph)}
+        emit(d, as_json, render)
     else:
         emit(result, as_json, render)
     if plot is not None:

@@ -9,7 +9,7 @@ import typer
 
 from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
                       SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, deprecated_alias, emit, group_columns, pairing_arg,
-                      read_input, render_groups, render_shuffled, show, warn_order, warn_order_groups)
+                      read_input, render_groups, render_table_rank, show)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 
 
@@ -21,16 +21,7 @@ def ranking_title(res: Any, label: Any) -> str:
 def render_anyrank(res: Any, *, title: str, full: bool) -> None:
     """The people-facing output of an AnyRank result (rank and demo), drawn from its Ranking."""
     from ..report.text import ranking_renderables
-    r = res.ranking
-    if r is None:  # e.g. a blinded campaign's relabelled result: rebuild it from the decisions
-        from ..order.result import make_ranking
-        r = make_ranking(res.policies, [{"better": d["better"], "worse": d["worse"],
-                                         "via": "closure" if d["via"] == "transitivity" else "test",
-                                         "when": d.get("decided_at"), "evidence": d.get("p_value"),
-                                         "evidence_kind": "pvalue"} for d in res.decisions],
-                         kind=res.method, alpha=res.alpha, guarantee=res.statement, means=res.means, n=res.samples,
-                         when_unit="paired trials", stopped=res.termination)
-    show(ranking_renderables(r, title=title, full=full, width=console.width, n_label="trials",
+    show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, n_label="trials",
                              mean_label="mean used",
                              extra=[f"{res.total_samples} trials used in total (mean used = mean over the "
                                     "trials the test used)."]))
@@ -49,7 +40,7 @@ def render_preferences(res: Any, *, title: str, full: bool = False) -> None:
     show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, mean_label="share",
                              n_label="battles", verb="is preferred to", extra=extra))
     rows = [[p["a"], p["b"], str(p["battles"]), str(p["wins_a"]), str(p["wins_b"]), str(p["draws"]),
-             {"a>b": "A > B", "a<b": "B > A"}.get(p["decision"], "undecided")]
+             {"a>b": "A > B", "a<b": "B > A"}.get(res.decision(p["a"], p["b"]), "undecided")]
             for p in res.pairs]
     show(table_renderables(["A", "B", "battles", "A won", "B won", "draws", "certified"], rows,
                            left=(0, 1), limit=None if full else MAX_ROWS))
@@ -159,7 +150,7 @@ def rank_cmd(data: Path = DATA_ARG,
     else:
         _check_budget_options(budget, bins, n_max, arms, statistic)
         _check_gamma(method, gamma, prior is not None or prior_means is not None or heldout_prior_rows != 0)
-    table, fmt, sr = read_input(data, format, score_range, read_option)
+    table = read_input(data, format, score_range, read_option)
 
     if table.attrs.get("format") == "preferences":
         from ..errors import ParameterError
@@ -197,7 +188,7 @@ def rank_cmd(data: Path = DATA_ARG,
         else:
             title = f"{data}: shuffled replay (seed {shuffle}), tested without replacement"
             emit_or_markdown(shuffled(table, alpha), as_json, markdown,
-                             lambda r: render_shuffled(r, title, full=show_all), title=title)
+                             lambda r: render_table_rank(r, title, full=show_all), title=title)
         return
 
     opts = dict(method=method, prior=prior, prior_means=prior_means, gamma=gamma, n_max=n_max, ties=ties,
@@ -210,19 +201,12 @@ def rank_cmd(data: Path = DATA_ARG,
             raise ParameterError("--plot draws one ranking; it cannot be combined with --group-by")
         res = run_by_group(table, cols, lambda sub, a: compute_ranking(sub, alpha=a, **opts), alpha=alpha,
                            alpha_across_groups=alpha_across_groups, method=f"anyrank:{method}")
-        warn_order_groups(table, cols)
         title = f"{data}: AnyRank ({method}) in {len(res.groups)} groups of {', '.join(cols)}"
         emit_or_markdown(res, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
-    warn_order(table)
     res = compute_ranking(table, alpha=alpha, **opts)
-    if markdown:
-        from ..report.markdown import to_markdown
-        typer.echo(to_markdown(res, title=f"{data}: AnyRank ({res.method}, {res.guarantee} guarantee), "
-                               f"alpha = {res.alpha:g}"), nl=False)
-    else:
-        emit(res, as_json, lambda r: render_anyrank(r, title=ranking_title(r, data), full=show_all))
+    emit_or_markdown(res, as_json, markdown, lambda r: render_anyrank(r, title=ranking_title(r, data), full=show_all),
+                     title=f"{data}: AnyRank ({res.method}, {res.guarantee} guarantee), alpha = {res.alpha:g}")
     if plot is not None:
         from ..report.cli import save_plot
-        save_plot(res, plot, data=table, format=fmt, score_range=sr,
-                  console=None if (as_json or markdown) else console)
+        save_plot(res, plot, data=table, console=None if (as_json or markdown) else console)

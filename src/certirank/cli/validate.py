@@ -66,7 +66,7 @@ def validate_cmd(
                       f"({r.elapsed:.0f} s)")
 
     # the kind names the command, as in every other command's JSON, so `certirank report` can read it
-    emit({"kind": "validate", **res.to_dict()} if as_json else res, as_json, render)
+    emit(res, as_json, render)
     if plot is not None:
         from ..report._mpl import save_figure
         from ..report.validity import validity_plot

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ..results import ResultMixin
+from ..results import Result, inputs, reader_warnings, warning
+from .order import replay_order_warnings
 from .readers import PREFERENCE_COLUMNS
 from .table import policies as table_policies
 
@@ -17,13 +18,13 @@ __all__ = ["InspectResult", "summarize"]
 
 
 @dataclass(frozen=True)
-class InspectResult(ResultMixin):
+class InspectResult(Result):
     """Summary of a loaded table.
 
     Attributes
     ----------
     source:
-        File the table came from (None for an in-memory table).
+        Input: file the table came from (None for an in-memory table).
     format:
         Detected layout or importer (``long``, ``wide``, ``preferences``, ``lm-eval``, ``inspect``).
     n_observations:
@@ -45,10 +46,9 @@ class InspectResult(ResultMixin):
         are absent by design and are not counted as errors; they do count as ``missing`` environments.
     """
 
-    RESULT_KIND = "inspect"
+    KIND: ClassVar[str] = "inspect"
 
-    source: str | None
-    format: str
+    format: str = inputs()
     n_observations: int
     n_envs: int | None
     n_replicates: int | None
@@ -61,6 +61,7 @@ def summarize(table: pd.DataFrame) -> InspectResult:
     if not isinstance(table, pd.DataFrame):
         raise DataError(f"expected a table (pandas DataFrame), got {type(table).__name__}")
     source = table.attrs.get("source")
+    source = None if source is None else str(source)
     if set(PREFERENCE_COLUMNS) <= set(table.columns):
         return _summarize_preferences(table, source)
     if not {"policy", "score", "env"} <= set(table.columns):
@@ -87,7 +88,8 @@ def summarize(table: pd.DataFrame) -> InspectResult:
                      "std": std if count > 1 and np.isfinite(std) else None, "missing": int(span - covered)})
     return InspectResult(source=source, format=str(fmt), n_observations=int(len(table)), n_envs=n_envs,
                          n_replicates=int(table["replicate"].nunique()) if "replicate" in table else 1,
-                         policies=rows, early_stopping=_early_stopping(table))
+                         policies=rows, early_stopping=_early_stopping(table),
+                         warnings=(*reader_warnings(table), *(warning(w) for w in replay_order_warnings(table))))
 
 
 def _early_stopping(table: pd.DataFrame) -> list[dict[str, Any]] | None:
@@ -111,4 +113,4 @@ def _summarize_preferences(table: pd.DataFrame, source: str | None) -> InspectRe
                      "std": float(points.std(ddof=1)) if len(points) > 1 else None,
                      "missing": int(len(names) - 1 - len(opponents))})
     return InspectResult(source=source, format="preferences", n_observations=int(len(table)), n_envs=None,
-                         n_replicates=None, policies=rows)
+                         n_replicates=None, policies=rows, warnings=reader_warnings(table))

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .._validate import check_positive_int
 from ..errors import DataError, ParameterError
 from .._compat import keyword_only
-from ..results import ResultMixin
+from ..order.result import Ranking, Relation, make_ranking
+from ..results import Result, inputs
 from ._core import BINARY_BINS, DEFAULT_BETTOR, check_scores, resolve_bins
 from .sequential import PairedTest
 
@@ -18,51 +19,72 @@ __all__ = ["compare", "CompareResult"]
 
 
 @dataclasses.dataclass(frozen=True)
-class CompareResult(ResultMixin):
-    """Outcome of a sequential paired comparison.
+class CompareResult(Result):
+    """Outcome of a sequential paired comparison (record kind ``"compare"``).
 
     Attributes
     ----------
-    decision : {"x>y", "x<y", None}
-        "x>y": X's mean score is certified higher; "x<y": Y's is; None: undecided.
+    a, b : str
+        Inputs: the names of X and Y ("x" and "y" for bare arrays).
+    alpha, bettor, ties, n_max, arms : inputs
+        The level, the e-process's bettor ("exact" for the budget test), the tie mode, the trial budget and the
+        budget test's arms.
+    ranking : Ranking
+        The two policies; a relation when one is certified better (``when`` = ``decided_at``), with the
+        guarantee in words.
     pvalue : float
         Anytime-valid p-value after all `n` pairs (combined over both directions per the tie mode).
+    p_less, p_more : float
+        One-sided p-values for "x<y" and "x>y".
     decided_at : int or None
         1-based index of the pair at which the decision was first reached (never revoked).
     n : int
         Number of pairs consumed.
+    test : str
+        Which test produced the result (e-process and bettor, or the exact budget test and its settings).
+    horizon : int or None
+        Number of trials up to which the guarantee holds; None = at every stopping time, for ever.
     """
 
-    RESULT_KIND = "compare"
+    KIND: ClassVar[str] = "compare"
 
-    decision: str | None
+    ranking: Ranking = dataclasses.field(repr=False)
     pvalue: float
     decided_at: int | None
     n: int
-    alpha: float = 0.05
-    bettor: str = "nscore"
-    ties: str = "allow"
+    a: str = inputs(default="x")
+    b: str = inputs(default="y")
+    alpha: float = inputs(default=0.05)
+    bettor: str = inputs(default="nscore")
+    ties: str = inputs(default="allow")
+    n_max: int | None = inputs(default=None)
+    arms: str = inputs(default="paired")
     p_less: float = 1.0
-    """One-sided p-value for 'x<y'."""
     p_more: float = 1.0
-    """One-sided p-value for 'x>y'."""
     test: str = ""
-    """Which test produced the result (e-process and bettor, or the exact budget test and its settings)."""
     horizon: int | None = None
-    """Number of trials up to which the guarantee holds; None = at every stopping time, for ever."""
-    n_max: int | None = None
-    arms: str = "paired"
+
+    @property
+    def decision(self) -> str | None:
+        """"x>y": X's mean score is certified higher; "x<y": Y's is; None: undecided."""
+        if self.ranking.better(self.a, self.b):
+            return "x>y"
+        if self.ranking.better(self.b, self.a):
+            return "x<y"
+        return None
 
     @property
     def guarantee(self) -> str:
         """The guarantee in one line."""
-        where = ("at every stopping time" if self.horizon is None
-                 else f"at every stopping time up to the budget of {self.horizon} trials")
-        return f"P(a wrong direction is ever declared) <= {self.alpha:g} {where} ({self.test})"
+        return self.ranking.guarantee
 
-    def describe(self, x_name: str = "X", y_name: str = "Y") -> str:
+    def describe(self, x_name: str | None = None, y_name: str | None = None) -> str:
         """The decision in plain words."""
+        x_name = self.a if x_name is None else x_name
+        y_name = self.b if y_name is None else y_name
         a = f"α = {self.alpha:g}"
+        about = self.ranking.about_phrase
+        a += f", {about}" if about else ""
         if self.decision == "x>y":
             return f"{x_name} is better than {y_name} (certified, {a}; decided after {self.decided_at} of {self.n} pairs)"
         if self.decision == "x<y":
@@ -71,17 +93,49 @@ class CompareResult(ResultMixin):
                 f"(p = {self.pvalue:.4g}, {a})")
 
 
+def _guarantee(alpha: float, horizon: int | None, ties: str, test: str) -> str:
+    where = ("at whatever pair you stop" if horizon is None
+             else f"at whatever pair you stop up to the budget of {horizon} trials")
+    tie_note = ("valid even if the two are exactly tied" if ties == "allow"
+                else "assumes the two are never exactly tied")
+    return (f"The chance of ever declaring the wrong policy better, {where}, is at most alpha = {alpha:g} "
+            f"(ties = {ties}: {tie_note}). Test: {test}.")
+
+
+def _result(xa: np.ndarray, ya: np.ndarray, a: str, b: str, *, decision: str | None, pvalue: float,
+            decided_at: int | None, n: int, alpha: float, bettor: str, ties: str, p_less: float, p_more: float,
+            test: str, horizon: int | None, n_max: int | None, arms: str, about: str = "policy") -> CompareResult:
+    rels = []
+    if decision is not None:
+        better, worse = (a, b) if decision == "x>y" else (b, a)
+        rels.append(Relation(better, worse, "test", decided_at, pvalue, "pvalue"))
+    ranking = make_ranking([a, b], rels, kind="compare", alpha=alpha, guarantee=_guarantee(alpha, horizon, ties, test),
+                           means=[float(xa[:n].mean()), float(ya[:n].mean())], n=[n, n], when_unit="paired trials",
+                           about=about)
+    return CompareResult(ranking=ranking, pvalue=pvalue, decided_at=decided_at, n=n, a=a, b=b, alpha=alpha,
+                         bettor=bettor, ties=ties, n_max=n_max, arms=arms, p_less=p_less, p_more=p_more, test=test,
+                         horizon=horizon, about=about, order={"kind": "given"})
+
+
 @keyword_only(("bettor", "ties"))
-def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, ties: str = "allow",
-            bins: Any = "progress", n_max: int | None = None, arms: str = "paired", extendable: bool = False,
-            **options: Any) -> CompareResult:
+def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None, b: str | None = None,
+            pairing: str = "by_row", bettor: str | None = None, ties: str = "allow", bins: Any = "progress",
+            n_max: int | None = None, arms: str = "paired", extendable: bool = False, format: str | None = None,
+            score_range: Any = None, **options: Any) -> CompareResult:
     """Sequentially compare two policies on paired trials with an anytime-valid test.
 
     Parameters
     ----------
     x, y : array-like of float in [0, 1] (booleans allowed)
         Scores of policies X and Y; ``x[t]`` and ``y[t]`` come from the same trial/environment, in the
-        order the trials were run.
+        order the trials were run. Or ``x`` is evaluation data (a path or a table, read with
+        :func:`certirank.load`), ``y`` is omitted and ``a``, ``b`` name the two policies to compare.
+    a, b : str, optional
+        With a table: the policies X (baseline) and Y (challenger). With arrays: their names in the result
+        (default "x" and "y").
+    pairing : {"by_row", "by_order"}
+        With a table: ``by_row`` pairs the two policies' trials on the same environment (complete rows only);
+        ``by_order`` pairs each policy's n-th trial (unmatched rollouts).
     alpha : float
         Level in (0, 1). The probability of ever declaring a wrong direction is at most alpha.
     bettor : str, optional
@@ -108,6 +162,8 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     extendable : bool
         Budget test only: keep a valid p-value past `n_max` (Bonferroni with the e-process, weight 0.9
         on the exact test), at a small cost in power.
+    format, score_range
+        With a table read from a file: passed to :func:`certirank.load`.
     **options
         Bettor tuning constants (see :class:`certirank.evidence.PairedStreams`); ``concentration`` for
         the budget test's Beta mixture (default: tuned from n_max and alpha).
@@ -126,6 +182,33 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     >>> certirank.compare([0] * 10, [1] * 10, bins="binary", n_max=10).decided_at
     6
     """
+    import dataclasses
+    import os
+
+    if y is None and isinstance(x, (str, os.PathLike)) or _is_frame(x):
+        if y is not None:
+            raise ParameterError("give a table with a= and b= (the two policies), or two arrays x, y; not both")
+        if a is None or b is None:
+            raise ParameterError("comparing policies of a table needs a= and b= (the two policies' names)")
+        from ..data.readers import load
+        from ..results import reader_warnings
+        table = load(x, format=format, score_range=score_range)
+        xs, ys = _pairs_from_table(table, str(a), str(b), pairing=_check_pairing(pairing))
+        res = compare(xs, ys, alpha, a=str(a), b=str(b), bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
+                      extendable=extendable, **options)
+        src = table.attrs.get("source")
+        from ..data.order import replay_order_warnings
+        from ..results import warning
+        return dataclasses.replace(res, source=None if src is None else str(src),
+                                   warnings=(*reader_warnings(table),
+                                             *(warning(w) for w in replay_order_warnings(table))))
+    if y is None:
+        raise ParameterError("compare needs two arrays x, y, or a table with a= and b=")
+    if format is not None or score_range is not None:
+        raise ParameterError("format= and score_range= apply to a table read from a file, not to arrays")
+    names = ("x" if a is None else str(a), "y" if b is None else str(b))
+    if names[0] == names[1]:
+        raise ParameterError(f"a and b name the same policy {names[0]!r}")
     xa = check_scores(x, "x")
     ya = check_scores(y, "y")
     if xa.ndim != 1 or ya.ndim != 1:
@@ -149,10 +232,10 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
         bt = BudgetTest(n_max, alpha=alpha, ties=ties, arms=arms, extendable=extendable, bettor=bettor,
                         **options)
         bt.update_many(xa, ya)
-        return CompareResult(decision=bt.decision, pvalue=bt.pvalue, decided_at=bt.decided_at, n=bt.n,
-                             alpha=bt.alpha, bettor=bettor if extendable else "exact", ties=bt.ties,
-                             p_less=bt.p_less, p_more=bt.p_more, test=bt.name, horizon=bt.horizon,
-                             n_max=bt.design.n_max, arms=bt.design.arms)
+        return _result(xa, ya, *names, decision=bt.decision, pvalue=bt.pvalue, decided_at=bt.decided_at, n=bt.n,
+                       alpha=bt.alpha, bettor=bettor if extendable else "exact", ties=bt.ties, p_less=bt.p_less,
+                       p_more=bt.p_more, test=bt.name, horizon=bt.horizon, n_max=bt.design.n_max,
+                       arms=bt.design.arms)
     if n_max is not None:
         check_positive_int("n_max", n_max)
     test = PairedTest(alpha, bettor=bettor, ties=ties, bins=bins, **options)
@@ -160,10 +243,20 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     name = f"{test.bettor} e-process (spec 01)"
     if n_max is not None:
         name += "; budget not used: the exact budget test needs scores declared binary (bins='binary')"
-    return CompareResult(decision=test.decision, pvalue=test.pvalue, decided_at=test.decided_at, n=test.n,
-                         alpha=test.alpha, bettor=test.bettor, ties=test.ties, p_less=test.p_less,
-                         p_more=test.p_more, test=name, horizon=None,
-                         n_max=None if n_max is None else int(n_max), arms=arms)
+    return _result(xa, ya, *names, decision=test.decision, pvalue=test.pvalue, decided_at=test.decided_at,
+                   n=test.n, alpha=test.alpha, bettor=test.bettor, ties=test.ties, p_less=test.p_less,
+                   p_more=test.p_more, test=name, horizon=None, n_max=None if n_max is None else int(n_max),
+                   arms=arms)
+
+
+def _is_frame(obj: Any) -> bool:
+    import pandas as pd
+    return isinstance(obj, pd.DataFrame)
+
+
+def _check_pairing(pairing: str) -> str:
+    from .._validate import check_choice
+    return check_choice("pairing", pairing, ("by_row", "by_order"))
 
 
 def default_bettor(bins: Any) -> str:

@@ -16,13 +16,14 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .._validate import check_alpha
 from ..errors import DataError, ParameterError
-from ..results import ResultMixin
+from ..order.result import Ranking, Relation, make_ranking
+from ..results import Result, inputs, reader_warnings
 
 __all__ = ["check", "CheckResult", "parse_claim", "EXIT_CODES"]
 
@@ -54,34 +55,37 @@ def parse_claim(text: str) -> tuple[str, str]:
 
 
 @dataclasses.dataclass(frozen=True)
-class CheckResult(ResultMixin):
-    """Verdict on every claim.
+class CheckResult(Result):
+    """Verdict on every claim (record kind ``"check"``).
 
     Attributes
     ----------
+    alpha, bettor, ties : inputs
+        Family-wise level over all claims (Holm) and the paired tests' settings.
+    ranking : Ranking
+        What the claims were read from: for evaluation data, the claimed policies with every claim certified
+        (either way) as a relation (not transitive: exactly the claims' tests); for a campaign file, the
+        campaign's certified ranking.
     claims : list of dict
         Per claim, in the order given: ``claim`` (as written), ``better`` / ``worse`` (what it asserts),
         ``status`` ("certified", "not certified", "certified the other way"), ``pvalue`` (anytime-valid,
         both directions), ``p_claim`` / ``p_reverse`` (one-sided p-values), ``pairs`` (paired trials used),
         ``mean_better`` / ``mean_worse`` (means over those trials).
-    alpha : float
-        Family-wise level over all claims (Holm).
     exit_code : int
         0 all certified, 1 some not (yet) certified, 3 some certified the other way.
     statement : str
-        The guarantee in one sentence.
-    source : str or None
+        The guarantee of the gate in one sentence.
     """
 
-    RESULT_KIND = "check"
+    KIND: ClassVar[str] = "check"
 
+    alpha: float = inputs()
+    ranking: Ranking = dataclasses.field(repr=False)
     claims: list[dict[str, Any]]
-    alpha: float
     exit_code: int
     statement: str
-    bettor: str = "nscore"
-    ties: str = "allow"
-    source: str | None = None
+    bettor: str = inputs(default="nscore")
+    ties: str = inputs(default="allow")
 
     def lines(self) -> list[str]:
         """One line per claim, for people and CI logs."""
@@ -147,5 +151,18 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str = "nscore"
     statement = (f"With probability at least {100 * (1 - alpha):g}%, every claim reported as certified (either way) "
                  f"is true, at whatever trial the data ends (anytime-valid paired tests, Holm over {k} "
                  f"claim{'s' if k != 1 else ''}, alpha = {alpha:g}).")
-    return CheckResult(claims=rows, alpha=alpha, exit_code=code, statement=statement, bettor=results[0][5].bettor,
-                       ties=results[0][5].ties, source=None if source is None else str(source))
+    names = list(dict.fromkeys(n for r in rows for n in (r["better"], r["worse"])))
+    rels = {}
+    for r, (*_, res) in zip(rows, results):
+        if r["status"] != "not certified":
+            b, w = (r["better"], r["worse"]) if r["status"] == "certified" else (r["worse"], r["better"])
+            rels[(b, w)] = Relation(b, w, "test", res.decided_at, res.pvalue, "pvalue")
+    means: dict[str, float] = {}
+    for r in rows:
+        means.setdefault(r["better"], r["mean_better"])
+        means.setdefault(r["worse"], r["mean_worse"])
+    ranking = make_ranking(names, rels.values(), kind="check", alpha=alpha, guarantee=statement, means=means,
+                           when_unit="paired trials", closure=False, about="policy")
+    return CheckResult(alpha=alpha, ranking=ranking, claims=rows, exit_code=code, statement=statement,
+                       bettor=results[0][5].bettor, ties=results[0][5].ties, about="policy", order={"kind": "given"},
+                       source=None if source is None else str(source), warnings=reader_warnings(table))

@@ -15,39 +15,45 @@ ranking across groups: policies of different groups were never compared.
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import pandas as pd
 
 from ..errors import CertirankError, DataError
 from ..order.result import Ranking
-from ..results import ResultMixin, plain
+from ..results import Result, inputs, reader_warnings, warning
 
 __all__ = ["GroupedResult", "split_groups", "run_by_group", "summary_row"]
 
 
 @dataclasses.dataclass(frozen=True)
-class GroupedResult(ResultMixin):
-    """One result per group. ``groups[i]``: ``group`` ({column: value}), ``policies``, ``certified_pairs``,
-    ``letters`` (text or None), ``error`` (why the group could not be run, else None) and ``result`` (the
-    method's own to_dict(), which holds its ``"ranking"`` when it ranks). ``rankings[i]`` is group i's
-    :class:`~certirank.order.Ranking` or None (not in the JSON: it is ``groups[i]["result"]["ranking"]``)."""
+class GroupedResult(Result):
+    """One result per group (record kind ``"grouped"``; ``ranking`` is None: policies of different groups were
+    never compared). ``groups[i]``: ``group`` ({column: value}), ``policies``, ``certified_pairs``, ``letters``
+    (text or None), ``error`` (why the group could not be run, else None) and ``result`` (the group's own
+    record, which holds its ``"ranking"`` when the method ranks). ``rankings[i]`` is group i's
+    :class:`~certirank.order.Ranking` or None."""
 
-    RESULT_KIND = "grouped"
+    KIND: ClassVar[str] = "grouped"
 
-    by: list[str]
-    alpha: float
+    by: list[str] = inputs()
+    alpha: float = inputs()
+    alpha_across_groups: bool = inputs()
+    method: str = inputs()
     alpha_per_group: float
-    across_groups: bool
     groups: list[dict[str, Any]]
-    method: str
-    rankings: tuple[Ranking | None, ...] = ()
+    _rankings: tuple[Ranking | None, ...] = ()
+
+    @property
+    def rankings(self) -> tuple[Ranking | None, ...]:
+        return self._rankings
 
     @property
     def statement(self) -> str:
         g = len(self.groups)
-        if self.across_groups:
+        if self.alpha_across_groups:
             return (f"alpha = {self.alpha:g} across all {g} groups together (Bonferroni: {self.alpha_per_group:.4g} "
                     "within each group): with probability at least "
                     f"{100 * (1 - self.alpha):g}% every certified statement of every group is right.")
@@ -56,9 +62,8 @@ class GroupedResult(ResultMixin):
                 f"{min(1.0, g * self.alpha):.3g} for all groups together (use --alpha-across-groups to split alpha "
                 "over the groups).")
 
-    def to_dict(self) -> dict[str, Any]:
-        d = {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self) if f.name != "rankings"}
-        return {"kind": self.RESULT_KIND, "schema": "certirank.groups/1", **d, "statement": self.statement}
+    def _details(self) -> dict[str, Any]:
+        return {"statement": self.statement}
 
     def label(self, i: int) -> str:
         """Group i in words: "col = value, col = value"."""
@@ -91,33 +96,21 @@ def split_groups(table: pd.DataFrame, by: Sequence[str]) -> list[tuple[dict[str,
 
 
 def summary_row(d: dict[str, Any], ranking: Ranking | None = None) -> dict[str, Any]:
-    """Policies, certified pairs and letters of one group: from its Ranking when the method ranks, else (compare,
-    inspect) from the result's to_dict()."""
+    """Policies, certified pairs and letters of one group: from its Ranking when the method ranks, else (a data
+    summary) the policies of its record's details."""
     if ranking is not None:
         return {"policies": len(ranking.policies), "certified_pairs": ranking.n_certified,
                 "letters": ", ".join(f"{p.name} {p.letters}" for p in ranking.policies)}
-    letters = d.get("letters")
-    pols = d.get("policies") or d.get("models") or (list(letters) if isinstance(letters, dict) else None)
-    if isinstance(pols, list) and pols and isinstance(pols[0], dict):
-        pols = [p.get("policy") or p.get("model") for p in pols]
-    if "decisions" in d:
-        pairs = len(d["decisions"])
-    elif "edges" in d:
-        pairs = len(d["edges"])
-    elif "decision" in d:
-        pairs = int(d["decision"] is not None)
-    else:
-        pairs = None
-    text = None
-    if isinstance(letters, dict) and letters:
-        text = ", ".join(f"{p} {str(v).strip()}" for p, v in letters.items())
-    return {"policies": len(pols) if pols is not None else None, "certified_pairs": pairs, "letters": text}
+    pols = (d.get("details") or {}).get("policies")
+    return {"policies": len(pols) if isinstance(pols, list) else None, "certified_pairs": None, "letters": None}
 
 
 def run_by_group(table: pd.DataFrame, by: Sequence[str], run: Callable[[pd.DataFrame, float], Any], *,
                  alpha: float, alpha_across_groups: bool = False, method: str = "") -> GroupedResult:
     """Call ``run(rows, alpha_g)`` on each group; a group the method refuses is reported with its reason."""
     groups = split_groups(table, by)
+    for _, sub in groups:  # what the reader noted is said once, by the grouped result
+        sub.attrs.pop("notes", None)
     a_g = alpha / len(groups) if alpha_across_groups else alpha
     rows = []
     rankings: list[Ranking | None] = []
@@ -135,5 +128,20 @@ def run_by_group(table: pd.DataFrame, by: Sequence[str], run: Callable[[pd.DataF
         r = r if isinstance(r, Ranking) else None
         rankings.append(r)
         rows.append({"group": vals, **summary_row(d, r), "error": None, "result": d})
-    return GroupedResult(by=list(by), alpha=alpha, alpha_per_group=a_g, across_groups=alpha_across_groups,
-                         groups=rows, method=method, rankings=tuple(rankings))
+    done = [g["result"] for g in rows if g["result"]]
+    # a group's warnings stay in its record; the grouped result says the first, and in how many groups
+    hits = [(g["group"], w) for g in rows if g["result"]
+            for w in [x for x in g["result"].get("warnings") or () if x.startswith("warning: ")][:1]]
+    said = list(reader_warnings(table))
+    if hits:
+        where, first = hits[0]
+        more = f" (and {len(hits) - 1} more group(s))" if len(hits) > 1 else ""
+        said.append(warning(f"in group {', '.join(where.values())}: {first.removeprefix('warning: ')}{more}"))
+    abouts = {r.get("about") for r in done}
+    orders = {json.dumps((r.get("inputs") or {}).get("order"), sort_keys=True) for r in done}
+    src = table.attrs.get("source")
+    return GroupedResult(by=list(by), alpha=alpha, alpha_per_group=a_g, alpha_across_groups=alpha_across_groups,
+                         groups=rows, method=method, _rankings=tuple(rankings),
+                         about=abouts.pop() if len(abouts) == 1 else None,
+                         order=json.loads(orders.pop()) if len(orders) == 1 else None, source=None if src is None else str(src),
+                         warnings=tuple(said))

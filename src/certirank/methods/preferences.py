@@ -19,15 +19,15 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from .._validate import check_alpha, check_choice
 from ..errors import DataError
-from ..order.result import Ranking, make_ranking
-from ..results import ResultMixin
+from ..order.result import Ranking, Relation, make_ranking
+from ..results import Result, inputs, reader_warnings
 
 __all__ = ["PreferenceGraph", "preference_graph", "PROCEDURES"]
 
@@ -37,59 +37,60 @@ _BINS = (0.0, 0.5, 1.0)
 
 
 @dataclasses.dataclass(frozen=True)
-class PreferenceGraph(ResultMixin):
-    """Certified preference edges between policies.
+class PreferenceGraph(Result):
+    """Certified preference edges between policies (record kind ``"preference-graph"``).
 
     Attributes
     ----------
-    policies : list of str
-        In order of first appearance.
-    edges : list of dict
-        ``better``, ``worse``, ``decided_at`` (1-based battle of the whole table at which the edge was
-        certified), ``battles_used`` (battles of that pair by then), ``battles`` (all of that pair),
-        ``score`` (the better side's share: wins + draws/2, over all its battles with the other).
+    alpha, procedure, bettor, draw_rule, mapping : inputs
+        The level, Holm or Bonferroni, the per-pair bettor, how a draw counts and the reader's tie mapping.
+    ranking : Ranking
+        The certified edges (not transitive: preferences need not chain, so nothing is implied and cycles are
+        listed as such): ``when`` = the 1-based battle of the whole table at which the edge was certified,
+        ``evidence`` = the pair's p-value then, relation ``details``: ``battles_used`` (battles of that pair by
+        then), ``battles`` (all of that pair) and ``score`` (the better side's share: wins + draws/2);
+        per policy ``mean`` = its share over all its battles and ``n`` = its battles.
     pairs : list of dict
         Every pair that met: ``a``, ``b``, ``battles``, ``wins_a``, ``wins_b``, ``draws``, ``score_a``,
-        ``pvalue`` (combined, both directions), ``p_a_better``, ``p_b_better``, ``decision`` ("a>b", "a<b" or
-        None), ``decided_at``.
-    cycles : list of list of str
-        Sets of policies joined by a directed cycle of certified edges (each shown as such, never closed).
+        ``pvalue`` (combined, both directions), ``p_a_better``, ``p_b_better``.
     never_met : list of [str, str]
         Pairs with no battle: nothing can be said about them.
-    ranking : Ranking
-        The edges as the one ranking result (``mean`` = the policy's share over all its battles, ``n`` = its
-        battles, ``when`` = ``decided_at``).
+    n_battles : int
     """
 
-    RESULT_KIND = "preference-graph"
+    KIND: ClassVar[str] = "preference-graph"
 
-    policies: list[str]
-    edges: list[dict[str, Any]]
+    alpha: float = inputs()
+    ranking: Ranking = dataclasses.field(repr=False)
     pairs: list[dict[str, Any]]
-    cycles: list[list[str]]
     never_met: list[list[str]]
-    alpha: float
     n_battles: int
-    ranking: Ranking
-    procedure: str = "holm"
-    bettor: str = "nscore"
-    draw_rule: str = DRAW_RULE
-    mapping: str | None = None
-    method: str = "preference-graph"
+    procedure: str = inputs(default="holm")
+    bettor: str = inputs(default="nscore")
+    draw_rule: str = inputs(default=DRAW_RULE)
+    mapping: str | None = inputs(default=None)
+
+    @property
+    def cycles(self) -> list[list[str]]:
+        return [list(c) for c in self.ranking.cycles]
 
     @property
     def statement(self) -> str:
-        g = _guarantee(self.alpha, self.draw_rule, len(self.pairs), self.procedure)
-        return f"Guarantee: {g[0].lower()}{g[1:]}"
+        return self.ranking.guarantee
+
+    def decision(self, a: str, b: str) -> str | None:
+        """"a>b", "a<b" or None: the certified edge between ``a`` and ``b``, if any."""
+        for r in self.ranking.relations:
+            if (r.better, r.worse) == (a, b):
+                return "a>b"
+            if (r.better, r.worse) == (b, a):
+                return "a<b"
+        return None
 
     def sentences(self) -> list[str]:
-        return [f"{e['better']} is preferred to {e['worse']} (certified after {e['battles_used']} of their "
-                f"{e['battles']} battles; share {e['score']:.3f})" for e in self.edges]
-
-    def to_dict(self) -> dict[str, Any]:
-        from ..results import plain
-        d = {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
-        return {"kind": self.RESULT_KIND, "schema": "certirank.preferences/1", **d, "statement": self.statement}
+        return [f"{e.better} is preferred to {e.worse} (certified after {e.details['battles_used']} of their "
+                f"{e.details['battles']} battles; share {e.details['score']:.3f})"
+                for e in sorted(self.ranking.relations, key=lambda e: e.when or 0)]
 
 
 def _guarantee(alpha: float, draw_rule: str, n_pairs: int, procedure: str) -> str:
@@ -207,9 +208,7 @@ def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm",
             direction[q] = 1 if lwq[1] > lwq[0] else -1
 
     pairs: list[dict[str, Any]] = []
-    edges: list[dict[str, Any]] = []
-    rels: list[dict[str, Any]] = []
-    rel = np.zeros((L, L), dtype=bool)
+    rels: list[Relation] = []
     for k in range(m):
         i, j = divmod(int(uniq[k]), L)
         zk = z[pair_of == k]
@@ -219,24 +218,15 @@ def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm",
         share = float(zk.mean())
         c = int(counts[k])
         lwk = np.maximum.accumulate(lw[k, :c], axis=0)[-1]
-        dec = None
         if rejected[k]:
-            dec = "a>b" if direction[k] > 0 else "a<b"
             better, worse = (names[i], names[j]) if direction[k] > 0 else (names[j], names[i])
-            rel[names.index(better), names.index(worse)] = True
-            rels.append({"better": better, "worse": worse, "when": int(decided_at[k]), "evidence_kind": "pvalue",
-                         "evidence": float(p_tr[k, max(int(used[k]), 1) - 1])})
-            edges.append({"better": better, "worse": worse, "decided_at": int(decided_at[k]),
-                          "battles_used": int(used[k]), "battles": c,
-                          "score": share if direction[k] > 0 else 1.0 - share})
+            rels.append(Relation(better, worse, "test", int(decided_at[k]),
+                                 float(p_tr[k, max(int(used[k]), 1) - 1]), "pvalue",
+                                 {"battles_used": int(used[k]), "battles": c,
+                                  "score": share if direction[k] > 0 else 1.0 - share}))
         pairs.append({"a": names[i], "b": names[j], "battles": c, "wins_a": wins_a, "wins_b": wins_b,
                       "draws": draws, "score_a": share, "pvalue": float(p_tr[k, c - 1]),
-                      "p_a_better": float(min(1.0, np.exp(-lwk[1]))), "p_b_better": float(min(1.0, np.exp(-lwk[0]))),
-                      "decision": dec, "decided_at": int(decided_at[k]) if rejected[k] else None})
-    edges.sort(key=lambda e: e["decided_at"])
-    from ..order.closure import cycles, transitive_closure
-    # the closure is used only to find strongly connected sets; the reported edges are never closed
-    cyc = [[names[q] for q in comp] for comp in cycles(transitive_closure(rel))]
+                      "p_a_better": float(min(1.0, np.exp(-lwk[1]))), "p_b_better": float(min(1.0, np.exp(-lwk[0])))})
     met = {(int(u) // L, int(u) % L) for u in uniq}
     never = [[names[i], names[j]] for i in range(L) for j in range(i + 1, L) if (i, j) not in met]
     share = np.zeros(L)
@@ -250,6 +240,9 @@ def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm",
                            guarantee=_guarantee(alpha, DRAW_RULE, m, procedure),
                            means=[float(share[i] / battles[i]) if battles[i] else None for i in range(L)],
                            n=battles.tolist(), when_unit="battles", stopped=f"all {n} battles replayed",
-                           notes=[f"Ties: {mapping}."] if mapping else [], closure=False)
-    return PreferenceGraph(policies=names, edges=edges, pairs=pairs, cycles=cyc, never_met=never, alpha=alpha,
-                           n_battles=n, ranking=ranking, procedure=procedure, bettor=bettor, mapping=mapping)
+                           notes=[f"Ties: {mapping}."] if mapping else [], closure=False, about="policy")
+    src = table.attrs.get("source")
+    return PreferenceGraph(alpha=alpha, ranking=ranking, pairs=pairs, never_met=never, n_battles=n,
+                           procedure=procedure, bettor=bettor, mapping=mapping, about="policy",
+                           order={"kind": "given"}, source=None if src is None else str(src),
+                           warnings=reader_warnings(table))

@@ -18,48 +18,53 @@ average, so a policy is never lettered or listed above one certified to beat it.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .._validate import check_alpha
 from ..errors import DataError, ParameterError
-from ..order.result import Ranking, make_ranking
-from ..results import ResultMixin, plain
+from ..order.result import Ranking, Relation, make_ranking
+from ..results import Result, inputs, reader_warnings
 
-__all__ = ["ShuffledRanking", "shuffled_ranking"]
+__all__ = ["TableRanking", "shuffled_ranking"]
 
 
 @dataclasses.dataclass(frozen=True)
-class ShuffledRanking(ResultMixin):
-    """Certified pairwise ordering of policies by their average over the table, from a shuffled replay.
+class TableRanking(Result):
+    """Certified pairwise ordering of policies by their average over the table (record kind ``"table-rank"``,
+    estimand ``table``), from a replay in a seeded random order.
 
-    ``letters`` and ``ranking`` are in display order (certified order first, then table average); ``means`` is
-    each policy's average over the rows it ran.
+    ``ranking`` is not transitive (two pairs may average over different rows): display order and letters
+    ("table letters") follow the certified pairs, ties by the table average; ``mean`` is each policy's average
+    over the rows it ran, ``n`` those rows. ``pairs``: per pair ``a``, ``b``, ``rows`` (rows both ran),
+    ``mean_difference``, ``pvalue`` (after every row); relation ``details``: ``rows_used`` by the decision.
     """
 
-    RESULT_KIND = "shuffled-rank"
+    KIND: ClassVar[str] = "table-rank"
 
-    policies: list[str]
-    means: dict[str, float]
-    decisions: list[dict[str, Any]]
-    undecided: list[list[str]]
+    alpha: float = inputs()
+    seed: int = inputs()
+    ranking: Ranking = dataclasses.field(repr=False)
     pairs: list[dict[str, Any]]
-    letters: dict[str, str]
-    alpha: float
-    seed: int
     rows: int
-    ranking: Ranking
-    method: str = "shuffled-without-replacement"
+    method: str = inputs(default="without-replacement")
+
+    @property
+    def means(self) -> dict[str, float | None]:
+        return self.ranking.means
+
+    @property
+    def letters(self) -> dict[str, str]:
+        return self.ranking.letters
+
+    @property
+    def undecided(self) -> list[list[str]]:
+        return [list(u) for u in self.ranking.undecided]
 
     @property
     def statement(self) -> str:
-        g = _guarantee(self.alpha, self.rows, self.seed, len(self.pairs))
-        return f"Guarantee: {g[0].lower()}{g[1:]}"
-
-    def to_dict(self) -> dict[str, Any]:
-        d = {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)}
-        return {"kind": self.RESULT_KIND, "schema": "certirank.shuffled-ranking/1", **d, "statement": self.statement}
+        return self.ranking.guarantee
 
 
 def _guarantee(alpha: float, rows: int, seed: int, n_pairs: int) -> str:
@@ -71,7 +76,7 @@ def _guarantee(alpha: float, rows: int, seed: int, n_pairs: int) -> str:
 
 
 def shuffled_ranking(data: Any, alpha: float = 0.05, *, seed: int, policies: Any = None,
-                     format: str | None = None, score_range: Any = None) -> ShuffledRanking:
+                     format: str | None = None, score_range: Any = None) -> TableRanking:
     """Rank policies by their table averages from a seeded shuffled replay (see the module docstring)."""
     from ..data.readers import load
     from ..data.table import check_per_trial, to_wide
@@ -133,27 +138,21 @@ def shuffled_ranking(data: Any, alpha: float = 0.05, *, seed: int, policies: Any
             decided_at[k] = t + 1
             direction[k] = sign_tr[k, t]
     p_now = p_tr[:, -1] if rows else np.ones(m)
-    pairs, decisions, undecided, rels = [], [], [], []
+    pairs, rels = [], []
     for k, (i, j) in enumerate(pairs_ij):
         d = arr[masks[k], i] - arr[masks[k], j]
-        rec = {"a": names[i], "b": names[j], "rows": int(masks[k].sum()),
-               "mean_difference": float(d.mean()) if d.size else None, "pvalue": float(p_now[k]),
-               "decision": None, "decided_at": None}
+        pairs.append({"a": names[i], "b": names[j], "rows": int(masks[k].sum()),
+                      "mean_difference": float(d.mean()) if d.size else None, "pvalue": float(p_now[k])})
         if rejected[k]:
             better, worse = (names[i], names[j]) if direction[k] > 0 else (names[j], names[i])
-            rec.update(decision=f"{better}>{worse}", decided_at=int(decided_at[k]))
-            decisions.append({"better": better, "worse": worse, "decided_at": int(decided_at[k]),
-                              "rows_used": int(masks[k][:decided_at[k]].sum())})
-            rels.append({"better": better, "worse": worse, "when": int(decided_at[k]),
-                         "evidence": float(p_tr[k, decided_at[k] - 1]), "evidence_kind": "pvalue"})
-        else:
-            undecided.append([names[i], names[j]])
-        pairs.append(rec)
-    decisions.sort(key=lambda e: e["decided_at"])
+            rels.append(Relation(better, worse, "test", int(decided_at[k]), float(p_tr[k, decided_at[k] - 1]),
+                                 "pvalue", {"rows_used": int(masks[k][:decided_at[k]].sum())}))
     means = {n: float(np.nanmean(arr[:, c])) for c, n in enumerate(names)}
     ran = {n: int((~np.isnan(arr[:, c])).sum()) for c, n in enumerate(names)}
-    ranking = make_ranking(names, rels, kind="shuffled", alpha=alpha, guarantee=_guarantee(alpha, rows, int(seed), m),
+    ranking = make_ranking(names, rels, kind="table", alpha=alpha, guarantee=_guarantee(alpha, rows, int(seed), m),
                            means=means, n=ran, when_unit="shuffled rows", stopped=f"all {rows} rows replayed",
-                           closure=False)
-    return ShuffledRanking(policies=names, means=means, decisions=decisions, undecided=undecided, pairs=pairs,
-                           letters=ranking.letters, alpha=alpha, seed=int(seed), rows=rows, ranking=ranking)
+                           closure=False, about="table")
+    src = table.attrs.get("source")
+    return TableRanking(alpha=alpha, seed=int(seed), ranking=ranking, pairs=pairs, rows=rows, about="table",
+                        order={"kind": "random", "seed": int(seed)}, source=None if src is None else str(src),
+                        warnings=reader_warnings(table))

@@ -27,11 +27,25 @@ from ..errors import ParameterError
 from .closure import cycles, is_consistent, rank_intervals, tiers, top_k, transitive_closure, transitive_reduction
 from .letters import letter_columns, letter_name
 
-__all__ = ["Ranking", "RankedPolicy", "Relation", "make_ranking", "SCHEMA", "VIA", "EDGE_MODES", "certified_order"]
+__all__ = ["Ranking", "RankedPolicy", "Relation", "make_ranking", "SCHEMA", "VIA", "EDGE_MODES", "certified_order",
+           "about_phrase"]
 
 SCHEMA = "certirank.ranking/1"
 VIA = ("test", "closure")
 EDGE_MODES = ("reduction", "closure", "direct")
+
+
+def about_phrase(about: str | None, rows: int | None = None, kind: str | None = None) -> str:
+    """What a certified claim is about, as the tail of a sentence (spec 09 §2); "" when not said."""
+    if about == "policy":
+        return ("about how often each policy is preferred" if kind == "preference-graph"
+                else "about the policies' expected scores")
+    if about == "benchmark":
+        return "about the models' expected scores on this benchmark"
+    if about == "table":
+        where = f"these {rows} rows" if rows else "the rows of this table"
+        return f"about the averages over {where} only"
+    return ""
 
 
 @dataclass(frozen=True)
@@ -66,6 +80,8 @@ class Relation:
     ``via`` is "test" (decided by the method's own test) or "closure" (implied by transitivity). ``when`` is
     the time of the decision in ``Ranking.when_unit`` (None if the method has no time axis). ``evidence`` is
     the test statistic at the decision, of type ``evidence_kind`` ("pvalue", "log_e", "difference", ...).
+    ``details`` holds the method's other statistics of this relation at its decision (AnyRank: ``iteration``,
+    ``trials``, ``total_samples``, ``level``; BB-EDGE: ``stage``; ...), or None.
     """
 
     better: str
@@ -74,10 +90,15 @@ class Relation:
     when: float | None = None
     evidence: float | None = None
     evidence_kind: str | None = None
+    details: Mapping[str, Any] | None = field(default=None, compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"better": self.better, "worse": self.worse, "via": self.via, "when": _num(self.when),
-                "evidence": _num(self.evidence), "evidence_kind": self.evidence_kind}
+        out = {"better": self.better, "worse": self.worse, "via": self.via, "when": _num(self.when),
+               "evidence": _num(self.evidence), "evidence_kind": self.evidence_kind}
+        if self.details:
+            from ..results import plain
+            out["details"] = plain(dict(self.details))
+        return out
 
 
 def _num(v: Any) -> Any:
@@ -91,7 +112,7 @@ def _num(v: Any) -> Any:
 
 @dataclass(frozen=True)
 class Ranking:
-    """A certified (possibly partial) ranking; see the module docstring and ``docs/ranking-schema.md``.
+    """A certified (possibly partial) ranking; see the module docstring and ``docs/record.md``.
 
     Attributes
     ----------
@@ -121,6 +142,9 @@ class Ranking:
         Relations chain (A > B and B > C certify A > C). False for relations that need not (preference edges,
         averages over different rows): then nothing is implied, and letters, rank intervals and
         :meth:`better` follow the direct relations only.
+    about : str or None
+        What a certified relation is about (spec 09 §2): "policy", "benchmark" or "table"; None for a ranking
+        that certifies nothing (a point-estimate baseline) or when not said.
     """
 
     kind: str
@@ -135,6 +159,7 @@ class Ranking:
     inconsistent: bool = False
     cycles: tuple[tuple[str, ...], ...] = ()
     transitive: bool = True
+    about: str | None = None
     _pos: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------ queries
@@ -233,23 +258,52 @@ class Ranking:
             return ""
         return f"after {_num(rel.when):g} {self.when_unit or ''}".rstrip()
 
+    @property
+    def about_phrase(self) -> str:
+        """What the claims are about, as the tail of a sentence ("about the policies' expected scores ...")."""
+        rows = None
+        if self.about == "table":
+            ns = [p.n for p in self.policies if p.n is not None]
+            rows = max(ns) if ns else None
+        return about_phrase(self.about, rows, self.kind)
+
+    @property
+    def qualifier(self) -> str:
+        """How a certified relation is qualified in words: "certified, alpha = 0.05, about ..."."""
+        conf = "certified" + ("" if self.alpha is None else f", alpha = {self.alpha:g}")
+        about = self.about_phrase
+        return conf + (f", {about}" if about else "")
+
     def sentences(self) -> list[str]:
         """Every certified relation and undecided pair in plain words."""
-        conf = "certified" + ("" if self.alpha is None else f", alpha = {self.alpha:g}")
+        conf = self.qualifier
         out = [f"{r.better} is better than {r.worse} ({conf}" + (", by transitivity" if r.via == "closure" else "")
                + ")" for r in self.relations]
         out += [f"{a} vs {b}: undecided" for a, b in self.undecided]
         return out
 
+    def relabel(self, names: Mapping[str, str]) -> Ranking:
+        """The same ranking with every policy renamed (``names``: old -> new; absent names are kept), rebuilt by
+        :func:`make_ranking` so display order and letters follow the new names' tie-breaks (blind codes must not
+        keep the order of the names they hide)."""
+        def c(v: str) -> str:
+            return names.get(v, v)
+        rels = [Relation(c(r.better), c(r.worse), r.via, r.when, r.evidence, r.evidence_kind, r.details)
+                for r in self.relations]
+        return make_ranking(sorted(c(p.name) for p in self.policies), rels, kind=self.kind, alpha=self.alpha,
+                            guarantee=self.guarantee, means={c(p.name): p.mean for p in self.policies},
+                            n={c(p.name): p.n for p in self.policies}, when_unit=self.when_unit,
+                            stopped=self.stopped, notes=self.notes, closure=self.transitive, about=self.about)
+
     # ------------------------------------------------------------------ outputs
     def to_dict(self) -> dict[str, Any]:
-        """JSON form, ``"schema": "certirank.ranking/1"`` (documented in docs/ranking-schema.md)."""
+        """JSON form, ``"schema": "certirank.ranking/1"`` (documented in docs/record.md)."""
         return {"schema": SCHEMA, "kind": self.kind, "alpha": self.alpha, "guarantee": self.guarantee,
                 "policies": [p.to_dict() for p in self.policies],
                 "relations": [r.to_dict() for r in self.relations],
                 "undecided": [list(u) for u in self.undecided], "when_unit": self.when_unit,
                 "stopped": self.stopped, "notes": list(self.notes), "inconsistent": bool(self.inconsistent),
-                "cycles": [list(c) for c in self.cycles], "transitive": bool(self.transitive),
+                "cycles": [list(c) for c in self.cycles], "transitive": bool(self.transitive), "about": self.about,
                 "counts": {"policies": len(self.policies), "pairs": self.n_pairs, "certified": self.n_certified,
                            "direct": self.n_direct, "undecided": len(self.undecided)}}
 
@@ -268,11 +322,15 @@ class Ranking:
         try:
             pols = tuple(RankedPolicy(**{k: p[k] for k in RankedPolicy.__dataclass_fields__}) for p in d["policies"])
             rels = tuple(Relation(**{k: r.get(k) for k in Relation.__dataclass_fields__}) for r in d["relations"])
+            about = d.get("about")
+            if about is not None and about not in ("policy", "benchmark", "table"):
+                raise ParameterError(f"about must be policy, benchmark or table, got {about!r}")
             return cls(kind=str(d["kind"]), alpha=d.get("alpha"), guarantee=str(d.get("guarantee") or ""),
                        policies=pols, relations=rels, undecided=tuple(tuple(u) for u in d["undecided"]),
                        when_unit=d.get("when_unit"), stopped=d.get("stopped"), notes=tuple(d.get("notes") or ()),
                        inconsistent=bool(d.get("inconsistent")), cycles=tuple(tuple(c) for c in d.get("cycles") or ()),
-                       transitive=bool(d.get("transitive", True)), _pos={p.name: i for i, p in enumerate(pols)})
+                       transitive=bool(d.get("transitive", True)), about=about,
+                       _pos={p.name: i for i, p in enumerate(pols)})
         except (KeyError, TypeError) as exc:
             raise ParameterError(f"malformed {SCHEMA} object: {exc}") from None
 
@@ -392,7 +450,8 @@ def _as_relation(rel: Any) -> Relation:
         except KeyError:
             raise ParameterError(f"a relation needs 'better' and 'worse', got {dict(rel)!r}") from None
         via = check_choice("relation via", rel.get("via", "test"), VIA)
-        return Relation(better, worse, via, rel.get("when"), rel.get("evidence"), rel.get("evidence_kind"))
+        return Relation(better, worse, via, rel.get("when"), rel.get("evidence"), rel.get("evidence_kind"),
+                        rel.get("details"))
     parts = tuple(rel)
     if len(parts) not in (2, 3):
         raise ParameterError(f"a relation must be (better, worse[, via]), got {rel!r}")
@@ -403,7 +462,8 @@ def _as_relation(rel: Any) -> Relation:
 def make_ranking(policies: Sequence[str], relations: Iterable[Any], *, kind: str, alpha: float | None = None,
                  guarantee: str = "", means: Mapping[str, float | None] | Sequence[float | None] | None = None,
                  n: Mapping[str, int | None] | Sequence[int | None] | None = None, when_unit: str | None = None,
-                 stopped: str | None = None, notes: Iterable[str] = (), closure: bool = True) -> Ranking:
+                 stopped: str | None = None, notes: Iterable[str] = (), closure: bool = True,
+                 about: str | None = None) -> Ranking:
     """Build a :class:`Ranking` from certified relations.
 
     Parameters
@@ -413,7 +473,7 @@ def make_ranking(policies: Sequence[str], relations: Iterable[Any], *, kind: str
     relations : iterable
         :class:`Relation` objects, mappings with ``better``, ``worse`` and optional ``via`` / ``when`` /
         ``evidence`` / ``evidence_kind``, or ``(better, worse[, via])`` tuples.
-    kind, alpha, guarantee, when_unit, stopped, notes
+    kind, alpha, guarantee, when_unit, stopped, notes, about
         Copied to the result (see :class:`Ranking`).
     means, n : mapping name -> value or sequence in ``policies`` order, optional
         Mean over the data used and trials / observations used, per policy.
@@ -488,4 +548,11 @@ def make_ranking(policies: Sequence[str], relations: Iterable[Any], *, kind: str
     return Ranking(kind=str(kind), alpha=None if alpha is None else float(alpha), guarantee=str(guarantee),
                    policies=pols, relations=rels, undecided=undecided, when_unit=when_unit, stopped=stopped,
                    notes=tuple(str(v) for v in notes), inconsistent=not consistent, cycles=comps,
-                   transitive=bool(closure), _pos={v: k for k, v in enumerate(shown)})
+                   transitive=bool(closure), about=_check_about(about), _pos={v: k for k, v in enumerate(shown)})
+
+
+def _check_about(about: str | None) -> str | None:
+    if about is None:
+        return None
+    from ..results import ESTIMANDS
+    return check_choice("about", about, ESTIMANDS)

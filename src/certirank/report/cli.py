@@ -30,10 +30,8 @@ def report_command(result: Path, *, html: Path, data: Path | None, title: str | 
         save_plot(d, plot, data=data, format=format, score_range=score_range)
 
     def render(r: Any) -> None:
-        console.print(f"Wrote {r.path} ({r.kind} report, {len(r.sections)} sections, {r.figures} figures, "
+        console.print(f"Wrote {r.path} ({r.page} report, {len(r.sections)} sections, {r.figures} figures, "
                       f"{r.bytes / 1024:.0f} KB, self-contained).", markup=False)
-        for note in r.notes:
-            console.print(f"Note: {note}.", markup=False)
         if plot is not None:
             console.print(f"Figure written to {plot}.", markup=False)
 

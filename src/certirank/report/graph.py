@@ -35,19 +35,18 @@ _MAX_GROUPS = 8       # letter groups spelled out under the graph; more only rep
 def ranking_of(result: Any) -> Ranking:
     """The :class:`~certirank.order.Ranking` of a result.
 
-    Accepts a ``Ranking``; any result object with a ``.ranking`` (AnyRank, BB-EDGE, baselines, shuffled
-    replays, preference graphs); or a ``to_dict()`` / ``--json`` dict that is, or holds under ``"ranking"``, a
-    ``certirank.ranking/1`` object.
+    Accepts a ``Ranking``; any result object with a ``.ranking``; or a ``to_dict()`` / ``--json`` record (also one
+    written by an earlier version, :func:`certirank.results.read`) or a bare ``certirank.ranking/1`` object.
     """
     if isinstance(result, Ranking):
         return result
     if isinstance(getattr(result, "ranking", None), Ranking):
         return result.ranking
     if isinstance(result, Mapping):
-        if result.get("schema") is not None or isinstance(result.get("ranking"), Mapping):
-            return Ranking.from_dict(result)
-        if result.get("kind") == "demo" and isinstance(result.get("anyrank"), Mapping):
-            return Ranking.from_dict(result["anyrank"])
+        from ..results import read
+        found = read(result).ranking
+        if found is not None:
+            return found
     raise ParameterError("this result holds no ranking (expected a certirank.ranking/1 object, or the result or "
                          "--json of rank, leaderboard or baseline; a --group-by result has one per group)")
 

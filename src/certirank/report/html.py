@@ -4,11 +4,11 @@ The page holds tables, letters, the confidence graph (inline SVG plus DOT and Me
 simulation curves and a plain statement of the guarantee with its assumptions. Figures are inline SVG and the
 styles are inline, so the file opens offline and can be mailed or attached as it is.
 
-The page is chosen by the result's ``"kind"`` (:func:`detect_kind`), so it can be built from the ``--json``
-output of every command (``rank``, also ``--shuffle``, ``--group-by`` and on battle data, ``demo``,
-``leaderboard``, ``baseline``, ``compare``, ``simulate``, ``compose-test`` also with ``--evaluate``,
-``inspect``), from a bare ``certirank.ranking/1`` object, or from
-the result objects themselves. Every ranking page is drawn from the result's :class:`~certirank.order.Ranking`.
+The page is chosen by the record's ``"kind"`` (:func:`detect_kind`; the kinds are
+:data:`certirank.results.KINDS`), so it can be built from the ``--json`` output of every command (also JSON
+written by earlier versions, read through :func:`certirank.results.read`), from a bare ``certirank.ranking/1``
+object, or from the result objects themselves. Every ranking page is drawn from the record's
+:class:`~certirank.order.Ranking`; its warnings and notes are on the page.
 """
 
 from __future__ import annotations
@@ -18,59 +18,41 @@ import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
 
 from .. import __version__
 from ..errors import DataError, ParameterError
-from ..order.result import SCHEMA, Ranking
-from ..results import ResultMixin
+from ..order.result import Ranking
+from ..results import KINDS, Record, Result, inputs, note, read
 from ._mpl import figure_svg
 
-__all__ = ["detect_kind", "html_report", "write_report", "ReportResult", "KINDS", "read_result"]
+__all__ = ["detect_kind", "html_report", "write_report", "ReportResult", "read_result"]
 
-KINDS = ("rank", "demo", "leaderboard", "baseline", "compare", "simulate", "compose-test", "test-designs",
-         "item-evaluation", "inspect",
-         "ranking", "shuffled-rank", "preference-graph", "grouped")
 _MAX_GROUP_GRAPHS = 6  # groups drawn with their graph; the rest show table and pairs only
 
 
 @dataclass(frozen=True)
-class ReportResult(ResultMixin):
-    """What ``certirank report`` wrote: the page, the result kind and the sections it holds."""
+class ReportResult(Result):
+    """What ``certirank report`` wrote (record kind ``"report"``): the page, the kind of result it shows
+    (``page``) and the sections it holds; what the page could not show is in ``warnings``."""
 
-    RESULT_KIND = "report"
+    KIND: ClassVar[str] = "report"
 
-    path: str
-    kind: str
+    path: str = inputs()
+    page: str
     sections: list[str]
     figures: int
     bytes: int
-    notes: list[str] = field(default_factory=list)
 
 
 def detect_kind(d: Mapping[str, Any]) -> str:
-    """Which command produced a result dict: its ``"kind"`` entry (every command's ``--json`` carries one).
-
-    A bare ``certirank.ranking/1`` object is kind ``"ranking"``; a result of a kind this version has no page
-    for, but which holds a ``"ranking"``, is drawn as a ranking. Raises ``ParameterError`` otherwise.
-    """
-    kind = d.get("kind")
-    if d.get("schema") == SCHEMA:
-        return "ranking"
-    if isinstance(kind, str) and kind in KINDS:
-        return kind
-    if isinstance(d.get("ranking"), Mapping) and d["ranking"].get("schema") == SCHEMA:
-        return "ranking"
-    if isinstance(kind, str) and kind:
-        return kind  # a command with no page of its own: a generic page of its fields
-    if kind is None:
-        raise ParameterError("this JSON has no 'kind' entry: pass the --json output of a certirank command "
-                             "(rank, demo, leaderboard, baseline, compare, simulate, compose-test, inspect); a file "
-                             "written before certirank 0.2 must be produced again")
-    raise ParameterError(f"no report page for results of kind {kind!r} (expected a command name)")
+    """Which kind of result a ``--json`` dict is (read through :func:`certirank.results.read`, so JSON of earlier
+    versions works too): a key of :data:`certirank.results.KINDS`, or ``"ranking"`` for a bare
+    ``certirank.ranking/1`` object. Raises ``ParameterError`` otherwise."""
+    return read(d).kind
 
 
 def read_result(path: str | Path) -> dict[str, Any]:
@@ -202,23 +184,24 @@ def _letters_para() -> str:
 
 def _ranking_sections(page: _Page, r: Ranking, what: str, *, guarantee: str = "", summary_extra: str = "",
                       columns: Mapping[str, Mapping[str, Any]] | None = None, prefix: str = "", heading: str = "",
-                      graph: bool = True, verb: str = "is better than") -> None:
+                      graph: bool = True, verb: str = "is better than", letters_title: str | None = None) -> None:
     """Guarantee, table, pairs and graph of any :class:`Ranking` (the one renderer of every ranking page).
 
     ``prefix`` / ``heading`` go before each section id / title (several rankings on one page: groups)."""
     cls = "guarantee" if r.alpha is not None else "warn"
     page.section(f"{prefix}guarantee", f"{heading}Guarantee", f'<p class="{cls}">{_e(r.guarantee)}{guarantee}</p>')
     columns = dict(columns or {})
-    head = ["policy", "mean", "n", "letters", "rank interval", "tier", *columns]
+    letters_title = letters_title or ("table letters" if r.about == "table" else "letters")
+    head = ["policy", "mean", "n", letters_title, "rank interval", "tier", *columns]
     rows = [[p.name, _Raw(_num(p.mean)), "–" if p.n is None else p.n, p.letters, f"[{p.rank_lo}, {p.rank_hi}]",
              p.tier, *[_Raw(_num(c.get(p.name), ".4g")) for c in columns.values()]] for p in r.policies]
     counts = (f"<p>{r.n_certified} of {r.n_pairs} pairs certified ({r.n_direct} by a direct test, the rest by "
               f"transitivity); {len(r.undecided)} undecided."
               + (f" Stopped because: {_e(r.stopped)}." if r.stopped else "") + "</p>")
     notes = "".join(f'<p class="warn">{_e(n)}</p>' for n in r.notes)
-    page.section(f"{prefix}summary", f"{heading}{what[:1].upper()}{what[1:]} and letters",
+    page.section(f"{prefix}summary", f"{heading}{what[:1].upper()}{what[1:]} and {letters_title}",
                  counts + notes + _letters_para() + _table(head, rows) + summary_extra)
-    conf = "certified" + ("" if r.alpha is None else f", alpha = {r.alpha:g}")
+    conf = r.qualifier
     items = []
     for rel in r.relations:
         how = r.how(rel) or "direct"
@@ -231,94 +214,129 @@ def _ranking_sections(page: _Page, r: Ranking, what: str, *, guarantee: str = ""
         _graph_sections(page, r, what, prefix, heading)
 
 
-def _rank(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
-    r = Ranking.from_dict(d)
+def _warnings_section(page: _Page, rec: Record) -> None:
+    """Every warning and note the terminal printed for this run (the record's ``warnings``)."""
+    if rec.warnings:
+        page.section("warnings", "Warnings and notes",
+                     "".join(f'<p class="warn">{_e(w)}</p>' for w in rec.warnings))
+
+
+def _order_text(order: Any) -> str:
+    """How the data were read, in words (``inputs.order`` of the record)."""
+    if not isinstance(order, Mapping):
+        return ""
+    kind = order.get("kind")
+    if kind == "random":
+        k = order.get("orders")
+        return (f"rows read in {k} random orders (seeds from {order.get('seed')})" if k
+                else f"rows read in a random order (seed {order.get('seed')})")
+    if kind == "column":
+        return f"rows read in the order of column {order.get('column')!r}"
+    if kind == "given":
+        return "rows read in file order"
+    if kind == "arrival":
+        return "data read in arrival order"
+    return ""
+
+
+def _rank(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
+    r = rec.ranking
+    order = _order_text(rec.inputs.get("order"))
     assumptions = ("each policy's trials are independent draws from the same distribution of environments "
-                   "(i.i.d.), in the recorded order; trials of different policies on the same row are paired")
-    ties = ("exact ties allowed (each direction tested at alpha/2)" if d.get("ties") == "allow"
+                   f"(i.i.d.){', ' + order if order else ''}; trials of different policies on the same row are "
+                   "paired")
+    ties = ("exact ties allowed (each direction tested at alpha/2)" if rec.inputs.get("ties") == "allow"
             else "assumes no two policies are exactly tied")
     _ranking_sections(page, r, "ranking",
-                      guarantee=f"<br>Method: <b>{_e(r.kind)}</b> ({_e(d.get('guarantee', ''))} guarantee), alpha = "
-                      f"<b>{r.alpha:g}</b>: the family-wise error rate of the whole ranking, over all pairs and all "
-                      f"stopping times. Assumptions: {_e(assumptions)}; {_e(ties)}.",
-                      summary_extra=f"<p>{d.get('total_samples')} trials used in total.</p>")
+                      guarantee=f"<br>Method: <b>{_e(r.kind)}</b> ({_e(rec.inputs.get('guarantee', ''))} guarantee), "
+                      f"alpha = <b>{r.alpha:g}</b>: the family-wise error rate of the whole ranking, over all pairs "
+                      f"and all stopping times. Assumptions: {_e(assumptions)}; {_e(ties)}.",
+                      summary_extra=f"<p>{rec.details.get('total_samples')} trials used in total.</p>")
     if data is not None:
         _scores_section(page, data, r.letters, f"Scores per trial of each policy (all recorded trials), ordered "
                         f"by mean, with the certified letters at alpha = {r.alpha:g} ({r.kind}). Diamond = mean.",
                         **opts)
 
 
-def _demo(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
-    _rank(page, d["anyrank"], data, opts)
-    b = Ranking.from_dict(d["bonferroni"])
+def _demo(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
+    _rank(page, rec, data, opts)
+    bonf = read(rec.details["bonferroni"])
+    b = bonf.ranking
     page.section("comparison", "Against Bonferroni",
-                 f"<p>Bonferroni on the same simulated rollouts used {d['bonferroni']['total_samples']} rollouts and "
-                 f"certified {b.n_certified} of {b.n_pairs} pairs; AnyRank saved "
-                 f"{d['rollouts_saved']} rollouts. True means (unknown to the ranking): "
-                 + ", ".join(f"{_e(k)} {v:.2f}" for k, v in d["true_means"].items()) + ".</p>")
+                 f"<p>Bonferroni on the same simulated rollouts used {bonf.details.get('total_samples')} rollouts "
+                 f"and certified {b.n_certified} of {b.n_pairs} pairs; AnyRank saved "
+                 f"{rec.details['rollouts_saved']} rollouts. True means (unknown to the ranking): "
+                 + ", ".join(f"{_e(k)} {v:.2f}" for k, v in rec.details["true_means"].items()) + ".</p>")
 
 
-def _leaderboard(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
-    r = Ranking.from_dict(d)
+def _leaderboard(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
+    r = rec.ranking
     extra = ""
-    tk = d.get("top_k")
+    tk = rec.details.get("top_k")
     if tk:
         extra = (f"<p>Top-{tk['k']}: not certified yet.</p>" if tk.get("set") is None else
                  f"<p>Top-{tk['k']} certified at replicate {tk.get('certified_at')}: {_e(', '.join(tk['set']))}.</p>")
     _ranking_sections(page, r, "leaderboard", summary_extra=extra,
-                      guarantee=f" ({_e(r.kind)}, direct e-Holm, alpha = <b>{r.alpha:g}</b>, {d.get('replicates')} "
-                      "replicate(s); the mean is over the benchmark's items of the expected score.)")
+                      guarantee=f" ({_e(r.kind)}, direct e-Holm, alpha = <b>{r.alpha:g}</b>, "
+                      f"{rec.details.get('replicates')} replicate(s); the mean is over the benchmark's items of the "
+                      "expected score.)")
     if data is not None:
         _scores_section(page, data, r.letters, f"Per-item scores (mean over replicates), ordered by mean, with the "
                         f"certified letters at alpha = {r.alpha:g}.", **opts)
 
 
-def _baseline(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
-    r = Ranking.from_dict(d)
-    _ranking_sections(page, r, "baseline ranking", columns={"score": d.get("scores") or {}})
+def _baseline(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
+    r = rec.ranking
+    _ranking_sections(page, r, "baseline ranking", columns={"score": rec.details.get("scores") or {}})
     if data is not None:
         _scores_section(page, data, r.letters, "Scores per trial, ordered by mean, with the baseline's letters "
                         "(not a certified guarantee).", **opts)
 
 
-def _plain_ranking(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
-    r = Ranking.from_dict(d)
+def _plain_ranking(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
+    r = rec.ranking
     _ranking_sections(page, r, f"{r.kind} ranking")
     if data is not None:
         _scores_section(page, data, r.letters, "Scores per trial, with the ranking's letters.", **opts)
 
 
-def _shuffled(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
-    r = Ranking.from_dict(d)
-    _ranking_sections(page, r, "shuffled-replay ranking", summary_extra=f"<p>{d.get('rows')} rows replayed in a "
-                      f"random order (seed {_e(d.get('seed'))}); mean = the policy's average over the rows it ran.</p>")
+def _table_rank(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
+    r = rec.ranking
+    rows = rec.details.get("rows")
+    _ranking_sections(page, r, "table ranking", letters_title="table letters",
+                      summary_extra=f"<p>{rows} rows read in a random order (seed {_e(rec.inputs.get('seed'))}); "
+                      "mean = the policy's average over the rows it ran. After every row these averages are exact: "
+                      "the letters are arithmetic on this table, nothing is inferred beyond it.</p>")
     if data is not None:
-        _scores_section(page, data, r.letters, "Scores per trial, with the certified letters of the shuffled "
-                        "replay.", **opts)
+        _scores_section(page, data, r.letters, "Scores per trial, with the table letters (about this table's "
+                        "averages only).", **opts)
 
 
-def _preferences(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+def _preferences(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
     if data is not None:
         raise ParameterError("--data adds nothing to a preference-graph report (battles have no per-trial scores)")
-    r = Ranking.from_dict(d)
-    never = d.get("never_met") or []
+    r = rec.ranking
+    never = rec.details.get("never_met") or []
     extra = ("<p>Mean = the policy's share of its battles (a draw is half a win); n = its battles.</p>"
              + (f"<p>Never met ({len(never)} pair(s), nothing can be said): "
                 f"{_e(', '.join(f'{a} vs {b}' for a, b in never))}.</p>" if never else ""))
     _ranking_sections(page, r, "preference graph", summary_extra=extra, verb="is preferred to")
-    rows = [[p["a"], p["b"], p["battles"], p["wins_a"], p["wins_b"], p["draws"], _Raw(_num(p["pvalue"], ".4g")),
-             {"a>b": f"{p['a']} > {p['b']}", "a<b": f"{p['b']} > {p['a']}"}.get(p["decision"], "undecided")]
-            for p in d.get("pairs") or []]
+    rows = []
+    for p in rec.details.get("pairs") or []:
+        word = (f"{p['a']} > {p['b']}" if r.better(p["a"], p["b"]) else
+                f"{p['b']} > {p['a']}" if r.better(p["b"], p["a"]) else "undecided")
+        rows.append([p["a"], p["b"], p["battles"], p["wins_a"], p["wins_b"], p["draws"],
+                     _Raw(_num(p["pvalue"], ".4g")), word])
     page.section("battles", "Battles per pair", _table(["A", "B", "battles", "A won", "B won", "draws", "p-value",
                                                         "certified"], rows, left=2))
 
 
-def _grouped(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
+def _grouped(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
     if data is not None:
         raise ParameterError("--data is not available for a --group-by report (one page holds every group)")
-    by = list(d.get("by") or [])
-    groups = d.get("groups") or []
-    page.section("guarantee", "Guarantee", f'<p class="guarantee">{_e(d.get("statement", ""))}</p>')
+    by = list(rec.inputs.get("by") or [])
+    groups = rec.details.get("groups") or []
+    page.section("guarantee", "Guarantee", f'<p class="guarantee">{_e(rec.details.get("statement", ""))}</p>')
     rows = [[*[g["group"].get(c, "") for c in by], "–" if g.get("policies") is None else g["policies"],
              "–" if g.get("certified_pairs") is None else g["certified_pairs"],
              f"not run: {g['error']}" if g.get("error") else (g.get("letters") or "–")] for g in groups]
@@ -327,32 +345,48 @@ def _grouped(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any])
     drawn = 0
     for k, g in enumerate(groups):
         res = g.get("result")
-        if not isinstance(res, Mapping) or not isinstance(res.get("ranking"), Mapping):
+        if not isinstance(res, Mapping):
+            continue
+        sub = read(res)
+        if sub.ranking is None:
             continue
         label = ", ".join(f"{c} = {v}" for c, v in g["group"].items())
-        _ranking_sections(page, Ranking.from_dict(res), "ranking", prefix=f"g{k}-", heading=f"{label}: ",
-                          graph=drawn < _MAX_GROUP_GRAPHS)
+        _ranking_sections(page, sub.ranking, "ranking", prefix=f"g{k}-", heading=f"{label}: ",
+                          graph=drawn < _MAX_GROUP_GRAPHS,
+                          letters_title="table letters" if sub.about == "table" else "letters")
         drawn += 1
     if drawn > _MAX_GROUP_GRAPHS:
         page.notes.append(f"graphs drawn for the first {_MAX_GROUP_GRAPHS} of {drawn} ranked groups")
 
 
-def _inspect(page: _Page, d: Mapping[str, Any]) -> None:
-    rows = [[k, _Raw(_e(json.dumps(v) if isinstance(v, (list, dict)) else v))] for k, v in d.items() if k != "kind"]
-    page.section("summary", "Data summary", _table(["field", "value"], rows, left=2))
+def _fields(page: _Page, rec: Record, heading: str = "Data summary") -> None:
+    """The generic page of a record's inputs and details (and its ranking, when it has one)."""
+    if rec.ranking is not None:
+        _ranking_sections(page, rec.ranking, f"{rec.ranking.kind} ranking")
+    items = [*rec.inputs.items(), *rec.details.items()]
+    rows = [[k, _Raw(_e(json.dumps(v) if isinstance(v, (list, dict)) else v))] for k, v in items]
+    page.section("fields", heading if rec.ranking is None else "Details", _table(["field", "value"], rows, left=2))
 
 
-def _compare(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any]) -> None:
-    alpha = d.get("alpha")
+def _compare(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
+    d = rec.details
+    alpha = rec.inputs.get("alpha")
     level = f"alpha = {alpha:g}" if alpha is not None else "the alpha chosen for the run (--alpha, default 0.05)"
+    about = rec.ranking.about_phrase if rec.ranking is not None else ""
     page.section("guarantee", "Guarantee",
                  f'<p class="guarantee">Anytime-valid sequential test: the probability of <em>ever</em> declaring a '
-                 f"wrong direction, at any of the {d['n']} pairs or whenever one stops, is at most {_e(level)}. "
-                 "Assumptions: the pairs of trials (x_t, y_t) are independent across t (environments drawn i.i.d.); "
-                 "the two scores of one pair may depend on each other.</p>")
-    x, y = d.get("x", "X (--a)"), d.get("y", "Y (--b)")
-    word = {"x>y": f"{x} is certified better than {y}", "x<y": f"{y} is certified better than {x}",
-            None: "undecided: no certified difference yet"}.get(d["decision"], str(d["decision"]))
+                 f"wrong direction, at any of the {d['n']} pairs or whenever one stops, is at most {_e(level)}"
+                 + (f" (a claim {_e(about)})" if about else "") + ". Assumptions: the pairs of trials (x_t, y_t) are "
+                 "independent across t (environments drawn i.i.d.); the two scores of one pair may depend on each "
+                 "other.</p>")
+    x, y = rec.inputs.get("a", "X (--a)"), rec.inputs.get("b", "Y (--b)")
+    r = rec.ranking
+    if r is not None and r.better(x, y):
+        word = f"{x} is certified better than {y}"
+    elif r is not None and r.better(y, x):
+        word = f"{y} is certified better than {x}"
+    else:
+        word = "undecided: no certified difference yet"
     rows = [[word, _Raw(_num(d["pvalue"], ".4g")), "–" if d["decided_at"] is None else d["decided_at"], d["n"]]]
     page.section("summary", "Decision", _table(["decision", "p-value", "decided at pair", "pairs used"], rows))
     if alpha is None:
@@ -362,9 +396,10 @@ def _compare(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any])
                         "comparison certifies one pair only).", **opts)
 
 
-def _simulate(page: _Page, d: Mapping[str, Any], data: Any, opts: dict[str, Any], sim_obj: Any) -> None:
+def _simulate(page: _Page, rec: Record, data: Any, opts: dict[str, Any], sim_obj: Any) -> None:
     from .curves import curves_plot, summary_plot
 
+    d = {**rec.inputs, **rec.details}
     scen = d["scenario"]
     alpha = float(scen.get("alpha", 0.05))
     leader = scen.get("kind") == "leaderboard"
@@ -421,9 +456,10 @@ def _curves_from_parquet(path: Any, leader: bool) -> pd.DataFrame:
     return curves_fn(snapshots, runs, np.arange(0.0, hi + step, step), axis)
 
 
-def _compose(page: _Page, d: Mapping[str, Any]) -> None:
+def _compose(page: _Page, rec: Record) -> None:
     from ._mpl import new_figure, rc, text_size
 
+    d = {**rec.inputs, **rec.details}
     page.section("guarantee", "What this is",
                  f'<p class="guarantee">RPOSST chose {d["m"]} of {d["n_test_cases"]} test cases and their weights so '
                  f"that new policies are scored like the full pool. This is an optimisation, not a statistical "
@@ -447,9 +483,10 @@ def _compose(page: _Page, d: Mapping[str, Any]) -> None:
     page.section("summary", "Composed test", body)
 
 
-def _designs(page: _Page, d: Mapping[str, Any]) -> None:
+def _designs(page: _Page, rec: Record) -> None:
     from ._mpl import PALETTE, new_figure, rc
 
+    d = {**rec.inputs, **rec.details}
     page.section("guarantee", "What this is",
                  f'<p class="guarantee">Holdout protocol: {d["sets"]} random sets of held-out policies '
                  f"(fraction {d['holdout']:g}); each method composes a test on the remaining policies and is scored "
@@ -476,9 +513,10 @@ def _designs(page: _Page, d: Mapping[str, Any]) -> None:
     page.section("summary", "Protocol table", body)
 
 
-def _items(page: _Page, d: Mapping[str, Any]) -> None:
+def _items(page: _Page, rec: Record) -> None:
     from .rposst_text import design_shares
 
+    d = {**rec.inputs, **rec.details}
     page.section("guarantee", "What this is",
                  f'<p class="guarantee">Item-scale holdout: {d["sets"]} random splits hold out {d["holdout_size"]} '
                  f"of {d['n_models']} models; each method picks m = {d['m']} of {d['n_items']:,} items from the other "
@@ -516,40 +554,37 @@ def html_report(result: Any, *, data: Any = None, title: str | None = None, form
     sim_obj = None
     if isinstance(result, (str, Path)):
         source = source or str(result)
-        d: Mapping[str, Any] = read_result(result)
-    elif isinstance(result, Mapping):
-        d = result
-    elif hasattr(result, "to_dict"):
+        rec = read(read_result(result))
+    elif isinstance(result, (Mapping, Result, Ranking, Record)):
         if hasattr(result, "curves") and hasattr(result, "scenario"):
             sim_obj = result
-        d = result.to_dict()
-        if type(result).__name__ == "CompareResult":
-            d = {**d, "alpha": getattr(result, "alpha", None)}
+        rec = read(result)
     else:
         raise ParameterError(f"cannot report on {type(result).__name__}")
-    kind = detect_kind(d)
+    kind = rec.kind
     if data is not None and kind in ("compose-test", "test-designs", "item-evaluation", "inspect"):
         raise ParameterError(f"--data adds nothing to a {kind} report (the test matrix is summarised already)")
-    if data is not None and kind not in KINDS:
+    with_data = {"rank": _rank, "demo": _demo, "leaderboard": _leaderboard, "baseline": _baseline,
+                 "compare": _compare, "ranking": _plain_ranking, "campaign-status": _plain_ranking,
+                 "table-rank": _table_rank, "preference-graph": _preferences, "grouped": _grouped}
+    if data is not None and kind not in with_data and kind != "simulate":
         # the generic page (check, validate, ...) has no score plot: the file would be ignored without a word
         raise ParameterError(f"--data adds nothing to a {kind} report (it has no score plot)")
     name = {"rank": "Certified ranking", "demo": "Certified ranking (simulated demo)",
             "leaderboard": "Certified leaderboard", "baseline": "Baseline ranking", "compare": "Paired comparison",
             "simulate": "Simulation study", "compose-test": "Composed test", "test-designs": "Test-design evaluation",
-            "item-evaluation": "Item-selection evaluation",
-            "inspect": "Data summary", "ranking": "Ranking", "shuffled-rank": "Certified ranking (shuffled replay)",
+            "item-evaluation": "Item-selection evaluation", "inspect": "Data summary", "ranking": "Ranking",
+            "table-rank": "Table ranking (averages over this table)", "campaign-status": "Campaign status",
             "preference-graph": "Certified preference graph", "grouped": "Certified rankings by group"}
     page = _Page(title or name.get(kind, f"certirank {kind}"), f"certirank {kind}" + (f" — {source}" if source else ""))
     opts = {"format": format, "score_range": score_range}
-    with_data = {"rank": _rank, "demo": _demo, "leaderboard": _leaderboard, "baseline": _baseline,
-                 "compare": _compare, "ranking": _plain_ranking, "shuffled-rank": _shuffled,
-                 "preference-graph": _preferences, "grouped": _grouped}
     if kind in with_data:
-        with_data[kind](page, d, data, opts)
+        with_data[kind](page, rec, data, opts)
     elif kind == "simulate":
-        _simulate(page, d, data, opts, sim_obj)
+        _simulate(page, rec, data, opts, sim_obj)
     else:  # a kind with no page of its own gets the generic page of its fields
-        {"compose-test": _compose, "test-designs": _designs, "item-evaluation": _items}.get(kind, _inspect)(page, d)
+        {"compose-test": _compose, "test-designs": _designs, "item-evaluation": _items}.get(kind, _fields)(page, rec)
+    _warnings_section(page, rec)
     page.kind = kind  # type: ignore[attr-defined]
     return page.render(), page
 
@@ -562,5 +597,6 @@ def write_report(result: Any, path: str | Path, **kwargs: Any) -> ReportResult:
         p.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise ParameterError(f"cannot write {p}: {exc.strerror or exc}") from None
-    return ReportResult(path=str(p), kind=page.kind, sections=list(page.sections),  # type: ignore[attr-defined]
-                        figures=page.figures, bytes=len(text.encode("utf-8")), notes=list(page.notes))
+    return ReportResult(path=str(p), page=page.kind, sections=list(page.sections),  # type: ignore[attr-defined]
+                        figures=page.figures, bytes=len(text.encode("utf-8")),
+                        warnings=tuple(note(n) for n in page.notes))

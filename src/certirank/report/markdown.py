@@ -57,13 +57,15 @@ def ranking_markdown(r: Ranking, *, title: str | None = None, n_label: str | Non
                  "undecided.")
     lines.append("")
     with_n = n_label is not None and all(p.n is not None for p in r.policies)
-    header = ["rank", "policy", "mean"] + ([n_label] if with_n else []) + ["letters", "rank interval"]
+    letters = "table letters" if r.about == "table" else "letters"
+    header = ["rank", "policy", "mean"] + ([n_label] if with_n else []) + [letters, "rank interval"]
     align = ["r", "l", "r"] + (["r"] if with_n else []) + ["c", "c"]
     rows = [[i, p.name, _num(p.mean)] + ([p.n] if with_n else []) + [p.letters, f"[{p.rank_lo}, {p.rank_hi}]"]
             for i, p in enumerate(r.policies, start=1)]
     lines += _table(header, align, rows)
     lines += ["", "Policies that share a letter are not certified to differ; the rank interval holds every rank "
-              "the certified relations allow.", ""]
+              "the certified relations allow." + (f" Every certified pair is {r.about_phrase}." if r.about else ""),
+              ""]
     if r.relations:
         lines.append("**Certified pairs**")
         lines.append("")
@@ -81,6 +83,11 @@ def ranking_markdown(r: Ranking, *, title: str | None = None, n_label: str | Non
         lines.append("")
     lines.append(f"> **Guarantee.** {_text(r.guarantee)}")
     return "\n".join(lines) + "\n"
+
+
+def _warnings(result: Any) -> list[str]:
+    """The record's warnings and notes, as the terminal printed them."""
+    return [f"> {_text(w)}" for w in getattr(result, "warnings", ())]
 
 
 def _grouped_markdown(res: Any, title: str | None) -> str:
@@ -111,10 +118,7 @@ def _compare_markdown(result: Any, x: str, y: str, title: str | None) -> str:
     else:
         lines.append(f"**Certified pairs:** none yet. **Undecided:** {_text(x)} vs {_text(y)}")
     lines.append("")
-    tie = ("valid even if the two are exactly tied" if result.ties == "allow"
-           else "assumes the two are never exactly tied")
-    lines.append(f"> **Guarantee.** The chance of ever declaring the wrong policy better, at whatever pair you stop, "
-                 f"is at most alpha = {result.alpha:g} (ties = {result.ties}: {tie}).")
+    lines.append(f"> **Guarantee.** {_text(result.ranking.guarantee)}")
     return "\n".join(lines) + "\n"
 
 
@@ -154,19 +158,26 @@ def _check_markdown(result: Any, title: str | None) -> str:
 
 def to_markdown(result: Any, *, title: str | None = None, x: str | None = None, y: str | None = None) -> str:
     """GitHub-flavoured Markdown for a ranking (a :class:`~certirank.order.Ranking`, or any result exposing one
-    as ``.ranking``), a ``--group-by`` result, a comparison (give `x`, `y`) or a check result."""
+    as ``.ranking``), a ``--group-by`` result, a comparison or a check result; the record's warnings and notes
+    close it."""
+    text = _to_markdown(result, title=title, x=x, y=y)
+    warns = _warnings(result)
+    return text + ("\n" + "\n".join(warns) + "\n" if warns else "")
+
+
+def _to_markdown(result: Any, *, title: str | None, x: str | None, y: str | None) -> str:
     from ..evidence.compare import CompareResult
     from ..methods.anyrank import RankingResult
     from ..methods.bbedge.result import LeaderboardResult
     from ..methods.check import CheckResult
     from ..methods.groups import GroupedResult
     from ..methods.preferences import PreferenceGraph
-    from ..methods.shuffled import ShuffledRanking
+    from ..methods.shuffled import TableRanking
 
     if isinstance(result, CheckResult):
         return _check_markdown(result, title)
     if isinstance(result, CompareResult):
-        return _compare_markdown(result, x or "X", y or "Y", title)
+        return _compare_markdown(result, x or result.a, y or result.b, title)
     if isinstance(result, GroupedResult):
         return _grouped_markdown(result, title)
     r = result if isinstance(result, Ranking) else getattr(result, "ranking", None)
@@ -176,7 +187,7 @@ def to_markdown(result: Any, *, title: str | None = None, x: str | None = None, 
     if isinstance(result, RankingResult):
         return ranking_markdown(r, title=title or f"AnyRank ({result.method}, {result.guarantee} guarantee)",
                                 n_label="trials", notes=[f"Rollouts used: {result.total_samples}; stopped because: "
-                                                         f"{result.termination}."])
+                                                         f"{r.stopped}."])
     if isinstance(result, LeaderboardResult):
         tk = result.top_k
         notes = [] if tk is None else [f"Top-{tk['k']}: " + (
@@ -184,8 +195,10 @@ def to_markdown(result: Any, *, title: str | None = None, x: str | None = None, 
             f"certified at replicate {tk['certified_at']}: " + ", ".join(map(str, tk["set"])) + ".")]
         return ranking_markdown(r, title=title or f"Leaderboard ({result.method}, {result.replicates} replicate(s))",
                                 n_label=None, notes=notes)
-    if isinstance(result, ShuffledRanking):
-        return ranking_markdown(r, title=title or f"Shuffled replay (seed {result.seed})", n_label="rows")
+    if isinstance(result, TableRanking):
+        return ranking_markdown(r, title=title or f"Table averages (random order, seed {result.seed})",
+                                n_label="rows", notes=[f"All {result.rows} rows seen: these averages are exact, nothing "
+                                                       "is inferred beyond this table."])
     if isinstance(result, PreferenceGraph):
         never = [f"Never met ({len(result.never_met)} pair(s), nothing can be said): "
                  + ", ".join(f"{a} vs {b}" for a, b in result.never_met) + "."] if result.never_met else []

@@ -21,27 +21,29 @@ def result_figure(result: Any, *, data: Any = None, format: str | None = None,
     - BB-EDGE leaderboard or baseline: the confidence graph;
     - simulation: power / full-ranking / FWER curves (summary chart from a ``--json`` dict).
     """
-    from .html import detect_kind
+    from ..results import read
 
-    d = result if isinstance(result, dict) else result.to_dict()
-    kind = detect_kind(d)
-    if kind == "demo":
-        d, kind = d["anyrank"], "rank"
-    if kind in ("rank", "leaderboard", "baseline", "ranking"):
-        from .graph import graph_plot, ranking_of
-        r = ranking_of(result)
-        if kind == "rank" and data is not None:
+    rec = read(result)
+    kind = rec.kind
+    d = {**rec.inputs, **rec.details}
+    if kind in ("rank", "demo", "table-rank", "leaderboard", "baseline", "ranking", "campaign-status"):
+        from .graph import graph_plot
+        r = rec.ranking
+        what = "table letters" if r.about == "table" else "letters"
+        if kind in ("rank", "demo", "table-rank") and data is not None:
             from .scores import score_plot
             return score_plot(data, r.letters, title=title or "Scores by policy, ordered by mean",
-                              caption=f"letters: {r.kind} at alpha = {r.alpha:g} (policies sharing a letter are not "
-                              "certified different); distributions: all recorded trials", format=format,
-                              score_range=score_range)
+                              caption=f"{what}: {r.kind} at alpha = {r.alpha:g} (policies sharing a letter are not "
+                              "certified different"
+                              + ("; about this table's averages only" if r.about == "table" else "")
+                              + "); distributions: all recorded trials", format=format, score_range=score_range)
         cap = r.kind + (f", alpha = {r.alpha:g}" if r.alpha is not None else "")
+        cap += "; table letters: about this table's averages only" if r.about == "table" else ""
         return graph_plot(r, title=title or "Confidence graph", caption=cap)
     if kind == "simulate":
         alpha = float(d["scenario"].get("alpha", 0.05))
         name = d["scenario"].get("name", "")
-        if not isinstance(result, dict) and hasattr(result, "curves"):
+        if hasattr(result, "curves"):
             from .curves import curves_plot
             return curves_plot(result, alpha=alpha, title=title or f"{name}: {d['reps']} simulated runs")
         from .curves import summary_plot

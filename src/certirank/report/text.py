@@ -105,6 +105,7 @@ def ranking_renderables(r: Ranking, *, title: str | None = None, full: bool = Fa
     """
     if qualifier is None:
         qualifier = "certified" + ("" if r.alpha is None else f" at {100 * (1 - r.alpha):g}%, alpha = {r.alpha:g}")
+        qualifier += f", {r.about_phrase}" if r.about else ""
     out: list[Any] = []
     if title:
         out.append(Text(title, style="bold"))
@@ -121,7 +122,8 @@ def ranking_renderables(r: Ranking, *, title: str | None = None, full: bool = Fa
         out.append(Text(f"Warning: {r.cycle_note}", style="red"))
 
     extra_cols = dict(columns or {})
-    header = ["#", "policy", mean_label, n_label, *extra_cols, "letters"] + (["rank"] if show_rank else [])
+    letters = "table letters" if r.about == "table" else "letters"
+    header = ["#", "policy", mean_label, n_label, *extra_cols, letters] + (["rank"] if show_rank else [])
     rows = []
     for k, p in enumerate(r.policies, start=1):
         cells = [str(k), p.name, _fmt(p.mean), "-" if p.n is None else str(p.n),

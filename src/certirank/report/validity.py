@@ -19,7 +19,9 @@ def validity_plot(result: Any, *, title: str | None = None) -> Figure:
 
     ``result``: a :class:`certirank.sim.validation.ValidationResult` or its ``to_dict()``.
     """
-    d: Mapping[str, Any] = result.to_dict() if hasattr(result, "to_dict") else result
+    from ..results import read
+    rec = read(result)
+    d: Mapping[str, Any] = {**rec.inputs, **rec.details}
     rows = list(d.get("rows") or [])
     if not rows:
         raise ParameterError("the validation result has no rows to plot")

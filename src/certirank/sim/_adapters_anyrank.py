@@ -37,8 +37,8 @@ def _kwargs(scenario: Any, name: str, options: Mapping[str, Any]) -> dict[str, A
 
 def _trajectory(scenario: Any, res: Any) -> Trajectory:
     index = {p: i for i, p in enumerate(scenario.policies)}
-    events = [(float(d["iteration"]), float(d["total_samples"]), index[d["better"]], index[d["worse"]])
-              for d in res.decisions]
+    events = [(float(r.details["iteration"]), float(r.details["total_samples"]), index[r.better], index[r.worse])
+              for r in res.decided() if r.details]  # the engine's own decisions (the closure's come with them)
     samples = np.array([res.samples[p] for p in scenario.policies], dtype=float)
     return claims_from_pairs(scenario.n_policies, events, end_time=float(res.iterations),
                              end_evals=float(res.total_samples), time_unit="iteration", samples=samples,

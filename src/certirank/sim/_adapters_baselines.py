@@ -95,8 +95,8 @@ def _via_baseline(method: str) -> Any:
         claims = np.zeros((pts.size, m, m), dtype=bool)
         for j, n in enumerate(pts):
             res = baseline(method, _comparisons(scenario, run, int(n)), **opts)
-            for d in res.decisions:
-                claims[j, index[d["better"]], index[d["worse"]]] = True
+            for r in res.ranking.relations:
+                claims[j, index[r.better], index[r.worse]] = True
         return Trajectory(time=pts, evals=2 * pts, claims=claims, end_time=float(pts[-1]),
                           end_evals=float(2 * pts[-1]), time_unit="games")
     return run_one

@@ -16,7 +16,7 @@ import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -25,7 +25,7 @@ from .._parallel import resolve_backend, run_tasks
 from .._compat import keyword_only
 from .._validate import check_positive_int
 from ..errors import ParameterError
-from ..results import ResultMixin
+from ..results import Result, inputs
 from . import metrics as _metrics
 from .adapters import MethodSpec, resolve_methods
 from .scenarios import get_scenario
@@ -38,7 +38,7 @@ MAX_REPS = 10**7
 
 
 @dataclass(frozen=True)
-class SimulationResult(ResultMixin):
+class SimulationResult(Result):
     """Outcome of :func:`simulate`.
 
     Attributes
@@ -61,12 +61,12 @@ class SimulationResult(ResultMixin):
         Tidy per-(method, run, snapshot) DataFrame: the decision trajectory (not part of ``to_dict()``).
     """
 
-    RESULT_KIND = "simulate"
+    KIND: ClassVar[str] = "simulate"
 
-    scenario: dict[str, Any]
-    methods: list[dict[str, Any]]
-    reps: int
-    seed: int
+    scenario: dict[str, Any] = inputs()
+    methods: list[dict[str, Any]] = inputs()
+    reps: int = inputs()
+    seed: int = inputs()
     jobs: int
     summary: dict[str, dict[str, Any]]
     elapsed: dict[str, float]

@@ -26,13 +26,13 @@ import inspect
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from .._validate import check_alpha, check_positive_int
 from ..errors import ParameterError
-from ..results import ResultMixin
+from ..results import Result, inputs
 from .metrics import clopper_pearson
 from .scenarios import MatrixScenario, PolicyRun, PolicyScenario, bernoulli_scenario, get_scenario
 
@@ -177,7 +177,7 @@ def validation_checks() -> list[Check]:
 # ---------------------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class ValidationResult(ResultMixin):
+class ValidationResult(Result):
     """Outcome of :func:`validate`: one row per check, and whether every covered row passed.
 
     ``rows``: name, scenario, method, reps, false_runs, estimate (FWER), interval (Clopper–Pearson at
@@ -185,11 +185,13 @@ class ValidationResult(ResultMixin):
     exception (the documented reason a bound differs from alpha), seconds.
     """
 
-    level: str
-    alpha: float
-    confidence: float
-    seed: int
-    backend: str | None
+    KIND: ClassVar[str] = "validate"
+
+    level: str = inputs()
+    alpha: float = inputs()
+    confidence: float = inputs()
+    seed: int = inputs()
+    backend: str | None = inputs()
     rows: list[dict[str, Any]]
     passed: bool
     elapsed: float

@@ -192,7 +192,7 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         from ..report.html import html_report
         with open_campaign() as camp:
             status = camp.status()
-        page, _ = html_report(status.ranking, title=f"certirank campaign {Path(db).name}")
+        page, _ = html_report(status, title=f"certirank campaign {Path(db).name}")
         return HTMLResponse(page, headers={"Content-Disposition": f'attachment; filename="{Path(db).stem}.html"'})
 
     @app.get("/api/status", name="api_status")

@@ -10,18 +10,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..order.result import Ranking
 from ..report.svg import order_svg
 
-__all__ = ["campaign_view", "entry_rows", "ranking_of"]
+__all__ = ["campaign_view", "entry_rows"]
 
 LETTERS_NOTE = ("Policies sharing a letter are not certified different; the table follows the certified order, "
                 "ties by mean.")
-
-
-def ranking_of(result: Any) -> Ranking:
-    """The :class:`Ranking` of a status' method result (every certified method exposes it as ``.ranking``)."""
-    return result if isinstance(result, Ranking) else result.ranking
 
 
 def _mean(v: float | None) -> str:
@@ -37,8 +31,8 @@ def _when(v: float | None) -> str:
 def campaign_view(camp: Any) -> dict[str, Any]:
     """Everything the page header, run panel and ranking panel show for campaign ``camp``."""
     status = camp.status()
-    rk = ranking_of(status.ranking)
-    leader = status.kind == "leaderboard"
+    rk = status.ranking
+    leader = status.campaign == "leaderboard"
     rows = [{"name": p.name, "letters": p.letters, "mean": _mean(p.mean),
              "count": "-" if status.rollouts.get(p.name) is None else status.rollouts[p.name],
              "interval": f"{p.rank_lo}-{p.rank_hi}" if p.rank_lo != p.rank_hi else str(p.rank_lo)}
@@ -59,7 +53,7 @@ def campaign_view(camp: Any) -> dict[str, Any]:
     names = [p.name for p in rk.policies]
     lo, hi = camp.config.get("score_range") or (0.0, 1.0)
     captions = [f"{_mean(p.mean)}  {p.letters}" for p in rk.policies]
-    return {"name": Path(status.path).name, "kind": status.kind,
+    return {"name": Path(status.path).name, "kind": status.campaign,
             "kind_label": "leaderboard (BB-EDGE)" if leader else "policy ranking (AnyRank)",
             "blind": bool(status.blind and not status.unblinded), "done": bool(status.done),
             "termination": status.termination, "head": status.last_record_id, "summary": summary,

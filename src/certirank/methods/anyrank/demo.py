@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...errors import ParameterError
-from ...results import ResultMixin
+from ...order.result import Ranking
+from ...results import Result, inputs
 from .ranker import Ranker
 from .result import RankingResult
 from .replay import run_campaign
@@ -107,16 +108,28 @@ def demo_scores(seed: int = 0, n: int = 1000) -> tuple[np.ndarray, np.ndarray]:
 
 
 @dataclass(frozen=True)
-class DemoResult(ResultMixin):
-    """Outcome of ``certirank demo``: the live AnyRank campaign and Bonferroni on the same rollouts."""
+class DemoResult(Result):
+    """Outcome of ``certirank demo`` (record kind ``"demo"``): the live AnyRank campaign (its ranking is the
+    record's) and Bonferroni on the same rollouts (``details["bonferroni"]``, a ``rank`` record)."""
 
-    RESULT_KIND = "demo"
+    KIND: ClassVar[str] = "demo"
 
-    seed: int
-    true_means: dict[str, float]
-    anyrank: RankingResult
+    seed: int = inputs()
+    alpha: float = inputs()
+    n_max: int = inputs()
+    ranking: Ranking = field(repr=False)
+    anyrank: RankingResult = field(repr=False)
     bonferroni: RankingResult
+    true_means: dict[str, float]
     rollouts_saved: int
+
+    def _details(self) -> dict[str, Any]:
+        return {"total_samples": self.anyrank.total_samples, "iterations": self.anyrank.iterations}
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["details"].pop("anyrank")  # its ranking is the record's, its statistics are above
+        return out
 
 
 def compute_ranking(data: Any, *, alpha: float, method: str, prior: Path | None, prior_means: str | None,
@@ -156,8 +169,10 @@ def run_demo(seed: int = 0, alpha: float = 0.05, *, n_max: int = 1000,
             ranker.record(p, t, float(scores[t, pols.index(p)]))
         if progress is not None:
             res = ranker.result()
-            progress(len(res.decisions), k, res.total_samples)
+            progress(res.ranking.n_certified, k, res.total_samples)
     res = ranker.result()
     bonf = run_campaign(scores, alpha=alpha, method="bonferroni", policies=pols, n_max=n_max)
-    return DemoResult(seed=seed, true_means={p: float(m) for p, m in zip(pols, mu)}, anyrank=res,
-                      bonferroni=bonf, rollouts_saved=int(bonf.total_samples - res.total_samples))
+    return DemoResult(seed=seed, alpha=alpha, n_max=n_max, ranking=res.ranking, anyrank=res, bonferroni=bonf,
+                      true_means={p: float(m) for p, m in zip(pols, mu)},
+                      rollouts_saved=int(bonf.total_samples - res.total_samples), about="policy",
+                      order={"kind": "arrival"})

@@ -11,7 +11,7 @@ from ...evidence.budget_streams import BudgetStreams, out_of_reach
 from ...evidence.streams import PairedStreams, combine
 from ...multitest.graphical import passes
 from ...order.closure import minimax_times
-from ...order.result import make_ranking
+from ...order.result import Relation, make_ranking
 from .config import COMPLETE, EXHAUSTED, NO_LEVEL, RECYCLING, STOPPED, _BLOCK, _I_BETTER, _J_BETTER, _Setup, _design
 from .result import RankingResult, _Table, _statement
 
@@ -223,7 +223,7 @@ class _Campaign:
         self.decisions.append({
             "better": self.s.policies[better], "worse": self.s.policies[worse], "via": via,
             "decided_at": int(when) if math.isfinite(when) else None, "iteration": int(self.t),
-            "trials": int(self.n[k]), "total_samples": int(samples.sum()), "level": level, "p_value": p,
+            "trials": int(self.n[k]), "total_samples": int(samples.sum()), "level": level, "pvalue": p,
         })
 
     # ------------------------------------------------------------------ bookkeeping
@@ -472,12 +472,11 @@ class _Campaign:
             means[name] = float(col.mean()) if col.size else None
         lv = self.pair_levels()
         pc = self._combined(self.pl, self.pm)
-        undecided, details = [], []
+        details = []
         for k in range(self.k):
             if self.pair_open[k]:
                 a, b = s.policies[self.pi[k]], s.policies[self.pj[k]]
-                undecided.append([a, b])
-                details.append({"pair": [a, b], "trials": int(self.n[k]), "p_value": float(pc[k]),
+                details.append({"pair": [a, b], "trials": int(self.n[k]), "pvalue": float(pc[k]),
                                 "p_less": float(self.pl[k]), "p_more": float(self.pm[k]),
                                 "level": float(lv[k]),
                                 "budget_exhausted": bool(self.n[k] >= s.nmax or self.exhausted[k] or self.futile[k]),
@@ -488,15 +487,16 @@ class _Campaign:
             traj = {"total_samples": ts.astype(np.int64)}
         statement = _statement(s) + _budget_note(s)
         counts = {p: int(v) for p, v in zip(s.policies, samples)}
-        rels = [{"better": d["better"], "worse": d["worse"], "via": "closure" if d["via"] == "transitivity" else "test",
-                 "when": d.get("decided_at"), "evidence": d.get("p_value"), "evidence_kind": "pvalue"}
-                for d in self.decisions]
+        rels = [Relation(d["better"], d["worse"], "closure" if d["via"] == "transitivity" else "test",
+                         d["decided_at"], d["pvalue"], "pvalue",
+                         {"step": step, "iteration": d["iteration"], "trials": d["trials"],
+                          "total_samples": d["total_samples"], "level": d["level"]})
+                for step, d in enumerate(self.decisions, start=1)]
         ranking = make_ranking(list(s.policies), rels, kind=s.method, alpha=s.alpha, guarantee=statement,
-                               means=means, n=counts, when_unit="paired trials", stopped=self.termination or STOPPED)
+                               means=means, n=counts, when_unit="paired trials", stopped=self.termination or STOPPED,
+                               about="policy")
         return RankingResult(
-            method=s.method, alpha=s.alpha, guarantee=s.guarantee, ties=s.ties, statement=statement,
-            policies=list(s.policies), decisions=[dict(d) for d in self.decisions], undecided=undecided,
-            undecided_details=details, letters=ranking.letters,
-            samples={p: int(v) for p, v in zip(s.policies, samples)}, total_samples=int(samples.sum()),
-            means=means, termination=self.termination or STOPPED, iterations=int(self.t),
-            inconsistent=bool(self.inconsistent), trajectory=traj, ranking=ranking)
+            method=s.method, alpha=s.alpha, guarantee=s.guarantee, ties=s.ties, policies=list(s.policies),
+            ranking=ranking,
+            undecided_details=details, total_samples=int(samples.sum()), iterations=int(self.t), trajectory=traj,
+            n_max=int(s.nmax), bins=s.metric, budget=s.budget, arms=s.arms, about="policy")

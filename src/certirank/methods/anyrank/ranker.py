@@ -16,6 +16,7 @@ from ..._io import atomic_write_text, read_saved_text
 from ..._validate import check_positive_int
 from ..._compat import keyword_only, warn_renamed
 from ...errors import EditedStateError, ParameterError, StateError
+from ...results import warning
 from .config import FORMAT, _Setup, _check_options, _make_setup, _setup_from_dict
 from .result import RankingResult, _Table
 from .engine import _Campaign
@@ -255,7 +256,8 @@ class Ranker:
         res = self._camp.result()
         if self._edited:
             note = edited_note(self._edited)
-            res = dataclasses.replace(res, trust_edited=note, statement=f"{res.statement} {note}.")
+            rk = dataclasses.replace(res.ranking, guarantee=f"{res.ranking.guarantee} {note}.")
+            res = dataclasses.replace(res, ranking=rk, warnings=(*res.warnings, warning(note.removeprefix("WARNING: "))))
         return res
 
     # ------------------------------------------------------------------ persistence

@@ -13,6 +13,7 @@ import pandas as pd
 from ..._validate import check_choice, check_positive_int
 from ..._compat import keyword_only
 from ...errors import DataError, ParameterError
+from ...results import note, warning
 from .config import DIRECTION_SPLIT, PAIRINGS, _BLOCK, _Setup, _check_options, _make_setup
 from .result import RankingResult, _Table
 from .engine import _Campaign, _make_streams
@@ -34,6 +35,10 @@ def _wide_from_data(data: Any, *, format: str | None = None,
     check_per_trial(table, "AnyRank")
     wide = to_wide(table)
     wide.attrs["notes"] = dropped_notes(table)
+    wide.attrs["reader_notes"] = list(table.attrs.get("notes") or [])
+    from ...data.order import replay_order_warnings
+    wide.attrs["order_warnings"] = replay_order_warnings(table)
+    wide.attrs["source"] = table.attrs.get("source")
     return wide
 
 
@@ -165,9 +170,12 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     camp.run_replay()
     res = camp.result()
     notes = wide.attrs.get("notes") or []
-    if notes and res.ranking is not None:
+    if notes:
         res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))
-    return res
+    src = wide.attrs.get("source")
+    return dataclasses.replace(res, order={"kind": "given"}, source=None if src is None else str(src),
+                               warnings=(*(note(n) for n in wide.attrs.get("reader_notes") or ()),
+                                         *(warning(w) for w in wide.attrs.get("order_warnings") or ()), *res.warnings))
 
 
 def _score_array(scores: Any, policies: Sequence[str] | None, shape: str) -> tuple[np.ndarray, list[str]]:

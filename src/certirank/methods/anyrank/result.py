@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...order.result import Ranking
-from ...results import ResultMixin
+from ...results import Result, inputs
 from .config import _Setup
 
 
@@ -62,65 +62,91 @@ class _Table:
 # ================================================================================================ result
 
 @dataclass(frozen=True)
-class RankingResult(ResultMixin):
-    """A certified (possibly partial) ranking.
+class RankingResult(Result):
+    """A certified (possibly partial) ranking (record kind ``"rank"``, estimand ``policy``).
 
     Attributes
     ----------
-    method, alpha, guarantee, ties : the procedure and its error level (family-wise, over all pairs and all
-        times).
-    statement : the guarantee in words.
-    policies : policy names in the user's order.
-    decisions : one dict per decided pair, in decision order: ``better``, ``worse``, ``via`` ("test" or
-        "transitivity"), ``decided_at`` (paired trials of that comparison at the decision, spec 03 §6:
-        n_k for a test, the minimax path time for transitivity), ``iteration``, ``trials`` (n_k),
-        ``total_samples`` (rollouts of all policies so far), ``level`` and ``p_value`` at the decision.
-    undecided : pairs [a, b] still open (never hidden).
-    undecided_details : per open pair: ``pair``, ``trials``, ``p_value``, ``level``, ``budget_exhausted``
-        (budget or data used up, or ``futile``: the final exact budget test can no longer decide it).
-    letters : compact letter display (policies sharing a letter are not certified different).
-    samples : trials of each policy used; total_samples their sum.
-    means : mean score of each policy over the trials used (None if none).
-    termination : why the campaign stopped (or "stopped by user" for a live campaign still running).
+    policies : input: the policies ranked, in the order given.
+    method, alpha, guarantee, ties : inputs: the procedure ("paper" or "strict" guarantee) and its error level
+        (family-wise, over all pairs and all times).
+    n_max, bins, budget, arms : inputs: the per-comparison budget of paired trials, the score bins ("progress" or
+        "binary"), the per-comparison test ("none": the anytime e-process; "final"/"extendable": the exact
+        budget test of spec 08) and its arms calibration.
+    ranking : the :class:`certirank.order.Ranking` (``kind`` = the method): who is certified better than whom,
+        when (``when`` = paired trials of that comparison at the decision, spec 03 §6: n_k for a test, the
+        minimax path time for transitivity), the p-value then (``evidence``) and, per relation, ``details``
+        ``iteration``, ``trials`` (n_k), ``total_samples`` (rollouts of all policies then) and ``level``;
+        per policy its mean over the trials used and ``n`` = trials used; ``stopped`` = why the run stopped;
+        ``guarantee`` = the guarantee in words.
+    undecided_details : per open pair: ``pair``, ``trials``, ``pvalue``, ``p_less``, ``p_more``, ``level``,
+        ``budget_exhausted`` (budget or data used up, or ``futile``: the final exact budget test can no longer
+        decide it), ``futile``.
+    total_samples : rollouts of all policies used.
     iterations : iteration counter t.
-    inconsistent : True if the decided relations contain a cycle (only possible after an error).
     trajectory : optional (simulation fast path): ``total_samples`` after each iteration 1..t.
-    trust_edited : None, or a warning: the saved campaign this came from failed its checksum and was loaded
-        with ``trust_edited=True`` (the statement ends with the same warning).
-    ranking : the common :class:`certirank.order.Ranking` (``kind`` = the method; letters and display order
-        follow the certified order, ties by mean).
     """
 
-    RESULT_KIND = "rank"
+    KIND: ClassVar[str] = "rank"
 
-    method: str
-    alpha: float
-    guarantee: str
-    ties: str
-    statement: str
-    policies: list[str]
-    decisions: list[dict[str, Any]]
-    undecided: list[list[str]]
+    method: str = inputs()
+    alpha: float = inputs()
+    guarantee: str = inputs()
+    ties: str = inputs()
+    policies: list[str] = inputs()
+    ranking: Ranking = field(repr=False)
     undecided_details: list[dict[str, Any]]
-    letters: dict[str, str]
-    samples: dict[str, int]
     total_samples: int
-    means: dict[str, float | None]
-    termination: str
     iterations: int
-    inconsistent: bool
     trajectory: dict[str, Any] | None = field(default=None, repr=False)
-    trust_edited: str | None = None
-    ranking: Ranking | None = field(default=None, repr=False)
+    n_max: int | None = inputs(default=None)
+    bins: str = inputs(default="progress")
+    budget: str = inputs(default="none")
+    arms: str = inputs(default="paired")
+
+    # read from the ranking (its one home)
+    @property
+    def statement(self) -> str:
+        return self.ranking.guarantee
+
+    @property
+    def undecided(self) -> list[list[str]]:
+        return [list(u) for u in self.ranking.undecided]
+
+    @property
+    def letters(self) -> dict[str, str]:
+        return self.ranking.letters
+
+    @property
+    def means(self) -> dict[str, float | None]:
+        return self.ranking.means
+
+    @property
+    def samples(self) -> dict[str, int]:
+        """Trials of each policy used."""
+        return {p.name: int(p.n or 0) for p in self.ranking.policies}
+
+    @property
+    def termination(self) -> str:
+        return self.ranking.stopped or ""
+
+    @property
+    def inconsistent(self) -> bool:
+        return self.ranking.inconsistent
 
     @property
     def complete(self) -> bool:
         """True if every pair is decided."""
-        return not self.undecided
+        return not self.ranking.undecided
+
+    def decided(self) -> list[Any]:
+        """The certified relations in the order the engine decided them (``details["step"]``); relations it did
+        not decide itself (implied when it runs without transitive closure) come last."""
+        return sorted(self.ranking.relations, key=lambda r: (r.details is None, (r.details or {}).get("step", 0)))
 
     def better_pairs(self) -> list[tuple[str, str]]:
-        """Decided relations as (better, worse) tuples."""
-        return [(d["better"], d["worse"]) for d in self.decisions]
+        """Certified relations as (better, worse) tuples, in decision order."""
+        return [(r.better, r.worse) for r in self.decided()]
 
     def decision_samples(self) -> dict[str, int]:
         """Trials of each policy counted only up to its decided comparisons.
@@ -130,19 +156,15 @@ class RankingResult(ResultMixin):
         graphical procedures' sample complexity (spec 03 §12.2 anchors). It undercounts whenever a pair stays
         open, so ``samples`` (spec 03 §11) is the honest figure; this one exists to compare with the paper.
         """
-        out = dict.fromkeys(self.policies, 0)
-        for d in self.decisions:
-            for p in (d["better"], d["worse"]):
-                out[p] = max(out[p], int(d["trials"]))
+        out = dict.fromkeys(self.ranking.names, 0)
+        for r in self.ranking.relations:
+            for p in (r.better, r.worse):
+                out[p] = max(out[p], int((r.details or {}).get("trials", 0)))
         return out
 
     def sentences(self) -> list[str]:
         """Every decided and undecided pair in plain words."""
-        conf = f"certified, alpha = {self.alpha:g}"
-        out = [f"{d['better']} is better than {d['worse']} ({conf}"
-               + (", by transitivity" if d["via"] == "transitivity" else "") + ")" for d in self.decisions]
-        out += [f"{a} vs {b}: undecided (not enough evidence yet)" for a, b in self.undecided]
-        return out
+        return self.ranking.sentences()
 
 
 def _statement(s: _Setup) -> str:

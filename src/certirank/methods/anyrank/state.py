@@ -130,7 +130,8 @@ def restore(cls: type, snap: Mapping[str, Any]) -> Any:
         camp.t = int(meta["t"])
         camp.termination = meta["termination"]
         camp.inconsistent = bool(meta["inconsistent"])
-        camp.decisions = [dict(d) for d in meta["decisions"]]
+        # snapshots written before the record (0.2) named the p-value p_value
+        camp.decisions = [{("pvalue" if k == "p_value" else k): v for k, v in d.items()} for d in meta["decisions"]]
         pols = setup.policies
         obj._snapshot_results = (len(arrays["results_policy"]), {k: np.asarray(arrays[k]) for k in
                                                                  ("results_policy", "results_trial", "results_score")})

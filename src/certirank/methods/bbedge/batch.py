@@ -178,12 +178,17 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     for rid, arr in zip(reps, panels):
         board.add_replicate(arr, replicate=rid)
     res = board.result()
+    import dataclasses
+
     from ...data.table import dropped_notes
+    from ...results import reader_warnings
     notes = dropped_notes(table)
-    if notes and res.ranking is not None:
-        import dataclasses
+    if notes:
         res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))
-    return res
+    src = table.attrs.get("source")
+    # replicates are read in their recorded order (blocks multiply within one, so item order plays no part)
+    return dataclasses.replace(res, order={"kind": "given"}, source=None if src is None else str(src),
+                               warnings=(*reader_warnings(table), *res.warnings))
 
 
 def bbedge_path(panels: Any, alpha: float = 0.05, tau: float = 0.0, blocks: Any = "items", *,

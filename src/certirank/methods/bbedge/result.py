@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
-from ...order.result import Ranking, make_ranking
-from ...results import ResultMixin
+from ...order.result import Ranking, Relation, make_ranking
+from ...results import Result, inputs, warning
 
 if TYPE_CHECKING:  # pragma: no cover
     from .engine import Leaderboard
@@ -23,102 +23,101 @@ def _edited_warning(lb: Any) -> str | None:
 
 
 @dataclass(frozen=True)
-class LeaderboardResult(ResultMixin):
-    """A certified leaderboard after some replicates.
+class LeaderboardResult(Result):
+    """A certified leaderboard after some replicates (record kind ``"leaderboard"``, estimand ``benchmark``).
 
     Attributes
     ----------
     alpha, tau : float
-        FWER level of the whole answer and the margin (an edge a -> b certifies Delta_{a,b} > tau).
+        Inputs: FWER level of the whole answer and the margin (an edge a -> b certifies Delta_{a,b} > tau).
+    method : str
+        Input: "bb-edge", "bfh-e-holm", "cr-edge" or "bb-edge-pi".
+    stake : str
+        Input: "plugin" (the predictable plug-in stake on the exact betting factor), "plugin-eb" (the same on
+        the empirical-Bernstein factor), "grid" (the spec 04 41-point stake mixture; always for bfh-e-holm) or
+        "b10" (bb-edge-pi's own plug-in).
+    output : str
+        Input: "current" or "cumulative" edges.
+    ranking : Ranking
+        Who is certified better than whom (``kind`` = the method, ``when`` = the replicate of first
+        certification, ``evidence`` = the current log e-value, relation ``details`` = the Top-k ``stage``);
+        per model its mean over the benchmark's items and the simultaneous rank interval (spec 04 §7).
     replicates : int
         Completed replicates of the current benchmark version.
-    method : str
-        "bb-edge", "bfh-e-holm", "cr-edge" or "bb-edge-pi".
-    stake : str
-        "plugin" (the predictable plug-in stake on the exact betting factor), "plugin-eb" (the same on the
-        empirical-Bernstein factor), "grid" (the spec 04 41-point stake mixture; always for bfh-e-holm) or
-        "b10" (bb-edge-pi's own plug-in).
     blocks : dict
         Block resolution, its source and the plain-words assumption it rests on.
-    models : list of dict
-        One entry per model in display order (mean descending, ties by name): ``model``, ``mean``,
-        ``rank_interval`` [lo, hi] (simultaneous, spec 04 §7), ``certified_above`` (number of models it is
-        certified above, through paths).
-    edges : list of [better, worse]
-        Certified edges (direct e-Holm rejections; ``output`` says whether current or cumulative).
     top_k : dict or None
         ``{k, set, certified_at, certified_now, method, ...}``; ``set`` is None until a set is certified.
-    inconsistent : bool
-        The certified edges contain a cycle; rank intervals then fail closed to [1, L].
     path_margins : list of dict or None
         With tau > 0 and a consistent graph: every pair joined by a path, with the longest path length d,
         which certifies Delta > d * tau (spec 04 §7, path implication). None when tau = 0.
-    trust_edited : str or None
-        None, or a warning: the saved state this came from failed its checksum and was loaded with
-        ``trust_edited=True``, so alpha and the edges may not belong together.
-    ranking : Ranking
-        The common :class:`certirank.order.Ranking` (``kind`` = the method, ``when`` in replicates).
     """
 
-    RESULT_KIND = "leaderboard"
+    KIND: ClassVar[str] = "leaderboard"
 
-    alpha: float
-    tau: float
+    alpha: float = inputs()
+    tau: float = inputs()
+    method: str = inputs()
+    output: str = inputs()
+    ranking: Ranking = field(repr=False)
     replicates: int
-    method: str
-    output: str
     blocks: dict[str, Any]
-    models: list[dict[str, Any]]
-    edges: list[list[str]]
     top_k: dict[str, Any] | None
-    inconsistent: bool
     epoch: int
     n_items: int
     stages: list[dict[str, Any]]
-    edge_details: list[dict[str, Any]]
     earlier_epochs: list[dict[str, Any]]
     path_margins: list[dict[str, Any]] | None = None
-    trust_edited: str | None = None
-    ranking: Ranking | None = field(default=None, repr=False)
-    stake: str = "grid"
+    stake: str = inputs(default="grid")
     _names: tuple[str, ...] = field(repr=False, default=())
     _means: np.ndarray | None = field(repr=False, default=None)
     _relation: np.ndarray | None = field(repr=False, default=None)
     _log_e: np.ndarray | None = field(repr=False, default=None)
 
     # -------------------------------------------------------------------------------- queries
+    @property
+    def edges(self) -> list[list[str]]:
+        """Certified edges [better, worse] (direct e-Holm rejections), read from the ranking."""
+        return [[r.better, r.worse] for r in self.ranking.relations if r.via == "test"]
+
+    @property
+    def models(self) -> list[str]:
+        """Model names in display order."""
+        return list(self.ranking.names)
+
+    @property
+    def inconsistent(self) -> bool:
+        return self.ranking.inconsistent
+
     def better(self, a: str, b: str) -> bool:
         """True iff an edge a -> b is certified (directly)."""
         return [a, b] in self.edges
 
     def rank_interval(self, model: str) -> tuple[int, int]:
-        for m in self.models:
-            if m["model"] == model:
-                lo, hi = m["rank_interval"]
-                return int(lo), int(hi)
-        from ...errors import ParameterError
-        raise ParameterError(f"unknown model {model!r}")
+        return self.ranking.rank_interval(model)
 
     def log_e(self) -> np.ndarray:
         """Current log e-values, (L, L) in the board's model order (NaN = direction not tested)."""
-        assert self._log_e is not None
+        if self._log_e is None:
+            from ...errors import StateError
+            raise StateError("this leaderboard result was read back from JSON: its log e-values are in "
+                             "ranking.relations[].evidence only")
         return self._log_e.copy()
 
     def graph(self, kind: str = "dot", edges: str = "reduction") -> str:
         """The confidence graph as Graphviz DOT or Mermaid text (edges point from better to worse)."""
         from ..._validate import check_choice
         kind = check_choice("graph", kind, ("dot", "mermaid"))
-        assert self.ranking is not None
         return self.ranking.to_dot(edges) if kind == "dot" else self.ranking.to_mermaid(edges)
 
     def sentences(self) -> list[str]:
         """Plain-words statements, one per certified edge."""
         tail = f"by more than {self.tau:g}, " if self.tau > 0 else ""
-        return [f"{a} is better than {b} ({tail}certified, alpha = {self.alpha:g})" for a, b in self.edges]
+        return [f"{a} is better than {b} ({tail}{self.ranking.qualifier})" for a, b in self.edges]
 
 
 def build_result(lb: "Leaderboard") -> LeaderboardResult:
-    from ...order.closure import inferiors, is_consistent, rank_intervals, transitive_closure
+    from ...order.closure import is_consistent, transitive_closure
 
     names = list(lb.models)
     L = len(names)
@@ -126,12 +125,8 @@ def build_result(lb: "Leaderboard") -> LeaderboardResult:
     rel = lb.certified_matrix()
     clo = transitive_closure(rel)
     consistent = is_consistent(clo)
-    lo, hi = rank_intervals(clo)
-    above = inferiors(clo) if consistent else rel.sum(axis=1)
     order = sorted(range(L), key=lambda i: (-(means[i] if np.isfinite(means[i]) else -np.inf), names[i]))
     pos = {i: p for p, i in enumerate(order)}
-    models = [{"model": names[i], "mean": float(means[i]) if np.isfinite(means[i]) else None,
-               "rank_interval": [int(lo[i]), int(hi[i])], "certified_above": int(above[i])} for i in order]
     a_idx, b_idx = np.nonzero(rel)
     pairs = sorted(zip(a_idx.tolist(), b_idx.tolist()), key=lambda p: (pos[p[0]], pos[p[1]]))
     log_e = lb.log_e_matrix()
@@ -143,8 +138,6 @@ def build_result(lb: "Leaderboard") -> LeaderboardResult:
             if f > 0:
                 first[a, b] = f + off
                 stage_of[(int(a), int(b))] = fam.label
-    details = [{"better": names[a], "worse": names[b], "log_e": float(log_e[a, b]),
-                "first_certified_at": int(first[a, b]) or None, "stage": stage_of.get((a, b))} for a, b in pairs]
     stages = [{"stage": f.label, "alpha": f.alpha, "directions": f.n_directions, "replicates": f.r,
                "log_threshold": f.log_c} for f in lb._families]
     margins = None
@@ -158,14 +151,16 @@ def build_result(lb: "Leaderboard") -> LeaderboardResult:
     tail = f" by more than tau = {lb.tau:g}" if lb.tau > 0 else ""
     guarantee = (f"With probability at least {100 * (1 - lb.alpha):g}%, every certified edge is correct{tail}, at "
                  "whatever replicate you stop (given the block assumption: " + lb.blocks_info()["statement"] + ").")
-    rels = [{"better": d["better"], "worse": d["worse"], "via": "test", "when": d["first_certified_at"],
-             "evidence": d["log_e"], "evidence_kind": "log_e"} for d in details]
+    rels = [Relation(names[a], names[b], "test", int(first[a, b]) or None, float(log_e[a, b]), "log_e",
+                     {"stage": stage_of[(a, b)]} if (a, b) in stage_of else None) for a, b in pairs]
+    edited = _edited_warning(lb)
+    if edited:
+        guarantee = f"{guarantee} {edited}"
     ranking = make_ranking(names, rels, kind=lb.method, alpha=lb.alpha, guarantee=guarantee, means=list(means),
-                           n=[lb.R] * L, when_unit="replicates")
+                           n=[lb.R] * L, when_unit="replicates", about="benchmark")
     return LeaderboardResult(
-        alpha=lb.alpha, tau=lb.tau, replicates=lb.R, method=lb.method, output=lb.output, blocks=lb.blocks_info(),
-        models=models, edges=[[names[a], names[b]] for a, b in pairs], top_k=lb._top_k_dict(),
-        inconsistent=not consistent, epoch=lb.epoch, n_items=len(lb.items or []), stages=stages,
-        edge_details=details, earlier_epochs=list(lb._history), path_margins=margins, ranking=ranking,
-        trust_edited=_edited_warning(lb), stake=lb.stake, _names=tuple(names), _means=means,
-        _relation=rel, _log_e=log_e)
+        alpha=lb.alpha, tau=lb.tau, method=lb.method, output=lb.output, ranking=ranking, replicates=lb.R,
+        blocks=lb.blocks_info(), top_k=lb._top_k_dict(), epoch=lb.epoch, n_items=len(lb.items or []),
+        stages=stages, earlier_epochs=list(lb._history), path_margins=margins, stake=lb.stake, about="benchmark",
+        warnings=() if not edited else (warning(edited.removeprefix("WARNING: ")),), _names=tuple(names), _means=means, _relation=rel,
+        _log_e=log_e)

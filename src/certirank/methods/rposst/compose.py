@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ..._validate import as_generator, check_choice, check_positive_int
 from ..._compat import keyword_only
 from ...errors import ParameterError
-from ...results import ResultMixin
+from ...results import Result, inputs
 from . import _core, items
 from .select import CV_METRICS, SELECT_RULES, SELECTS, fit_candidate, nested_holdout, parse_candidate
 from .matrix import ScoreMatrix, as_score_matrix
@@ -31,7 +31,7 @@ def item_scale(n_cases: int, m: int) -> bool:
 
 
 @dataclass(frozen=True)
-class CompositionResult(ResultMixin):
+class CompositionResult(Result):
     """A composed test: m test cases with weights, and its training loss.
 
     Attributes
@@ -70,7 +70,7 @@ class CompositionResult(ResultMixin):
         estimate is optimistic by the selection itself.
     """
 
-    RESULT_KIND = "compose-test"
+    KIND: ClassVar[str] = "compose-test"
 
     test_cases: list[str]
     test_indices: list[int]
@@ -78,11 +78,11 @@ class CompositionResult(ResultMixin):
     loss: float
     max_error: float
     mean_error: float
-    m: int
-    eta: float
-    betas: list[float]
-    solver: str
-    rounds: int | None
+    m: int = inputs()
+    eta: float = inputs()
+    betas: list[float] = inputs()
+    solver: str = inputs()
+    rounds: int | None = inputs()
     best_round: int | None
     n_test_cases: int
     n_policies: int
@@ -91,7 +91,7 @@ class CompositionResult(ResultMixin):
     kofn_loss: float | None = None
     targets: list[list[float]] = field(default_factory=list)
     scale: dict[str, float | None] = field(default_factory=dict)
-    select: str = "rposst"
+    select: str = inputs(default="rposst")
     design: str = "rposst"
     cv: dict[str, Any] | None = None
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -19,7 +19,7 @@ from scipy import stats
 
 from ..._validate import as_generator, check_choice, check_positive_int
 from ...errors import ParameterError
-from ...results import ResultMixin
+from ...results import Result, inputs
 from . import _core, items
 from .compose import compose_test
 from .matrix import as_score_matrix
@@ -40,7 +40,7 @@ ITEM_LABELS = {
 
 
 @dataclass(frozen=True)
-class ItemEvaluation(ResultMixin):
+class ItemEvaluation(Result):
     """Per-method means (± s.e. over splits) of MAE, max error and Kendall τ on held-out models.
 
     ``table``: one row per method with ``mae``, ``se_mae``, ``max_error``, ``se_max_error``, ``kendall_tau``,
@@ -48,16 +48,16 @@ class ItemEvaluation(ResultMixin):
     each chosen design). ``per_set``: one row per (method, split).
     """
 
-    RESULT_KIND = "item-evaluation"
+    KIND: ClassVar[str] = "item-evaluation"
 
     table: pd.DataFrame
     per_set: pd.DataFrame
-    m: int
-    methods: list[str]
-    holdout: float
+    m: int = inputs()
+    methods: list[str] = inputs()
+    holdout: float = inputs()
     holdout_size: int
-    sets: int
-    seed: Any
+    sets: int = inputs()
+    seed: Any = inputs()
     n_items: int
     n_models: int
 

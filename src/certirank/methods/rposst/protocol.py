@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pandas as pd
@@ -13,7 +13,7 @@ from ..._parallel import resolve_backend, run_tasks
 from ..._validate import as_generator, check_choice, check_positive_int
 from ..._compat import keyword_only
 from ...errors import ParameterError
-from ...results import ResultMixin
+from ...results import Result, inputs
 from . import _core
 from .compose import check_betas, check_eta, check_m, cv_design, design, item_scale
 from .select import SELECT_RULES, fresh_generator
@@ -47,7 +47,7 @@ def holdout_size(fraction: float, n: int) -> int:
 
 
 @dataclass(frozen=True)
-class DesignEvaluation(ResultMixin):
+class DesignEvaluation(Result):
     """The protocol table of spec 05 §11.
 
     Attributes
@@ -61,20 +61,20 @@ class DesignEvaluation(ResultMixin):
         One row per (m, method, holdout set): max and mean holdout error, training loss, chosen test.
     """
 
-    RESULT_KIND = "test-designs"
+    KIND: ClassVar[str] = "test-designs"
 
     table: pd.DataFrame
     per_set: pd.DataFrame
-    m: list[int]
-    methods: list[str]
-    holdout: float
+    m: list[int] = inputs()
+    methods: list[str] = inputs()
+    holdout: float = inputs()
     holdout_size: int
     n_tuning: int
-    sets: int
-    seed: Any
-    eta: float
-    betas: list[float]
-    rounds: int
+    sets: int = inputs()
+    seed: Any = inputs()
+    eta: float = inputs()
+    betas: list[float] = inputs()
+    rounds: int = inputs()
     n_test_cases: int
     n_policies: int
 

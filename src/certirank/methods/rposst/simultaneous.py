@@ -18,13 +18,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from math import comb
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from scipy import optimize, sparse
 
 from ...errors import ParameterError
-from ...results import ResultMixin
+from ...results import Result, inputs
 from . import _core
 
 __all__ = ["SimultaneousComposition", "compose_simultaneous", "solve_simultaneous", "mixture_loss"]
@@ -36,7 +36,7 @@ _MIN_PROB = 1e-9
 
 
 @dataclass(frozen=True)
-class SimultaneousComposition(ResultMixin):
+class SimultaneousComposition(Result):
     """A randomised test: draw one of `mixture`'s tests with its probability for every policy tested.
 
     Attributes
@@ -48,18 +48,18 @@ class SimultaneousComposition(ResultMixin):
         CVaR_η over Ψ of the expected absolute error (the LP optimum, recomputed from the mixture).
     """
 
-    RESULT_KIND = "compose-test-simultaneous"
+    KIND: ClassVar[str] = "compose-test-simultaneous"
 
     mixture: list[dict[str, Any]]
     loss: float
-    m: int
-    eta: float
-    betas: list[float]
+    m: int = inputs()
+    eta: float = inputs()
+    betas: list[float] = inputs()
     n_test_cases: int
     n_policies: int
     n_pairs: int
     n_tuples: int
-    variant: str = "simultaneous"
+    variant: str = inputs(default="simultaneous")
     targets: list[list[float]] = field(default_factory=list)
     scale: dict[str, float | None] = field(default_factory=dict)
 
