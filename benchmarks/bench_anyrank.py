@@ -46,7 +46,7 @@ def tables(mu: np.ndarray, runs: int, n: int, seed: int) -> np.ndarray:
 
 def wrong(res, mu) -> bool:
     idx = {p: i for i, p in enumerate(res.policies)}
-    return any(mu[idx[d["better"]]] <= mu[idx[d["worse"]]] for d in res.decisions)
+    return any(mu[idx[r.better]] <= mu[idx[r.worse]] for r in res.ranking.relations)
 
 
 def authors_count(r, method: str) -> list[int]:
@@ -129,7 +129,8 @@ def part_hef(runs: int, seed: int, budget: bool = False, nmaxes=(1000, 2000), ab
 def full_ranking_fraction(results, ties: str) -> None:
     """Fraction of runs with all 10 pairs decided by iteration t: the authors' output (spec 03 §12.2) is
     0.08 @200, 0.425 @400, 0.58 @500, 0.76 @700, 0.865 @900, first >= 0.9 @946 (assume_none)."""
-    last = np.array([max(d["iteration"] for d in r.decisions) if r.complete else np.inf for r in results])
+    last = np.array([max(x.details["iteration"] for x in r.decided() if x.details) if r.complete else np.inf
+                     for r in results])
     frac = {t: round(float(np.mean(last <= t)), 3) for t in (200, 400, 500, 700, 900)}
     first = next((t for t in range(1, 1001) if np.mean(last <= t) >= 0.9), None)
     print(f"      full-ranking fraction by iteration ({ties}): {frac}, first >= 0.9 at {first}")
@@ -159,7 +160,7 @@ def part_fwer(name: str, mu: np.ndarray, alpha: float, runs: int, nmax: int, see
                 res = campaigns(arr, alpha=alpha, method=method, prior=list(mu), gamma=1.0, ties=ties,
                                     guarantee=guarantee, bins="binary", n_max=nmax, **extra)
                 f = np.mean([wrong(r, mu) for r in res])
-                dec = np.mean([len(r.decisions) for r in res])
+                dec = np.mean([r.ranking.n_certified for r in res])
                 print(f"{label:>24} {ties:>11} {guarantee:>9} {f:6.3f} {dec:13.2f}" + ("  <-- above" if f > tol
                                                                                            else ""))
 

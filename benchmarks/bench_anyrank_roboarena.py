@@ -51,8 +51,8 @@ def authors_count(res, nmax: int) -> int:
     """Sum over policies of the largest decision time among its comparisons (undecided -> nmax)."""
     per = {p: 0 for p in res.policies}
     decided = {}
-    for d in res.decisions:
-        decided[frozenset((d["better"], d["worse"]))] = d["decided_at"]
+    for r in res.ranking.relations:
+        decided[frozenset((r.better, r.worse))] = r.when
     for i, a in enumerate(res.policies):
         for b in res.policies[i + 1:]:
             t = decided.get(frozenset((a, b)), nmax)
@@ -99,8 +99,8 @@ def run(markdown: bool = False) -> list[dict]:
                     for gamma in ((1.0, 5.0) if method in ("anyrank", "weighted-bonferroni") else (1.0,)):
                         res = anyrank(data, alpha=0.1, method=method, prior=prior, gamma=gamma, ties=ties)
                         rows.append({"subset": subset, "variant": variant, "ties": ties, "method": method,
-                                     "gamma": gamma, "decided": len(res.decisions),
-                                     "pairs": len(res.decisions) + len(res.undecided),
+                                     "gamma": gamma, "decided": res.ranking.n_certified,
+                                     "pairs": res.ranking.n_pairs,
                                      "ours": res.total_samples, "authors": authors_count(res, nmax),
                                      "paper": PAPER.get(subset, {}).get(method), "rows": nmax,
                                      "termination": res.termination,

@@ -107,7 +107,7 @@ def main() -> None:
                             "interval = [L, U] at alpha/(2K))",
                             {"BT classical": bt, "bootstrapped BT": boot}, {"bootstrapped BT": "iv"}))
         print()
-        sig = sorted((LETTERS[d["better"]], LETTERS[d["worse"]]) for d in boot.decisions if d["kind"] == "direct")
+        sig = sorted((LETTERS[r.better], LETTERS[r.worse]) for r in boot.ranking.relations if r.via == "test")
         print(f"Bootstrapped BT significant pairs ({len(sig)}): "
               + (", ".join(f"{a} ≻ {b}" for a, b in sig) or "none") + "; letters: "
               + ", ".join(f"{LETTERS[p]}={v}" for p, v in boot.details["letters"].items()) + "\n")

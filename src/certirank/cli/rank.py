@@ -8,7 +8,7 @@ from typing import Any, Optional
 import typer
 
 from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
-                      SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, deprecated_alias, emit, group_columns, pairing_arg,
+                      SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, deprecated_alias, group_columns, pairing_arg,
                       read_input, render_groups, render_table_rank, show)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 

@@ -25,10 +25,10 @@ from __future__ import annotations
 from ._mpl import figure_png, figure_svg, save_figure
 from .curves import curves_plot, summary_plot
 from .graph import graph_plot, rank_interval_plot, ranking_of, unresolved_groups
-from .html import KINDS, ReportResult, detect_kind, html_report, read_result, write_report
+from .html import ReportResult, detect_kind, html_report, read_result, write_report
 from .plots import plot_result, result_figure
 from .scores import policy_scores, score_plot
 
-__all__ = ["KINDS", "ReportResult", "curves_plot", "detect_kind", "figure_png", "figure_svg", "graph_plot",
+__all__ = ["ReportResult", "curves_plot", "detect_kind", "figure_png", "figure_svg", "graph_plot",
            "html_report", "plot_result", "policy_scores", "rank_interval_plot", "ranking_of", "read_result",
            "result_figure", "save_figure", "score_plot", "summary_plot", "unresolved_groups", "write_report"]

@@ -13,21 +13,15 @@ object, or from the result objects themselves. Every ranking page is drawn from 
 
 from __future__ import annotations
 
-import html
 import json
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-import numpy as np
-import pandas as pd
-
-from .. import __version__
 from ..errors import DataError, ParameterError
 from ..order.result import Ranking
-from ..results import KINDS, Record, Result, inputs, note, read
-from ._mpl import figure_svg
+from ..results import Record, Result, inputs, note, read
 
 __all__ = ["detect_kind", "html_report", "write_report", "ReportResult", "read_result"]
 
@@ -71,85 +65,8 @@ def read_result(path: str | Path) -> dict[str, Any]:
         raise DataError("expected a JSON object (the --json output of a certirank command)", source=str(p))
     return d
 
-
-# ----------------------------------------------------------------------------------------------- page
-
-_CSS = """
-body{font-family:-apple-system,Segoe UI,Helvetica,Arial,sans-serif;max-width:1100px;margin:2em auto;padding:0 1em;
-color:#222;line-height:1.45}
-h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.15em;border-bottom:1px solid #ddd;padding-bottom:.2em;
-margin-top:1.8em} .sub{color:#666;margin-top:0}
-table{border-collapse:collapse;margin:.6em 0;font-size:.92em} th,td{border:1px solid #ddd;padding:.25em .6em;
-text-align:right} th{background:#f4f4f4} td.l,th.l{text-align:left}
-.guarantee{background:#eef5fb;border-left:4px solid #0072B2;padding:.7em 1em}
-.warn{background:#fdf1e8;border-left:4px solid #D55E00;padding:.7em 1em}
-figure{margin:1em 0;overflow-x:auto} figure svg{max-width:100%;height:auto} figcaption{color:#555;font-size:.9em}
-pre{background:#f7f7f7;padding:.6em;overflow-x:auto;font-size:.85em} ul.pairs{columns:2;font-size:.92em}
-"""
-
-
-class _Page:
-    def __init__(self, title: str, subtitle: str) -> None:
-        self.title = title
-        self.subtitle = subtitle
-        self.parts: list[str] = []
-        self.sections: list[str] = []
-        self.figures = 0
-        self.notes: list[str] = []
-
-    def section(self, sid: str, heading: str, body: str) -> None:
-        self.sections.append(sid)
-        self.parts.append(f'<section id="{sid}">\n<h2>{_e(heading)}</h2>\n{body}\n</section>')
-
-    def figure(self, fig: Any, caption: str) -> str:
-        self.figures += 1
-        return f"<figure>{figure_svg(fig)}<figcaption>{_e(caption)}</figcaption></figure>"
-
-    def render(self) -> str:
-        body = "\n".join(self.parts)
-        return (f'<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n<title>{_e(self.title)}</title>\n'
-                f'<meta name="generator" content="certirank {__version__}">\n<style>{_CSS}</style>\n</head>\n<body>\n'
-                f'<h1>{_e(self.title)}</h1>\n<p class="sub">{_e(self.subtitle)}</p>\n{body}\n'
-                f'<footer><p class="sub">Made by certirank {__version__}. Everything on this page is in this one '
-                f"file.</p></footer>\n</body>\n</html>\n")
-
-
-def _e(text: Any) -> str:
-    return html.escape(str(text), quote=True)
-
-
-def _num(v: Any, fmt: str = ".3f") -> str:
-    if v is None:
-        return "–"
-    if isinstance(v, (float, np.floating)) and not np.isfinite(v):
-        return "–"
-    if isinstance(v, (int, np.integer)) and not isinstance(v, bool):
-        return str(v)
-    try:
-        return format(float(v), fmt)
-    except (TypeError, ValueError):
-        return _e(v)
-
-
-def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], left: int = 1) -> str:
-    """An HTML table; the first ``left`` columns are left-aligned text. Cells are escaped unless pre-built."""
-    th = "".join(f'<th class="l">{_e(h)}</th>' if k < left else f"<th>{_e(h)}</th>" for k, h in enumerate(header))
-    out = [f"<table><thead><tr>{th}</tr></thead><tbody>"]
-    for row in rows:
-        tds = "".join(f'<td class="l">{_e(c)}</td>' if k < left else f"<td>{c if isinstance(c, _Raw) else _e(c)}</td>"
-                      for k, c in enumerate(row))
-        out.append(f"<tr>{tds}</tr>")
-    out.append("</tbody></table>")
-    return "".join(out)
-
-
-class _Raw(str):
-    """Already-escaped HTML for a table cell."""
-
-
-def _pct(alpha: float) -> str:
-    return f"{100 * (1 - alpha):g}%"
-
+from ._page import _Page, _Raw, _e, _num, _table
+from ._study_pages import _compose, _designs, _items, _simulate
 
 # ----------------------------------------------------------------------------------------- by kind
 
@@ -394,140 +311,6 @@ def _compare(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
     if data is not None:
         _scores_section(page, data, None, "Scores per trial of every policy in the data (no letters: a paired "
                         "comparison certifies one pair only).", **opts)
-
-
-def _simulate(page: _Page, rec: Record, data: Any, opts: dict[str, Any], sim_obj: Any) -> None:
-    from .curves import curves_plot, summary_plot
-
-    d = {**rec.inputs, **rec.details}
-    scen = d["scenario"]
-    alpha = float(scen.get("alpha", 0.05))
-    leader = scen.get("kind") == "leaderboard"
-    page.section("guarantee", "What this shows",
-                 f'<p class="guarantee">A simulation study, not a certificate. Scenario <b>{_e(scen.get("name"))}</b>, '
-                 f"{d['reps']} seeded runs (root seed {d['seed']}). FWER = fraction of runs in which a method ever "
-                 f"made a false claim, with an exact (Clopper–Pearson) 95% interval; a method is consistent with "
-                 f"its level alpha = <b>{alpha:g}</b> when that interval reaches alpha. Power = fraction of the true "
-                 "orderings certified at the end.</p>")
-    srows = [[k, _e(json.dumps(v) if isinstance(v, (list, dict)) else v)] for k, v in scen.items()]
-    page.section("scenario", "Scenario", _table(["parameter", "value"], [[a, _Raw(b)] for a, b in srows], left=2))
-    cost_key = "mean_replicates" if leader else "mean_samples"
-    rows = []
-    for label, s in d["summary"].items():
-        lo, hi = s.get("fwer_ci", [None, None])
-        rows.append([label, _Raw(_num(s["fwer"])), f"[{_num(lo)}, {_num(hi)}]",
-                     "yes" if s.get("fwer_controlled") else "NO", _Raw(_num(s.get("power"))),
-                     _Raw(_num(s.get("full_ranking_rate"))), _Raw(_num(s.get(cost_key), ".1f"))])
-    cost_head = "mean replicates" if leader else "mean evaluations"
-    body = _table(["method", "FWER", "95% interval", "consistent with alpha", "power", "full ranking", cost_head], rows)
-    body += page.figure(summary_plot(d["summary"], alpha=alpha),
-                        f"Per method: FWER with its exact 95% interval (dashed line: alpha = {alpha:g}), final "
-                        "power and full-ranking rate, and mean cost.")
-    page.section("summary", "Summary", body)
-    curves = None
-    if sim_obj is not None:
-        curves = sim_obj
-    elif data is not None:
-        curves = _curves_from_parquet(data, leader)
-    if curves is not None:
-        fig = curves_plot(curves, alpha=alpha)
-        page.section("curves", "Power and sample-complexity curves",
-                     page.figure(fig, "Rate over the simulated runs against the evaluations spent, one line per "
-                                 f"method; the FWER panel shows alpha = {alpha:g} dashed."))
-    else:
-        page.notes.append("no per-run trajectories: run simulate with --out FILE.parquet and pass --data FILE.parquet "
-                          "for power curves")
-
-
-def _curves_from_parquet(path: Any, leader: bool) -> pd.DataFrame:
-    from ..sim.metrics import curves as curves_fn
-
-    p = Path(path)
-    snap = p.with_name(p.stem + ".snapshots" + (p.suffix or ".parquet"))
-    try:
-        runs = pd.read_parquet(p)
-        snapshots = pd.read_parquet(snap)
-    except (OSError, ValueError) as exc:
-        raise DataError(f"cannot read the simulation tables ({exc}); pass the --out Parquet file of "
-                        "'certirank simulate' (its snapshots file must sit beside it)", source=str(p)) from None
-    axis = "time" if leader else "evals"
-    hi = float(runs["end_time" if leader else "end_evals"].max()) if len(runs) else 1.0
-    step = max(1.0, float(np.ceil(hi / 200)))
-    return curves_fn(snapshots, runs, np.arange(0.0, hi + step, step), axis)
-
-
-def _compose(page: _Page, rec: Record) -> None:
-    from ._mpl import new_figure, rc, text_size
-
-    d = {**rec.inputs, **rec.details}
-    page.section("guarantee", "What this is",
-                 f'<p class="guarantee">RPOSST chose {d["m"]} of {d["n_test_cases"]} test cases and their weights so '
-                 f"that new policies are scored like the full pool. This is an optimisation, not a statistical "
-                 f"certificate: the error below is the training CVaR({d['eta']:g}) of the absolute score error over "
-                 f"{d['n_policies']} tuning policies and the targets (betas {_e(d['betas'])}); check it on held-out "
-                 "policies with <code>compose-test --evaluate</code>.</p>")
-    rows = [[c, _Raw(_num(w, ".4f"))] for c, w in zip(d["test_cases"], d["weights"])]
-    body = _table(["test case", "weight"], rows)
-    body += _table(["training CVaR loss", "max error", "mean error", "solver"],
-                   [[_Raw(_num(d["loss"], ".4f")), _Raw(_num(d["max_error"], ".4f")),
-                     _Raw(_num(d["mean_error"], ".4f")), d["solver"]]], left=0)
-    with rc():
-        lw = max(text_size(c, 9.0)[0] for c in d["test_cases"])
-        fig = new_figure(lw + 4.0, 0.35 * len(d["test_cases"]) + 1.0, layout="constrained")
-        ax = fig.add_subplot()
-        ax.barh(np.arange(len(d["weights"])), d["weights"], color="#0072B2")
-        ax.set_yticks(np.arange(len(d["weights"])), d["test_cases"])
-        ax.set_ylim(len(d["weights"]) - 0.5, -0.5)
-        ax.set_xlabel("weight")
-    body += page.figure(fig, "Weights of the chosen test cases.")
-    page.section("summary", "Composed test", body)
-
-
-def _designs(page: _Page, rec: Record) -> None:
-    from ._mpl import PALETTE, new_figure, rc
-
-    d = {**rec.inputs, **rec.details}
-    page.section("guarantee", "What this is",
-                 f'<p class="guarantee">Holdout protocol: {d["sets"]} random sets of held-out policies '
-                 f"(fraction {d['holdout']:g}); each method composes a test on the remaining policies and is scored "
-                 "by its worst absolute error on the held-out ones. An empirical comparison, not a certificate.</p>")
-    table = d["table"]
-    rows = [[r["method"], r["m"], _Raw(_num(r.get("mean_max_error"), ".4f")), _Raw(_num(r.get("se_max_error"), ".4f")),
-             _Raw(_num(r.get("mean_error"), ".4f")), r.get("modal_test", "")] for r in table]
-    body = _table(["method", "m", "mean max error", "s.e.", "mean error", "most chosen test"], rows)
-    with rc():
-        fig = new_figure(8.0, 3.4, layout="constrained")
-        ax = fig.add_subplot()
-        methods = list(dict.fromkeys(r["method"] for r in table))
-        for k, meth in enumerate(methods):
-            for r in table:
-                if r["method"] == meth and r.get("curve"):
-                    ax.plot(np.arange(1, len(r["curve"]) + 1), r["curve"], color=PALETTE[k % len(PALETTE)],
-                            label=f"{meth} (m = {r['m']})", lw=1.4)
-        ax.set_xlabel("rank of the holdout error (1 = worst)")
-        ax.set_ylabel("mean absolute error")
-        from matplotlib.ticker import MaxNLocator
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-        ax.legend(fontsize=7.5, loc="upper left", bbox_to_anchor=(1.01, 1.0))
-    body += page.figure(fig, "Sorted holdout errors, mean over holdout sets, one line per method and m.")
-    page.section("summary", "Protocol table", body)
-
-
-def _items(page: _Page, rec: Record) -> None:
-    from .rposst_text import design_shares
-
-    d = {**rec.inputs, **rec.details}
-    page.section("guarantee", "What this is",
-                 f'<p class="guarantee">Item-scale holdout: {d["sets"]} random splits hold out {d["holdout_size"]} '
-                 f"of {d['n_models']} models; each method picks m = {d['m']} of {d['n_items']:,} items from the other "
-                 "models and predicts every held-out model's mean score over all items. An empirical comparison, "
-                 "not a certificate.</p>")
-    rows = [[r["method"], _Raw(_num(r.get("mae"), ".4f")), _Raw(_num(r.get("se_mae"), ".4f")),
-             _Raw(_num(r.get("max_error"), ".4f")), _Raw(_num(r.get("kendall_tau"), ".3f")),
-             design_shares(r.get("designs", {}))]
-            for r in d["table"]]
-    page.section("summary", "Held-out prediction error",
-                 _table(["method", "MAE", "s.e.", "max error", "Kendall tau", "designs"], rows))
 
 
 # ----------------------------------------------------------------------------------------------- API
