@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow install install-test bench clean
+.PHONY: demo test test-slow install install-test bench clean wheel
 
 # the demo needs only the runtime dependencies; the tests install every extra so that none of them skip
 EXTRAS ?= dev,web,browser,inspect,dask
@@ -40,3 +40,7 @@ test-slow: install-test
 
 clean:
 	rm -rf $(VENV) build *.egg-info src/*.egg-info
+
+# Build the sdist and wheel and check the installed wheel works outside the checkout (what CI runs after the tests).
+wheel: install-test
+	$(BIN)/python .ci/check_wheel.py
