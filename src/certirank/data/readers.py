@@ -37,17 +37,15 @@ from .._validate import check_choice
 from .._compat import keyword_only
 from ..errors import DataError, ParameterError
 from . import formats as _formats
-# the file and preference readers live in their own modules; their names stay importable from here
-from .files import (FILE_TYPES, POLICY_COLUMN_NAMES, SUMMARY_LABELS, _SUFFIX_TYPES, _existing_path,  # noqa: F401
-                    _file_type, _is_missing, jsonl_records, read_frame)
-from .preferences import PREFERENCE_COLUMNS, _preference_columns, load_preferences, validate_preferences
+from .files import (FILE_TYPES, POLICY_COLUMN_NAMES, SUMMARY_LABELS, _SUFFIX_TYPES, _existing_path, _file_type,
+                    _is_missing, read_frame)
+from .preferences import PREFERENCE_COLUMNS, _preference_columns, validate_preferences
 from .table import ALIASES, validate_table
 
-__all__ = ["FORMATS", "load", "load_preferences", "validate_preferences", "write_table", "detect_layout"]
+__all__ = ["FORMATS", "load", "write_table", "detect_layout"]
 
 LAYOUTS = ("long", "wide", "preferences")
-IMPORTERS = ("lm-eval", "inspect")
-FORMATS = LAYOUTS + FILE_TYPES + IMPORTERS + _formats.NAMES
+FORMATS = LAYOUTS + FILE_TYPES + _formats.NAMES
 
 # Extra env aliases accepted in files only: spec 03 §9.1 names long replay data (policy, trial, score) and
 # the RRPS matrix is `test_case,policy,score`. validate_table keeps its own alias list unchanged.
@@ -78,11 +76,9 @@ def _cell_word(v: Any) -> Any:
 # Cells of a wide table that mean "not run".
 _BLANKS = frozenset({"", "nan", "na", "n/a", "null", "none"})
 
-# Options each reader understands; anything else is a ParameterError rather than silently ignored.
-_OPTIONS = {
-    "long": {"sep", "policy", "score"}, "wide": {"sep"}, "preferences": {"sep", "policies"},
-    "lm-eval": {"metric", "filter", "task"}, "inspect": {"scorer", "task"},
-}
+# Options each layout understands (the named readers declare theirs in the registry); anything else is a
+# ParameterError rather than silently ignored.
+_OPTIONS = {"long": {"sep", "policy", "score"}, "wide": {"sep"}, "preferences": {"sep", "policies"}}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -101,9 +97,9 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
         a folder of inspect_ai logs), or a DataFrame.
     format:
         Force a layout (``long``, ``wide``, ``preferences``), a file type (``csv``, ``tsv``, ``parquet``,
-        ``jsonl``, ``json``; the layout is then still detected), an importer (``lm-eval``, ``inspect``) or a
-        format reader of `certirank.data.formats` (``outcome-lists``, ``folder``, ``helm``, ``arena``,
-        ``lerobot``, ``eee``, ``openai-evals``; see docs/data-formats.md).
+        ``jsonl``, ``json``; the layout is then still detected) or a reader of the registry
+        `certirank.data.formats` (``lm-eval``, ``inspect``, ``helm``, ``lerobot``, ``eee``, ``openai-evals``,
+        ``arena``, ``outcome-lists``, ``folder``; see docs/data-formats.md).
         Default: detected from the extension, the columns and the folder layout.
     score_range:
         ``(lo, hi)``: scores are rescaled to [0, 1]; without it, scores outside [0, 1] are an error.
@@ -135,19 +131,9 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
     p = _existing_path(path)
     source = str(path)
 
-    if fmt in _formats.NAMES:
-        return _formats.read(fmt, p, score_range=score_range, options=options)
-    kind = fmt if fmt in IMPORTERS else None
-    if kind is None and fmt not in LAYOUTS + FILE_TYPES:
-        kind = _detect_importer(p)
-        found = _formats.detect(p) if kind is None else None
-        if found is not None:  # the issue-16 readers (data/formats/), detected only where unambiguous
-            return _formats.read(found, p, score_range=score_range, options=options)
-    if kind is not None:
-        _check_options(kind, options)
-        from . import importers
-        reader = importers.load_lm_eval if kind == "lm-eval" else importers.load_inspect
-        return reader(p, score_range=score_range, **options)
+    reader = fmt if fmt in _formats.NAMES else _formats.detect(p) if fmt is None else None
+    if reader is not None:
+        return _formats.read(reader, p, score_range=score_range, options=options)
 
     if p.is_dir():
         # results.json: lm-eval before 0.4.3 wrote the summary without a date
@@ -237,25 +223,7 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike[str], format: str |
 
 
 # ---------------------------------------------------------------------------------------------------
-# importers and options
-
-def _detect_importer(p: Path) -> str | None:
-    from . import importers
-    if p.is_dir():
-        if importers.lm_eval_files(p):
-            return "lm-eval"
-        if importers.inspect_log_files(p):
-            return "inspect"
-        return None
-    name = p.name.lower()
-    if name.endswith(".eval"):
-        return "inspect"
-    if importers.is_lm_eval_samples_file(p):
-        return "lm-eval"
-    if name.endswith(".json") and importers.is_inspect_json(p):
-        return "inspect"
-    return None
-
+# options
 
 def _check_options(kind: str, options: dict[str, Any]) -> None:
     unknown = set(options) - _OPTIONS[kind]
@@ -485,7 +453,7 @@ def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tupl
         if err.row is None:
             raise
         i = err.row
-        raise DataError(_bare_message(err), source=source, row=int(rows_idx[i]) + row_offset,
+        raise DataError(err.bare_message(), source=source, row=int(rows_idx[i]) + row_offset,
                         column=str(pol_cols[int(col_idx[i])]).strip()) from None
     return table
 
@@ -513,20 +481,6 @@ def _cell_label(v: Any) -> str:
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
         return str(int(v))
     return str(v).strip()
-
-
-def _bare_message(err: DataError) -> str:
-    """The message of `err` without its "source, row N, column 'c': " prefix (to re-locate it)."""
-    where = []
-    if err.source:
-        where.append(str(err.source))
-    if err.row is not None:
-        where.append(f"row {err.row}")
-    if err.column is not None:
-        where.append(f"column {err.column!r}")
-    text = str(err)
-    prefix = ", ".join(where) + ": " if where else ""
-    return text[len(prefix):] if prefix and text.startswith(prefix) else text
 
 
 def _json_value(v: Any) -> Any:

@@ -14,8 +14,8 @@ block      str      optional: design block of the env (BB-EDGE)
 weight     float64  optional: item weight (BB-EDGE)
 ========== ======== ==========================================================================
 
-`validate_table` is the only function that checks evaluation data; readers and importers build a raw
-frame and hand it over, so every entry path produces the same errors.
+`validate_table` is the only function that checks evaluation data; every reader builds a raw
+frame and hands it over, so every entry path produces the same errors.
 """
 
 from __future__ import annotations
