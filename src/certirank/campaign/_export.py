@@ -84,8 +84,9 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
 
 def _rank_command(camp: Any, out: Path, show: bool) -> str:
     r = camp.config["engine"]["ranker"]
-    parts = [f"certirank rank {out}", f"--alpha {r['alpha']!r}", f"--method {r['method']}", f"--n-max {r['nmax']}",
-             f"--ties {r['ties']}", f"--guarantee {r['guarantee']}", f"--bins {r['metric']}",
+    n_max, bins = r.get("n_max", r.get("nmax")), r.get("bins", r.get("metric"))  # configurations before 0.2
+    parts = [f"certirank rank {out}", f"--alpha {r['alpha']!r}", f"--method {r['method']}", f"--n-max {n_max}",
+             f"--ties {r['ties']}", f"--guarantee {r['guarantee']}", f"--bins {bins}",
              f"--budget {r.get('budget', 'none')}"]  # the campaign's test, not the replay's default
     if r.get("budget", "none") != "none":
         # a campaign saved before the statistic option ran the mixture

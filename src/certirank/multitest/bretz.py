@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import validated
 from .._validate import check_alpha
 from ..errors import ParameterError
 from ..results import ResultMixin
@@ -71,6 +72,7 @@ def _graph_test_compat(func: Any) -> Any:
 
 
 @_graph_test_compat
+@validated("graph_test")
 def graph_test(graph: Graph, pvalues: Any, alpha: float = 0.05) -> GraphTestResult:
     """Graphical multiple test of Bretz et al. (2009): rejections and adjusted p-values.
 

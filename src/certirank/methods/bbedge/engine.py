@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._params import validated
 from ..._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
 from ..._compat import keyword_only
 from ...errors import ParameterError, StateError
@@ -127,6 +128,7 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
     """
 
     @keyword_only(("tau", "blocks", "weights"))
+    @validated("Leaderboard")
     def __init__(self, models: Sequence[str], alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None,
                  weights: Any = None, items: Sequence[Any] | None = None, method: str = "bb-edge",
                  top_k: int | None = None, pilot: int | None = None, epochs: int | str = 1,
@@ -308,6 +310,7 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
         return 1 if self._single_stake else GRID_SIZE
 
     # ----------------------------------------------------------------------------------- updates
+    @validated("Leaderboard.add_replicate")
     def add_replicate(self, panel: Any, replicate: Any = None) -> "Leaderboard":
         """Add one complete replicate (every model on every item) and update all e-processes.
 
