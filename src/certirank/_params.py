@@ -140,7 +140,6 @@ BINS = ("progress", "binary")
 PAIRINGS = ("by_row", "by_order")
 BUDGETS = ("auto", "none", "final", "extendable")
 ARMS = ("paired", "independent")
-STATISTICS = ("bayes", "mixture")
 #: "auto" picks the exact test only up to this budget: its p-value grid costs O(n_max^2) once per process
 #: (about 4 s at 1000, 15 s at 2000 on one core), and it has no precomputed table beyond 2500
 AUTO_BUDGET_MAX = 2500
@@ -236,9 +235,10 @@ BUDGET = _p("budget", Choice(BUDGETS), "per-comparison test: auto (the exact bud
 ARMS_P = _p("arms", Choice(ARMS), "exact budget test: paired (valid for any correlation) or independent arms")
 CONCENTRATION = _p("concentration", Real(0.0, lo_open=True, none=True),
                    "Beta(a, a) concentration of the exact budget test's prior (fixed before data)")
-STATISTIC = _p("statistic", Choice(STATISTICS, none=True),
+STATISTIC = _p("statistic", Choice(_registry("certirank.evidence.budget", "STATISTICS"), none=True),
                "what the exact budget test thresholds: bayes (fastest-decision boundaries; default from n_max 500 "
-               "to 2500) or mixture (the Beta-mixture likelihood ratio; default below 500)")
+               "to 2500), mixture (the Beta-mixture likelihood ratio; default below 500) or barnard (both success "
+               "counts; independent arms only, the default there up to its largest budget)")
 ADVANTAGE_TOL = _p("advantage_tol", Real(0.0), "tolerance of the advantaged-sampling rule (spec 03)")
 SEED = _p("seed", Seed(none=True), "seed of every random choice; same seed, same output")
 EXTENDABLE = _p("extendable", Flag(), "exact budget test: stay valid past the budget (with the e-process)")
@@ -325,6 +325,13 @@ def _budget_rule(v: Mapping[str, Any]) -> str | None:
     return None
 
 
+def _barnard_rule(v: Mapping[str, Any]) -> str | None:
+    if v.get("statistic") == "barnard" and v.get("arms", "paired") != "independent":
+        return (f"statistic='barnard' (--statistic barnard) uses both success counts of independent arms: it needs "
+                f"arms='independent' (--arms independent); with paired arms use 'mixture' or 'bayes'")
+    return None
+
+
 def _exact_limit(v: Mapping[str, Any]) -> str | None:
     if _exact_test(v, live=False) == "none" or v.get("n_max") is None:
         return None
@@ -368,7 +375,7 @@ def _stake_rule(v: Mapping[str, Any]) -> str | None:
 ANYRANK_RULES = (Rule(("gamma", "method", "prior", "heldout_prior_rows"), _gamma_rule),
                  Rule(("prior", "heldout_prior_rows"), _prior_xor_heldout),
                  Rule(("budget", "bins", "n_max", "arms", "statistic", "concentration"), _budget_rule),
-                 Rule(("budget", "bins", "n_max"), _exact_limit))
+                 Rule(("statistic", "arms"), _barnard_rule), Rule(("budget", "bins", "n_max"), _exact_limit))
 RANKER_RULES = tuple(r for r in ANYRANK_RULES if "heldout_prior_rows" not in r.names or "gamma" in r.names)
 
 ANYRANK_OPTIONS = (GRAPH, FORWARD, SPLIT, ANYRANK_BETTOR, BINS_P, CLOSURE, ADVANTAGE_TOL, BUDGET, ARMS_P,

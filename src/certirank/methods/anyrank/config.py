@@ -217,8 +217,15 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
         if budget_horizon > MAX_BUDGET:
             raise ParameterError(f"n_max = {budget_horizon} is above the exact budget test's limit {MAX_BUDGET}; "
                                  "use budget='none' (the anytime e-process) for longer campaigns")
+        from ...evidence.barnard import MAX_BUDGET as BARNARD_MAX_BUDGET
+
+        if statistic is None and v["arms"] == "independent" and budget_horizon <= BARNARD_MAX_BUDGET:
+            statistic = "barnard"  # both success counts (issue 31): the most powerful test for independent arms
         if statistic is None:
             statistic = BUDGET_STATISTIC if BAYES_MIN_BUDGET <= budget_horizon <= BAYES_MAX_BUDGET else "mixture"
+        if statistic == "barnard" and budget_horizon > BARNARD_MAX_BUDGET:
+            raise ParameterError(f"statistic='barnard' is built for a budget of at most {BARNARD_MAX_BUDGET} trials, "
+                                 f"got {budget_horizon}; use statistic='mixture' for longer budgets")
     n_max = default_n_max if n_max is None else n_max
     if n_max > MAX_NMAX:
         raise refuse("n_max", f"an integer in [1, {MAX_NMAX:,}]", n_max)
