@@ -66,6 +66,7 @@ def _board():
 
 #: the smallest valid call of each validated verb; a bad value for any declared parameter replaces one argument
 CALLS = {
+    "load": (certirank.load, dict(path=WIDE)),
     "anyrank": (certirank.anyrank, dict(data=WIDE)),
     "Ranker": (certirank.Ranker, dict(policies=["A", "B"])),
     "compare": (certirank.compare, dict(x=[0.0, 1.0], y=[1.0, 1.0])),
@@ -129,6 +130,12 @@ def test_row_22_complex_scores_are_refused():
         certirank.load(pd.DataFrame({"policy": ["A", "B"], "score": [1j, 0.5]}))
 
 
+def test_row_27_multiindex_columns_are_refused():
+    columns = pd.MultiIndex.from_tuples([("a", "x"), ("b", "y")])
+    with pytest.raises(certirank.DataError, match="2 header levels"):
+        certirank.load(pd.DataFrame(np.ones((2, 2)), columns=columns))
+
+
 @pytest.mark.parametrize("call", [
     lambda: certirank.anyrank(WIDE, policies="AB"),                      # row 23: a string is not a list
     lambda: certirank.Ranker(["A", 1]),                                  # row 24: names are strings
@@ -140,6 +147,7 @@ def test_row_22_complex_scores_are_refused():
     lambda: certirank.Ranker(["A" * 1_000_000, "B"]),                    # no megabyte names
     lambda: certirank.anyrank(WIDE, concentration=-1),                   # row 27
     lambda: certirank.compose_test(WIDE, time_limit=-1),
+    lambda: certirank.load(WIDE, sep=""),
     lambda: _board().add_replicate(np.zeros((2, 3)), replicate=[1]),
     lambda: certirank.Ranker(["A", "B"], environments=["e1", "e1", "e2"]),
     lambda: certirank.baseline("bt-bootstrap", LONG, n_boot=10**12),     # row 31: bounded before it runs

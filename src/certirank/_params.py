@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ._validate import (
+    ALPHA_RANGE,
     MAX_NAME,
     Choice,
     Constraint,
@@ -43,8 +44,9 @@ from ._validate import (
     trusted,
     trusting,
     user_stacklevel,
+    warn_alpha,
 )
-from .errors import CertirankWarning, ParameterError
+from .errors import ParameterError
 
 # ============================================================================================ declarations
 
@@ -176,17 +178,7 @@ def _p(name: str, constraint: Constraint, help: str, **kw: Any) -> Param:
     return Param(name, constraint, help, **kw)
 
 
-ALPHA = _p("alpha", Real(0.0, 1.0, lo_open=True, hi_open=True),
-           "family-wise error rate of the whole answer (all pairs, all stopping times)")
-#: alpha above this gets a warning (it still runs: a user may want it for a demonstration)
-ALPHA_WARN = 0.5
-
-
-def warn_alpha(value: float) -> None:
-    if value > ALPHA_WARN:
-        warnings.warn(f"alpha = {value:g} allows a wrong ordering with probability up to {value:.0%}; certified "
-                      "results at this level are close to noise (usual levels: 0.05 or 0.1)", CertirankWarning,
-                      stacklevel=user_stacklevel())
+ALPHA = _p("alpha", ALPHA_RANGE, "family-wise error rate of the whole answer (all pairs, all stopping times)")
 
 
 DATA = _p("data", Given("an evaluation table: a file path or a pandas DataFrame", none=False),
@@ -253,7 +245,10 @@ BLOCKS = _p("blocks", Given("'items', 'replicate', a column name, or one block l
             "independent blocks within a run (BB-EDGE)")
 TOP_K = _p("top_k", Integer(1, none=True), "certify a Top-k set")
 PILOT = _p("pilot", Integer(1, none=True), "pilot replicates that choose the Top-k candidates")
-BBEDGE_METHOD = _p("method", Choice(BBEDGE_METHODS), "the BB-EDGE e-process (spec 04)")
+BBEDGE_METHOD = _p("method", Choice(BBEDGE_METHODS, aliases={"bbedge": "bb-edge", "bfh": "bfh-e-holm",
+                                                              "credge": "cr-edge", "bb-edge-plugin": "bb-edge-pi",
+                                                              "pi": "bb-edge-pi"}),
+                   "the BB-EDGE e-process (spec 04)")
 WEIGHTS = _p("weights", Given("a mapping item -> weight or one weight per item (summing to 1)"), "item weights")
 OUTPUT = _p("output", Choice(OUTPUTS), "edges certified at the latest replicate (current) or ever (cumulative)")
 STAKE = _p("stake", Choice(STAKES, aliases={"kelly": "plugin", "betting": "plugin", "eb": "plugin-eb"}, none=True),
@@ -465,6 +460,13 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           rules=ANYRANK_RULES),
     _verb("Ranker", POLICIES, ALPHA, PRIOR, GAMMA, N_MAX, ANYRANK_METHOD, TIES_P, GUARANTEE, ENVIRONMENTS, SEED,
           *ANYRANK_OPTIONS, rules=RANKER_RULES, options=tuple(p.name for p in ANYRANK_OPTIONS)),
+    _verb("load", DATA.but(name="path", help="a file or folder to read, or a table"), FORMAT, SCORE_RANGE,
+          _p("sep", Text(10, "a column separator", none=True, minimum=1), "the column separator of a text file"),
+          *(_p(n, Text(200, "a column name", none=True), f"the column that holds the {n} (long files)")
+            for n in ("policy", "score")),
+          *(_p(n, Text(200, "a name", none=True), h) for n, h in (
+              ("metric", "lm-eval: the metric read"), ("filter", "lm-eval: the filter read"),
+              ("task", "lm-eval, inspect: the task read"), ("scorer", "inspect: the scorer read")))),
     _verb("Ranker.record", POLICY, TRIAL_INDEX, SCORE, AHEAD),
     # the simulation fast paths over pre-drawn score arrays (certirank.methods.anyrank.run_campaign[s])
     _verb("run_campaign", _p("scores", Given("an array of scores (n_trials, M)", none=False), "pre-drawn scores"),

@@ -323,19 +323,21 @@ class Text(Constraint):
     maximum: int = 10_000
     what: str = "text"
     none: bool = False
+    minimum: int = 0
 
     def describe(self) -> str:
-        return f"{self.what} of at most {self.maximum:,} characters" + (" or None" if self.none else "")
+        size = (f"{self.minimum:,} to {self.maximum:,}" if self.minimum else f"at most {self.maximum:,}")
+        return f"{self.what} of {size} characters" + (" or None" if self.none else "")
 
     def check(self, name: str, value: Any) -> str | None:
         if self._none(name, value):
             return None
-        if not isinstance(value, (str, np.str_)) or "\0" in value or len(value) > self.maximum:
+        if not isinstance(value, (str, np.str_)) or "\0" in value or not self.minimum <= len(value) <= self.maximum:
             raise refuse(name, self.describe(), value)
         return str(value)
 
     def invalid(self) -> list[Any]:
-        return [*super().invalid(), 3, "a\0b", "x" * (self.maximum + 1)]
+        return [*super().invalid(), 3, "a\0b", "x" * (self.maximum + 1), *([""] if self.minimum else [])]
 
 
 @dataclass(frozen=True)
@@ -470,14 +472,29 @@ class Function(Constraint):
 
 
 # ============================================================================================ lower layers
-# The helpers the layers below the public boundary call on their own entry points. Each reads its range from
-# the one declaration in certirank._params (imported when first called: _params imports this module).
+# The helpers the layers below the public boundary call on their own entry points (alpha's range is the one
+# certirank._params declares; the other ranges are given by the caller).
+
+#: alpha's range, declared once (certirank._params.ALPHA is this constraint)
+ALPHA_RANGE = Real(0.0, 1.0, lo_open=True, hi_open=True)
+#: alpha above this gets a warning (it still runs: a user may want it for a demonstration)
+ALPHA_WARN = 0.5
+
+
+def warn_alpha(value: float) -> None:
+    if value > ALPHA_WARN:
+        import warnings
+
+        from .errors import CertirankWarning
+        warnings.warn(f"alpha = {value:g} allows a wrong ordering with probability up to {value:.0%}; certified "
+                      "results at this level are close to noise (usual levels: 0.05 or 0.1)", CertirankWarning,
+                      stacklevel=user_stacklevel())
+
 
 def check_alpha(alpha: Any, name: str = "alpha") -> float:
     if name == "alpha" and trusted("alpha"):
         return float(alpha)
-    from ._params import ALPHA, warn_alpha
-    value = ALPHA.constraint.check(name, alpha)
+    value = ALPHA_RANGE.check(name, alpha)
     if name == "alpha":
         warn_alpha(value)
     return value
