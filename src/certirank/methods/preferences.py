@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._params import validated
 from .._validate import check_alpha, check_choice
 from ..errors import DataError
 from ..order.result import Ranking, make_ranking
@@ -118,6 +119,7 @@ def _holm(p: np.ndarray, alpha: float, procedure: str) -> np.ndarray:
     return holm_rejections(p, alpha)
 
 
+@validated("preference_graph")
 def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm", bettor: str = "nscore",
                      policies: Sequence[str] | None = None, format: str | None = None,
                      **options: Any) -> PreferenceGraph:
