@@ -29,8 +29,8 @@ import numpy as np
 from scipy import special
 
 from ..errors import ParameterError
-from ._core import _Bettor, _check_unit, require_binary
-from .budget import log_statistic, log_upper_tail
+from ._core import _Bettor, _NScore, _check_unit, require_binary
+from ._tails import log_statistic, log_upper_tail
 
 __all__ = ["Adaptive", "BetaMixture", "Calibrated", "GridMixture", "ADAPTIVE_CONCENTRATION", "DEFAULT_CONCENTRATION",
            "GRID_SIZE", "CALIBRATION_PAIRS", "decision_time_dp"]
@@ -146,8 +146,6 @@ class Adaptive(_Bettor):
     name = "adaptive"
 
     def __init__(self, bins: tuple[float, ...], concentration: float = ADAPTIVE_CONCENTRATION) -> None:
-        from ._core import _NScore
-
         self.beta = BetaMixture(concentration)
         self.nscore = _NScore(bins)
         self.bins = bins
@@ -291,8 +289,6 @@ class Calibrated(_Bettor):
     name = "calibrated"
 
     def __init__(self, bins: tuple[float, ...], target: float = 40.0) -> None:
-        from ._core import _NScore
-
         self.target = _check_unit("target", target, 1.0, math.inf)
         self.cal = calibration(self.target)
         self.nscore = _NScore(bins)
