@@ -362,7 +362,7 @@ class BudgetDesign:
 
     #: the running maximum R before any data: T(0, 0) = 1
     r0 = 0.0
-    #: the state this design's statistic reads (the discordant pairs: their number and the challenger's wins)
+    #: the counts this design's statistic reads besides the step t (the discordant pairs and the challenger's wins)
     state = ("k", "s")
 
     def stats(self, t: Any, a: Any, b: Any, k: Any, s: Any) -> np.ndarray:
