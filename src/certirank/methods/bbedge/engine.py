@@ -25,6 +25,7 @@ import numpy as np
 from ..._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
 from ..._compat import keyword_only
 from ...errors import ParameterError, StateError
+from .betting import betting_terms
 from .extend import _Extensions
 from .family import _Family, _new_family
 from .panels import _PanelInput
@@ -38,7 +39,6 @@ from .core import (
     BlockDesign,
     PenaltyPlan,
     default_grid,
-    betting_terms,
     block_statement,
     growth_stake,
     hoeffding_log_factors,
@@ -105,7 +105,7 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
         Stake rule of "bb-edge" and "cr-edge" (their default: "plugin"). "plugin": one predictable stake per
         direction and replicate, chosen from earlier replicates only and scaled by w_m / w_* across blocks
         (so spec 04 Proposition 1 holds), on the exact betting factor of spec 04 §5's lemma
-        (:func:`certirank.methods.bbedge.core.betting_terms`; costs O(L^2 M) elementwise logs per replicate).
+        (:func:`certirank.methods.bbedge.betting.betting_terms`; costs O(L^2 M) elementwise products per replicate).
         "plugin-eb": the same kind of stake on the empirical-Bernstein factor of §4 (cheaper at large L,
         less powerful). "grid": the spec 04 uniform mixture over 41 constant stakes. "bfh-e-holm" always uses
         the grid and "bb-edge-pi" its own B10 stake (reported as "b10").
@@ -403,16 +403,15 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
             lam = np.stack([kelly_stake(lin_sum, fam.s2, d, drift) for drift in PLUGIN_BETTING_DRIFTS], axis=1)
             ratio = d.block_weight / d.w_star
             v_b = u * (0.5 * ratio)
-            v_a = v_b + kappa * ratio
+            # tau = 0: the same array, so betting_terms computes both directions of a pair in one pass
+            v_a = v_b if kappa == 0 else v_b + kappa * ratio
             # lin - sum_m x_m = sum_m ratio_m (Yhat_m - mu_0), from per-model row sums
             ya, yb_ = v_a.sum(axis=1), v_b.sum(axis=1)
             drift = (td - self.tau) / (2.0 * d.w_star) - (ya[fam.a_row] - yb_[fam.b_row])
-            step = max(1, _CHUNK // max(1, u.shape[1]))
-            for s in range(0, fam.n_directions, step):
-                sl = slice(s, s + step)
-                s2, lp = betting_terms(v_a, v_b, fam.a_row[sl], fam.b_row[sl], lam[sl])
-                fam.comp[sl] += lam[sl] * drift[sl, None] + lp
-                fam.s2[sl] += s2
+            # chunked (bounded memory) and spread over threads inside
+            s2, lp = betting_terms(v_a, v_b, fam.a_row, fam.b_row, lam)
+            fam.comp += lam * drift[:, None] + lp
+            fam.s2 += s2
             fam.log_e = log_mixture(fam.comp)
         elif self._single_stake:
             u = yb - fam.C / r
