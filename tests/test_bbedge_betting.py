@@ -95,3 +95,26 @@ def test_compiled_kernel_matches_numpy_on_a_board(monkeypatch):
             lb.add_replicate(p)
         boards[kern] = (lb._families[0].comp.copy(), lb._families[0].s2.copy())
     assert np.array_equal(boards[None][0], boards[False][0]) and np.array_equal(boards[None][1], boards[False][1])
+
+
+def test_board_matches_the_log1p_implementation_it_replaced(monkeypatch):
+    # the engine with the code before (one log1p per block and stake) against the engine now, end to end
+    from certirank.methods.bbedge import engine
+
+    rng = np.random.default_rng(8)
+    L, N, R = 8, 300, 4
+    p = np.linspace(0.35, 0.6, L)[:, None] + rng.uniform(-0.1, 0.1, (1, N))
+    panels = (rng.random((R, L, N)) < p).astype(float)
+    out = {}
+    for name, fn in (("now", betting.betting_terms),
+                     ("before", lambda v_a, v_b, a, b, lam, **_: _reference(v_a, v_b, a, b, lam))):
+        monkeypatch.setattr(engine, "betting_terms", fn)
+        for tau in (0.0, 0.01):
+            lb = Leaderboard([str(i) for i in range(L)], tau=tau)
+            for r in range(R):
+                lb.add_replicate(panels[r])
+            out[name, tau] = (lb.log_e_matrix(), lb.certified_matrix())
+    for tau in (0.0, 0.01):
+        now, before = out["now", tau], out["before", tau]
+        np.testing.assert_allclose(now[0], before[0], rtol=0, atol=1e-10)
+        assert np.array_equal(now[1], before[1]) and now[1].sum() > 0

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._escape import csv_uncell
 from ..errors import DataError, ParameterError
+from ._cells import map_values
 
 __all__ = ["FILE_TYPES", "read_frame", "jsonl_records"]
 
@@ -134,7 +135,7 @@ def _read_csv(p: Path, sep: str) -> pd.DataFrame:
     # undo write_table's spreadsheet-formula guard (a leading ' before = + - @); see certirank._escape.csv_cell
     for c in frame.columns:
         col = frame[c]
-        if col.map(lambda v: isinstance(v, str) and v[:1] == "'").any():
+        if map_values(col, lambda v: isinstance(v, str) and v[:1] == "'").any():
             frame[c] = col.map(lambda v: csv_uncell(v) if isinstance(v, str) else v)
     return frame
 

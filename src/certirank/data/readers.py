@@ -41,6 +41,7 @@ from . import formats as _formats
 from .files import (FILE_TYPES, POLICY_COLUMN_NAMES, SUMMARY_LABELS, _SUFFIX_TYPES, _existing_path,  # noqa: F401
                     _file_type, _is_missing, jsonl_records, read_frame)
 from .preferences import PREFERENCE_COLUMNS, _preference_columns, load_preferences, validate_preferences
+from ._cells import map_values, to_numbers
 from .table import ALIASES, validate_table
 
 __all__ = ["FORMATS", "load", "load_preferences", "validate_preferences", "write_table", "detect_layout"]
@@ -359,15 +360,22 @@ def _file_cells(frame: pd.DataFrame, source: str | None, row_offset: int, notes:
                 score_range: tuple[float, float] | None = None) -> pd.DataFrame:
     """Spreadsheet cells of a long file: TRUE/FALSE outcomes as 1/0; a totals row is refused."""
     if "policy" in frame.columns:
-        names = frame["policy"].map(lambda v: "" if _is_missing(v) else str(v).strip().lower())
+        names = map_values(frame["policy"], lambda v: "" if _is_missing(v) else str(v).strip().lower())
         summary = np.flatnonzero(names.isin(SUMMARY_LABELS).to_numpy())
         if len(summary):
             i = int(summary[0])
             raise DataError(f"{frame['policy'].iloc[i]!r} looks like a summary row, not a policy; delete it (each "
                             "row is one trial)", source=source, row=i + row_offset, column="policy")
     if "score" in frame.columns and not pd.api.types.is_numeric_dtype(frame["score"]):
-        words = frame["score"].map(_cell_word)
-        pct = np.flatnonzero(frame["score"].map(lambda v: isinstance(v, str) and bool(_PERCENT.fullmatch(v))))
+        # a cell that reads as a number is neither a word nor a percentage: look only at the others
+        other = to_numbers(frame["score"]).isna().to_numpy()
+        text = frame["score"][other]
+        found = np.full(len(frame), None, dtype=object)
+        found[other] = map_values(text, _cell_word).to_numpy(dtype=object)
+        words = pd.Series(found, index=frame.index).infer_objects()
+        is_pct = np.zeros(len(frame), dtype=bool)
+        is_pct[other] = map_values(text, lambda v: isinstance(v, str) and bool(_PERCENT.fullmatch(v))).to_numpy(bool)
+        pct = np.flatnonzero(is_pct)
         if len(pct) and score_range is not None:
             # "50%" is already a fraction of 1; rescaling it again by a range would shrink it silently
             raise DataError(f"score {frame['score'].iloc[pct[0]]!r} is a percentage, read as a fraction of 1; drop "

@@ -42,6 +42,8 @@ _NUMBA_MIN_ENTRIES = 2_000_000
 #: threads for large boards; None = the CPUs this process may use (results do not depend on it)
 THREADS: int | None = None
 _MIN_ENTRIES_PER_THREAD = 4_000_000
+#: directions per task on a worker process or cluster (a fixed size: the bits never depend on the workers)
+TASK_DIRECTIONS = 1 << 15
 
 
 def product_layout(n_blocks: int) -> tuple[int, int]:
@@ -121,7 +123,8 @@ def _chunk_numpy(pa: np.ndarray, pb: np.ndarray, a_blk: np.ndarray, b_blk: np.nd
 
 
 def betting_terms(v_a: np.ndarray, v_b: np.ndarray, a_row: np.ndarray, b_row: np.ndarray,
-                  lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+                  lam: np.ndarray, *, backend: str | None = None, jobs: int = 1,
+                  scheduler: Any = None) -> tuple[np.ndarray, np.ndarray]:
     """Per-direction sums of the exact betting factor for directions a_row[e] -> b_row[e]: (s2, log_prod).
 
     With xi_m = Y_m - Yhat_m = kappa + (u_a,m - u_b,m) / 2 and x_m = (w_m / w_*) xi_m, the caller passes
@@ -135,6 +138,10 @@ def betting_terms(v_a: np.ndarray, v_b: np.ndarray, a_row: np.ndarray, b_row: np
     e^{lambda_m (Yhat_m - mu_0)} <= e^{lambda_m (mu_m - mu_0)}. So it is a supermartingale factor under the
     same conditions, and since exp(lambda xi - psi_E(lambda) xi^2) <= 1 + lambda xi it is >= the
     empirical-Bernstein factor of the same stake on every path.
+
+    ``backend``, ``jobs``, ``scheduler`` (:func:`certirank._parallel.run_tasks`) spread the directions over
+    worker processes or a cluster in tasks of ``TASK_DIRECTIONS`` directions (the block rows are shipped to
+    each worker once); without them the work stays in this process, on threads. The bits are the same.
 
     When the caller passes the same array as ``v_a`` and ``v_b`` (kappa = 0, i.e. tau = 0) the direction
     b -> a has x = -(x of a -> b) exactly (IEEE subtraction is antisymmetric), and x (-lam) rounds as
@@ -163,13 +170,13 @@ def betting_terms(v_a: np.ndarray, v_b: np.ndarray, a_row: np.ndarray, b_row: np
         if first.size:
             second = rev[first]
             both = np.concatenate([lam[first], -lam[second]], axis=1)
-            s2p, outp = _run(pa, pa, a_row[first], b_row[first], both, G, W)
+            s2p, outp = _spread(pa, pa, a_row[first], b_row[first], both, G, W, backend, jobs, scheduler)
             s2[first], s2[second] = s2p, s2p
             out[first], out[second] = outp[:, :K], outp[:, K:]
             todo[first] = todo[second] = False
     rest = np.flatnonzero(todo)
     if rest.size:
-        s2r, outr = _run(pa, pb, a_row[rest], b_row[rest], lam[rest], G, W)
+        s2r, outr = _spread(pa, pb, a_row[rest], b_row[rest], lam[rest], G, W, backend, jobs, scheduler)
         s2[rest], out[rest] = s2r, outr
     return s2, out
 
@@ -182,6 +189,18 @@ def _padded(v: np.ndarray) -> np.ndarray:
     p = np.zeros((v.shape[0], G * W))
     p[:, :M] = v
     return p
+
+
+def _spread(pa: np.ndarray, pb: np.ndarray, a_row: np.ndarray, b_row: np.ndarray, lam: np.ndarray, G: int, W: int,
+            backend: str | None, jobs: int, scheduler: Any) -> tuple[np.ndarray, np.ndarray]:
+    from ..._parallel import resolve_backend, run_tasks
+
+    if resolve_backend(backend, jobs, scheduler) == "serial":
+        return _run(pa, pb, a_row, b_row, lam, G, W)
+    step = TASK_DIRECTIONS
+    tasks = [(a_row[s:s + step], b_row[s:s + step], lam[s:s + step], G, W) for s in range(0, a_row.shape[0], step)]
+    parts = run_tasks(_run, tasks, backend=backend, jobs=jobs, scheduler=scheduler, shared=(pa, pb))
+    return np.concatenate([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
 
 
 def _run(pa: np.ndarray, pb: np.ndarray, a_row: np.ndarray, b_row: np.ndarray, lam: np.ndarray, G: int,

@@ -17,6 +17,7 @@ This module holds the configuration and the e-process update; panel input (``pan
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -124,14 +125,22 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
         Report the edges certified at the latest replicate (paper) or every edge certified so far.
     keep_history : bool, default True
         Keep per-replicate block means (needed to replay a model added later).
+    backend, jobs, scheduler :
+        Where the plug-in stake's betting factor (the O(L^2 M) part of an update) is computed: in this
+        process on threads (default), on ``jobs`` local processes, or on a Dask or Ray cluster
+        (:func:`certirank._parallel.run_tasks`). The results are the same bits on every backend.
     """
+
+    #: where the betting factor runs (set by __init__; a board restored from saved state runs in-process)
+    _where: Mapping[str, Any] = MappingProxyType({})
 
     @keyword_only(("tau", "blocks", "weights"))
     def __init__(self, models: Sequence[str], alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None,
                  weights: Any = None, items: Sequence[Any] | None = None, method: str = "bb-edge",
                  top_k: int | None = None, pilot: int | None = None, epochs: int | str = 1,
                  additions: int | str = 0, output: str = "current", keep_history: bool = True,
-                 blocks_source: str | None = None, blocks_column: str | None = None, stake: str | None = None) -> None:
+                 blocks_source: str | None = None, blocks_column: str | None = None, stake: str | None = None,
+                 backend: str | None = None, jobs: int = 1, scheduler: Any = None) -> None:
         names = [str(m) for m in models] if models is not None and not isinstance(models, str) else None
         if not names:
             raise ParameterError("models must be a non-empty list of model names")
@@ -140,6 +149,10 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
             raise ParameterError(f"model {dup!r} is listed twice; model names must be unique")
         if len(names) < 2:
             raise ParameterError("a leaderboard needs at least two models")
+        from ..._parallel import resolve_backend
+        resolve_backend(backend, jobs, scheduler)
+        # where the work runs, never what it computes: not part of the saved state
+        self._where = {"backend": backend, "jobs": jobs, "scheduler": scheduler}
         self.alpha = check_alpha(alpha)
         self.tau = check_nonnegative("tau", tau)
         if self.tau >= 1:
@@ -409,7 +422,7 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
             ya, yb_ = v_a.sum(axis=1), v_b.sum(axis=1)
             drift = (td - self.tau) / (2.0 * d.w_star) - (ya[fam.a_row] - yb_[fam.b_row])
             # chunked (bounded memory) and spread over threads inside
-            s2, lp = betting_terms(v_a, v_b, fam.a_row, fam.b_row, lam)
+            s2, lp = betting_terms(v_a, v_b, fam.a_row, fam.b_row, lam, **self._where)
             fam.comp += lam * drift[:, None] + lp
             fam.s2 += s2
             fam.log_e = log_mixture(fam.comp)
