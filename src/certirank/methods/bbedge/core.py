@@ -61,7 +61,7 @@ RESOLUTIONS = ("singleton", "protocol", "replicate")
 #: the CLI's ``--blocks`` spelling of each resolution
 _CLI_NAME = {"singleton": "items", "replicate": "replicate", "protocol": "column"}
 #: stake rules: one predictable plug-in stake per direction on the exact betting factor (:func:`kelly_stake`,
-#: :func:`betting_terms`), the same idea on the empirical-Bernstein factor (:func:`growth_stake`), or the
+#: :func:`~certirank.methods.bbedge.betting.betting_terms`), the same idea on the empirical-Bernstein factor (:func:`growth_stake`), or the
 #: spec 04 41-point mixture
 STAKES = ("plugin", "plugin-eb", "grid")
 #: prior of the growth plug-in, in pseudo-replicates: drift d0 and squared error v0 per (weight-scaled) block
@@ -392,7 +392,8 @@ def kelly_stake(lin_sum: np.ndarray, s2: np.ndarray, design: BlockDesign,
     of weak edges to the large prediction errors of small blocks early on; the average costs at most log 2.
     a / v is the maximiser of the second-order expansion
     lambda a - lambda^2 v / 2 of sum_m log(1 + lambda (w_m / w_*) xi_m) + lambda sum_m (w_m / w_*)(Yhat_m - mu_0),
-    the log of :func:`~certirank.methods.bbedge.betting.betting_terms`' factor (the plug-in of the growth-rate-adaptive bettors, aGRAPA / ONS).
+    the log of the factor of :func:`~certirank.methods.bbedge.betting.betting_terms` (the plug-in of the
+    growth-rate-adaptive bettors, aGRAPA / ONS).
     The cap keeps every block factor >= 0.1.
     """
     ratio = design.block_weight / design.w_star
