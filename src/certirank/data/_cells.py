@@ -24,10 +24,17 @@ def map_values(col: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
     codes, uniques = pd.factorize(col, use_na_sentinel=True)
     if len(uniques) * 4 > len(col):  # mostly distinct values: nothing to share
         return col.map(fn)
-    mapped = np.empty(len(uniques) + 1, dtype=object)
-    mapped[:-1] = [fn(v) for v in uniques]
-    values = mapped[codes]  # code -1 (missing) picks the spare last slot, filled below
+    mapped = [fn(v) for v in uniques]
     missing = np.flatnonzero(codes < 0)
+    if not missing.size:
+        if all(isinstance(v, (bool, np.bool_)) for v in mapped):
+            return pd.Series(np.asarray(mapped, dtype=bool)[codes], index=col.index)
+        if all(isinstance(v, str) for v in mapped):
+            # taken as an Arrow string array: building one from millions of Python strings costs seconds
+            return pd.Series(pd.array(mapped, dtype="string").take(codes), index=col.index)
+    values = np.empty(len(uniques) + 1, dtype=object)
+    values[:-1] = mapped
+    values = values[codes]  # code -1 (missing) picks the spare last slot, filled below
     if missing.size:
         raw = col.to_numpy(dtype=object)
         for i in missing:

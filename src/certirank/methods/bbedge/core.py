@@ -60,8 +60,8 @@ _MAX_CLASSES = 64
 RESOLUTIONS = ("singleton", "protocol", "replicate")
 #: the CLI's ``--blocks`` spelling of each resolution
 _CLI_NAME = {"singleton": "items", "replicate": "replicate", "protocol": "column"}
-#: stake rules: one predictable plug-in stake per direction on the exact betting factor (:func:`kelly_stake`,
-#: :func:`~certirank.methods.bbedge.betting.betting_terms`), the same idea on the empirical-Bernstein factor (:func:`growth_stake`), or the
+#: stake rules: one predictable plug-in stake per direction on the exact betting factor (:func:`kelly_stake`;
+#: ``methods.bbedge.betting``), the same idea on the empirical-Bernstein factor (:func:`growth_stake`), or the
 #: spec 04 41-point mixture
 STAKES = ("plugin", "plugin-eb", "grid")
 #: prior of the growth plug-in, in pseudo-replicates: drift d0 and squared error v0 per (weight-scaled) block
