@@ -1,7 +1,7 @@
 """Does the certified Bradley–Terry ranking hold its error rate on sparse arenas, and how much does it certify?
 
     .venv/bin/python benchmarks/studies/bradley_terry_sparse_arena.py --reps 60 --power-reps 10
-    .venv/bin/python benchmarks/studies/bradley_terry_sparse_arena.py --part runtime --battles 100000
+    .venv/bin/python benchmarks/studies/bradley_terry_sparse_arena.py --part null --battles 1000 --every 20  # sparse
 
 Arenas like the real one of issue 37: 108 players, 7,800 battles between uniformly drawn pairs (on average 1.35
 meetings per pair: about a quarter of the pairs never meet, most meet 0-3 times), checkpoints (peeking) after
@@ -14,7 +14,7 @@ Strengths (log scale) are drawn once per run from N(0, 1) (this study's choice f
 - power: N(0, 1) strengths, no ties; share of the 5,778 pairs certified at the end, wrong edges, beside the
   fixed-time Wald intervals of the same final fit (marginal 95 %, and Bonferroni-simultaneous over all pairs):
   the faithful fixed-time reference of arena-rank's intervals (arena-rank itself is not installed here).
-- runtime: one run on --battles battles (default 100,000), wall and CPU seconds.
+(Runtime: benchmarks/speed/bradley_terry_runtime.py.)
 
 Each run's battles come from SeedSequence(seed).spawn(reps)[i]. Errors are reported with a 95 % binomial
 (Clopper–Pearson) interval, and with the first battle at which an error happened, to show where the asymptotic
@@ -34,7 +34,8 @@ from scipy import stats
 
 from certirank.methods.bradley_terry import bradley_terry_graph
 
-L, N = 108, 7800
+L = 108
+N, EVERY = 7800, 100  # set from the command line
 
 
 def arena(rng: np.random.Generator, theta: np.ndarray, n: int) -> pd.DataFrame:
@@ -70,7 +71,7 @@ def error_study(kind: str, reps: int, seed: int) -> None:
             theta[top] = theta[top].mean()
             tied = np.zeros(L, dtype=bool)
             tied[top] = True
-        res = bradley_terry_graph(arena(rng, theta, N), 0.05, every=100)
+        res = bradley_terry_graph(arena(rng, theta, N), 0.05, every=EVERY)
         # a claim made at any checkpoint stays in the running-minimum record, so the final relations hold every
         # claim ever made (decided_at = the checkpoint of the claim)
         w = _wrong([r for r in res.ranking.relations if r.via == "test"], theta, tied)
@@ -89,7 +90,7 @@ def power_study(reps: int, seed: int) -> None:
     for child in np.random.SeedSequence(seed + 1).spawn(reps):
         rng = np.random.default_rng(child)
         theta = rng.normal(0.0, 1.0, L)
-        res = bradley_terry_graph(arena(rng, theta, N), 0.05, every=100)
+        res = bradley_terry_graph(arena(rng, theta, N), 0.05, every=EVERY)
         direct = [r for r in res.ranking.relations if r.via == "test"]
         wrong = len(_wrong(res.ranking.relations, theta, np.zeros(L, dtype=bool)))
         pairs = res.details["pairs"]
@@ -109,29 +110,18 @@ def power_study(reps: int, seed: int) -> None:
           f"({100 * m[5] / K:.1f}%), wrong {m[6]:.2f}")
 
 
-def runtime(battles: int, seed: int) -> None:
-    rng = np.random.default_rng(seed)
-    df = arena(rng, rng.normal(0.0, 1.0, L), battles)
-    for method in ("asymptotic", "exact"):
-        if method == "exact" and battles > 20_000:
-            continue
-        t0, c0 = time.perf_counter(), time.process_time()
-        res = bradley_terry_graph(df, 0.05, every=100, method=method,
-                                  **({"draws": "drop"} if method == "exact" else {}))
-        print(f"runtime {method}: {battles:,} battles, {res.details['checkpoints']} checkpoints: wall "
-              f"{time.perf_counter() - t0:.1f} s, CPU {time.process_time() - c0:.1f} s, "
-              f"{len(res.ranking.relations)} pairs certified; load average {os.getloadavg()[0]:.1f}")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--part", choices=("null", "ties", "power", "runtime", "all"), default="all")
+    ap.add_argument("--part", choices=("null", "ties", "power", "all"), default="all")
     ap.add_argument("--reps", type=int, default=60)
     ap.add_argument("--power-reps", type=int, default=10)
-    ap.add_argument("--battles", type=int, default=100_000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--battles", type=int, default=7800)
+    ap.add_argument("--every", type=int, default=100)
     args = ap.parse_args()
-    print(f"L = {L} players, {N:,} battles, checkpoints every 100, alpha = 0.05; load average "
+    global N, EVERY
+    N, EVERY = args.battles, args.every
+    print(f"L = {L} players, {N:,} battles, checkpoints every {EVERY}, alpha = 0.05; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     if args.part in ("null", "all"):
         error_study("null", args.reps, args.seed)
@@ -139,8 +129,6 @@ def main() -> None:
         error_study("ties", args.reps, args.seed + 7)
     if args.part in ("power", "all"):
         power_study(args.power_reps, args.seed)
-    if args.part in ("runtime", "all"):
-        runtime(args.battles, args.seed)
 
 
 if __name__ == "__main__":
