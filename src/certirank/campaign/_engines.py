@@ -67,6 +67,23 @@ class AnyRankEngine:
         from ..methods.anyrank.state import snapshot_differences
         return snapshot_differences(_blob.unpack(a), _blob.unpack(b))
 
+    def settings(self) -> dict[str, Any]:
+        """What the locked configuration fixes, as this engine holds it (compared with :meth:`locked_settings`
+        on every open: a checkpoint that runs other settings than the configuration was edited)."""
+        r = self.ranker
+        draw = None if r._envs is None else {"choices": list(r._envs), "seed": r._env_seed}
+        return {"setup": r._setup.locked(), "environment_draw": draw}
+
+    @staticmethod
+    def locked_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+        import warnings
+
+        from ..methods.anyrank.config import _setup_from_dict
+        with warnings.catch_warnings():  # read back, not given: its warnings were shown at init
+            warnings.simplefilter("ignore")
+            setup = _setup_from_dict(config["ranker"])
+        return {"setup": setup.locked(), "environment_draw": config.get("environment_draw")}
+
     # ---------------------------------------------------------------- the loop
     @property
     def policies(self) -> list[str]:
@@ -135,6 +152,16 @@ class LeaderboardEngine:
         sa, sb = json.loads(a), json.loads(b)
         return [k for k in sorted(set(sa) | set(sb)) if sa.get(k) != sb.get(k)]
 
+    _SETTINGS = ("models", "alpha", "tau", "method", "stake", "top_k", "resolution", "blocks_source")
+
+    def settings(self) -> dict[str, Any]:
+        state = self.board.to_state()
+        return {k: state.get(k) for k in self._SETTINGS}
+
+    @classmethod
+    def locked_settings(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return cls.fresh(config).settings()
+
     @property
     def policies(self) -> list[str]:
         return list(self.board.models)
@@ -163,7 +190,7 @@ class LeaderboardEngine:
         """
         import pandas as pd
 
-        from ..data.readers import _bare_message, load
+        from ..data.readers import load
         if isinstance(panel, pd.DataFrame) and not {"score"} & {str(c).lower() for c in panel.columns}:
             wide = panel.copy()
         else:
@@ -173,7 +200,7 @@ class LeaderboardEngine:
                 if "--score-range" not in str(err):
                     raise
                 # the reader's hint does not apply: a leaderboard campaign fixes its scores to [0, 1] at init
-                msg = _bare_message(err).split(" (pass score_range", 1)[0]
+                msg = err.bare_message().split(" (pass score_range", 1)[0]
                 raise DataError(f"{msg} (a leaderboard campaign takes scores in [0, 1]; rescale the run's scores "
                                 "before add-run)", source=err.source, row=err.row, column=err.column) from None
             if table["env"].isna().any():
