@@ -47,6 +47,7 @@ KINDS: dict[str, str] = {
     "rank": "certirank.methods.anyrank.result:RankingResult",
     "table-rank": "certirank.methods.shuffled:TableRanking",
     "preference-graph": "certirank.methods.preferences:PreferenceGraph",
+    "bradley-terry": "certirank.methods.bradley_terry.result:BradleyTerryGraph",
     "grouped": "certirank.methods.groups:GroupedResult",
     "compare": "certirank.evidence.compare:CompareResult",
     "check": "certirank.methods.check:CheckResult",

@@ -11,7 +11,7 @@ import pandas as pd
 from ..errors import DataError
 from ..results import Result, inputs, reader_warnings, warning
 from .order import replay_order_warnings
-from .readers import PREFERENCE_COLUMNS
+from .preferences import PREFERENCE_COLUMNS
 from .table import policies as table_policies
 
 __all__ = ["InspectResult", "summarize"]

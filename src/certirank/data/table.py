@@ -14,18 +14,20 @@ block      str      optional: design block of the env (BB-EDGE)
 weight     float64  optional: item weight (BB-EDGE)
 ========== ======== ==========================================================================
 
-`validate_table` is the only function that checks evaluation data; readers and importers build a raw
-frame and hand it over, so every entry path produces the same errors.
+`validate_table` is the only function that checks evaluation data; every reader builds a raw
+frame and hands it over, so every entry path produces the same errors.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ._cells import map_values, to_numbers
 
 REQUIRED = ("policy", "score")
 ALIASES = {"model": "policy", "item": "env", "task": "env"}
@@ -72,9 +74,11 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
         raise DataError("the table is empty (no observations)", source=source)
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
+        miss = near_miss(df.columns, ("policy", "model", "score"))
+        hint = f"; {miss[0]!r} looks like a misspelling of {miss[1]!r}" if miss else ""
         raise DataError(f"missing required column(s) {', '.join(map(repr, missing))}; found columns: "
                         f"{', '.join(map(repr, df.columns)) or 'none'} (a long table needs 'policy' or 'model', "
-                        "and 'score')", source=source)
+                        f"and 'score'){hint}", source=source)
     df = df.reset_index(drop=True)
 
     # policy
@@ -87,7 +91,13 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
 
     # score
     raw = df["score"]
-    score = pd.to_numeric(raw, errors="coerce")
+    score = to_numbers(raw)
+    if score.dtype.kind in "cO":  # complex numbers pass to_numeric, and float64 would drop their imaginary part
+        cplx = np.flatnonzero([isinstance(v, (complex, np.complexfloating)) for v in score.to_numpy()])
+        if cplx.size:
+            i = int(cplx[0])
+            raise DataError(f"score {raw.iloc[i]!r} is a complex number (expected a real number in "
+                            f"{_range_text(score_range)})", source=source, row=i + row_offset, column="score")
     nonnum = score.isna() & raw.notna()
     if nonnum.any():
         i = int(np.flatnonzero(nonnum)[0])
@@ -115,7 +125,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
     # env
     if "env" in df.columns:
         env = df["env"]
-        df["env"] = env.map(lambda v: pd.NA if pd.isna(v) else _label(v)).astype("string")
+        df["env"] = map_values(env, lambda v: pd.NA if pd.isna(v) else _label(v)).astype("string")
     else:
         df["env"] = pd.Series(pd.NA, index=df.index, dtype="string")
 
@@ -132,7 +142,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
             i = int(np.flatnonzero(blk.isna())[0])
             raise DataError("block is missing; every row needs a block when the column is present",
                             source=source, row=i + row_offset, column="block")
-        df["block"] = blk.map(_label).astype("string")
+        df["block"] = map_values(blk, _label).astype("string")
         if df["env"].notna().all():
             per_env = df.groupby("env")["block"].nunique()
             split = per_env[per_env > 1]
@@ -165,6 +175,22 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
     return result
 
 
+def near_miss(columns: Sequence[object], known: Sequence[str]) -> tuple[str, str] | None:
+    """(column, known name) for a column that looks like a misspelling of a known name, else None."""
+    exact = {str(c).strip() for c in columns}
+    for c in columns:
+        name = str(c).strip()
+        text = name.lower()
+        if text in known:
+            if name != text and text not in exact:  # 'Policy' where 'policy' is meant
+                return name, text
+            continue
+        match = difflib.get_close_matches(text, [k for k in known if k not in exact], n=1, cutoff=0.75) if text else []
+        if match:
+            return name, match[0]
+    return None
+
+
 def _label(v: object) -> str:
     """Item/block labels as strings; integral floats (from CSV blanks upcasting ints) lose their '.0'."""
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
@@ -173,7 +199,7 @@ def _label(v: object) -> str:
 
 
 def _integer_column(col: pd.Series, name: str, source: str | None, row_offset: int) -> pd.Series:
-    num = pd.to_numeric(col, errors="coerce")
+    num = to_numbers(col)
     bad = num.isna() | (num.astype("float64") % 1 != 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -201,7 +227,7 @@ def _range_text(score_range: Sequence[float] | None) -> str:
 
 def policies(table: pd.DataFrame) -> list[str]:
     """Policies in order of first appearance (the order users wrote them in)."""
-    return list(dict.fromkeys(table["policy"]))
+    return [str(p) for p in pd.unique(table["policy"])]
 
 
 def check_per_trial(table: pd.DataFrame, who: str) -> None:

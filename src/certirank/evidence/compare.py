@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from .._params import validated
 from .._validate import check_positive_int
 from ..errors import DataError, ParameterError
 from .._compat import keyword_only
@@ -118,6 +119,7 @@ def _result(xa: np.ndarray, ya: np.ndarray, a: str, b: str, *, decision: str | N
 
 
 @keyword_only(("bettor", "ties"))
+@validated("compare")
 def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None, b: str | None = None,
             pairing: str = "by_row", bettor: str | None = None, ties: str = "allow", bins: Any = "progress",
             n_max: int | None = None, arms: str = "paired", extendable: bool = False, format: str | None = None,
@@ -158,7 +160,8 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
     arms : {"paired", "independent"}
         Budget test only. ``paired`` (default): valid whatever the correlation of x[t] and y[t] (shared
         environments). ``independent``: the two policies' rollouts are independent, paired only by
-        order (an A/B study); calibrated for that design and more powerful.
+        order (an A/B study); calibrated for that design and more powerful: up to n_max = 400 the
+        Barnard-type test of both success counts (`certirank.evidence.barnard`).
     extendable : bool
         Budget test only: keep a valid p-value past `n_max` (Bonferroni with the e-process, weight 0.9
         on the exact test), at a small cost in power.
@@ -193,7 +196,7 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         from ..data.readers import load
         from ..results import reader_warnings
         table = load(x, format=format, score_range=score_range)
-        xs, ys = _pairs_from_table(table, str(a), str(b), pairing=_check_pairing(pairing))
+        xs, ys = _pairs_from_table(table, str(a), str(b), pairing=pairing)
         res = compare(xs, ys, alpha, a=str(a), b=str(b), bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
                       extendable=extendable, **options)
         src = table.attrs.get("source")
@@ -225,10 +228,10 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
     if n_max is not None and binary:
         from .budget import BudgetTest
 
-        unknown = set(options) - {"concentration", "weight"}
+        unknown = set(options) - {"concentration", "weight", "statistic", "final_share"}
         if unknown:
             raise ParameterError(f"the exact budget test does not take option(s) {', '.join(sorted(unknown))}; "
-                                 "it takes: concentration, weight")
+                                 "it takes: concentration, final_share, statistic, weight")
         bt = BudgetTest(n_max, alpha=alpha, ties=ties, arms=arms, extendable=extendable, bettor=bettor,
                         **options)
         bt.update_many(xa, ya)
@@ -252,11 +255,6 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
 def _is_frame(obj: Any) -> bool:
     import pandas as pd
     return isinstance(obj, pd.DataFrame)
-
-
-def _check_pairing(pairing: str) -> str:
-    from .._validate import check_choice
-    return check_choice("pairing", pairing, ("by_row", "by_order"))
 
 
 def default_bettor(bins: Any) -> str:
