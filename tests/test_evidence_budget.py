@@ -12,7 +12,8 @@ from scipy import stats
 
 import certirank
 from certirank.errors import DataError, ParameterError
-from certirank.evidence import PairedTest, compare, paired_batch
+from certirank.evidence import PairedTest, paired_batch
+from certirank.methods.compare import compare
 from certirank.evidence.budget import (BudgetDesign, BudgetTest, budget_batch, crossing_boundary, first_passage,
                                        level_of, log_statistic, threshold)
 

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 import certirank
-from certirank.evidence import PairedTest, compare, paired_batch
+from certirank.evidence import PairedTest, paired_batch
+from certirank.methods.compare import compare
 from certirank.evidence.mixture import _Calibration, calibration, decision_time_dp, prior_log_statistic
 
 

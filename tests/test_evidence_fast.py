@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy import special
 
-from certirank.evidence import PairedTest, compare
+from certirank.evidence import PairedTest
+from certirank.methods.compare import compare
 from certirank.evidence import mixture
 
 

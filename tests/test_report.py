@@ -412,7 +412,7 @@ def test_html_compose_and_designs_pages():
 def test_detect_kind_rejects_other_json():
     with pytest.raises(ParameterError, match="no 'kind'"):
         detect_kind({"hello": 1})
-    # the kind decides; a kind-less comparison of before 0.2 is read as one (certirank.results.migrate)
+    # the kind decides; a kind-less comparison of before 0.2 is read as one (certirank.report.records.migrate)
     assert detect_kind({"decision": None, "pvalue": 1.0, "decided_at": None, "n": 0}) == "compare"
     assert detect_kind({"kind": "compare"}) == "compare"
     assert detect_kind({"kind": "check"}) == "check"  # no page of its own: a generic page of its fields

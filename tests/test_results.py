@@ -14,7 +14,8 @@ import pytest
 import certirank
 from certirank.errors import ParameterError
 from certirank.order.result import Ranking
-from certirank.results import KINDS, SCHEMA, Record, Result, migrate, read, result_class
+from certirank.report.records import Record, migrate, read
+from certirank.results import KINDS, SCHEMA, Result, result_class
 
 LEGACY = Path(__file__).resolve().parent / "fixtures" / "legacy_json"
 PARTS = ["kind", "schema", "about", "inputs", "ranking", "details", "warnings"]

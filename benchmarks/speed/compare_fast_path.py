@@ -19,7 +19,8 @@ import time
 
 import numpy as np
 
-from certirank.evidence import PairedTest, compare
+from certirank.evidence import PairedTest
+from certirank.methods.compare import compare
 
 
 def best(fn, repeat: int) -> float:

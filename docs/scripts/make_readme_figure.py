@@ -29,7 +29,7 @@ def anyrank_letters(table):
 
 def bonferroni_letters(table):
     """Fallback: pairwise anytime-valid comparisons, each at alpha / K (Bonferroni)."""
-    from certirank.evidence.compare import _pairs_from_table
+    from certirank.methods.compare import _pairs_from_table
 
     names = certirank.data.table.policies(table)
     pairs = list(itertools.combinations(names, 2))

@@ -16,7 +16,7 @@ __version__ = "0.2.0"
 # public name -> module that defines it (spec 00, "Public Python API")
 _LAZY = {
     "load": "certirank.data.readers",
-    "compare": "certirank.evidence.compare",
+    "compare": "certirank.methods.compare",
     "check": "certirank.integrations.check",
     "graph_test": "certirank.multitest.bretz",
     "e_holm": "certirank.multitest.eholm",

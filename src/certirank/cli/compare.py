@@ -36,7 +36,7 @@ def compare_cmd(data: Path = DATA_ARG,
                 read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Sequentially compare two policies on their paired trials, in recorded order (anytime-valid)."""
     check_output_flags(as_json, markdown)
-    from ..evidence.compare import compare
+    from ..methods.compare import compare
 
     pair = pairing_arg(pairing)
     cols = group_columns(group_by)

@@ -2,10 +2,9 @@
 
 User-facing API
 ---------------
-- ``compare(x, y, alpha=0.05, bettor=None, ties="allow", *, bins="progress", n_max=None, arms="paired",
-  extendable=False)`` -> ``CompareResult`` (``decision`` "x>y" / "x<y" / None, ``pvalue``, ``decided_at``
-  (1-based), ``n``, ``test`` (which test), ``horizon`` (trials up to which the guarantee holds; None = for
-  ever)). With ``n_max`` and ``bins="binary"`` the exact budget test of spec 08 is used
+- The verb ``certirank.compare`` (:mod:`certirank.methods.compare`, which says its answer as a record with a
+  Ranking) runs the tests of this package: the e-process of ``PairedTest`` or, with ``n_max`` and
+  ``bins="binary"``, the exact budget test of spec 08
   (:mod:`certirank.evidence.budget`: ``BudgetTest``, ``BudgetDesign``, ``make_design``, ``budget_batch``); with
   ``arms="independent"`` (up to n_max = 400) its Barnard-type form of both success counts
   (:mod:`certirank.evidence.barnard`: exact level over every nuisance rate, proven between grid points).
@@ -71,13 +70,12 @@ from ._core import BETTORS, BINARY_BINS, PROGRESS_BINS, TIES
 from .streams import LESS, MORE, OneSampleStreams, PairedStreams, combine
 
 __all__ = ["BETTORS", "TIES", "BINARY_BINS", "PROGRESS_BINS", "LESS", "MORE", "PairedStreams",
-           "OneSampleStreams", "combine", "compare", "CompareResult", "PairedTest", "OneSampleTest",
+           "OneSampleStreams", "combine", "PairedTest", "OneSampleTest",
            "paired_batch", "one_sample_batch", "BatchResult", "oracle_kelly", "paired_to_unit",
            "FiniteMeanTest", "FiniteConfidenceSequence", "FiniteCS", "FiniteBatchResult",
            "finite_confidence_sequence", "finite_mean_batch"]
 
-_LAZY = {"compare": ".compare", "CompareResult": ".compare",
-         "PairedTest": ".sequential", "OneSampleTest": ".sequential", "paired_batch": ".sequential",
+_LAZY = {"PairedTest": ".sequential", "OneSampleTest": ".sequential", "paired_batch": ".sequential",
          "one_sample_batch": ".sequential", "BatchResult": ".sequential", "paired_to_unit": ".sequential",
          "oracle_kelly": ".oracle",
          **{name: ".finite" for name in ("FiniteMeanTest", "FiniteConfidenceSequence", "FiniteCS",

@@ -118,7 +118,7 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str = "nscore"
         As for `certirank.compare` (speed only; never validity).
     """
     from ..data.readers import load
-    from ..evidence.compare import _pairs_from_table, compare
+    from .compare import _pairs_from_table, compare
     from ..multitest.graphical import holm_rejections
 
     alpha = check_alpha(alpha)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ..results import Record
+from .records import Record
 from ._page import _Page, _Raw, _e, _num, _table
 
 def _simulate(page: _Page, rec: Record, data: Any, opts: dict[str, Any], sim_obj: Any) -> None:

@@ -36,14 +36,14 @@ def ranking_of(result: Any) -> Ranking:
     """The :class:`~certirank.order.Ranking` of a result.
 
     Accepts a ``Ranking``; any result object with a ``.ranking``; or a ``to_dict()`` / ``--json`` record (also one
-    written by an earlier version, :func:`certirank.results.read`) or a bare ``certirank.ranking/1`` object.
+    written by an earlier version, :func:`certirank.report.records.read`) or a bare ``certirank.ranking/1`` object.
     """
     if isinstance(result, Ranking):
         return result
     if isinstance(getattr(result, "ranking", None), Ranking):
         return result.ranking
     if isinstance(result, Mapping):
-        from ..results import read
+        from .records import read
         found = read(result).ranking
         if found is not None:
             return found

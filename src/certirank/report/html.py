@@ -6,7 +6,7 @@ styles are inline, so the file opens offline and can be mailed or attached as it
 
 The page is chosen by the record's ``"kind"`` (:func:`detect_kind`; the kinds are
 :data:`certirank.results.KINDS`), so it can be built from the ``--json`` output of every command (also JSON
-written by earlier versions, read through :func:`certirank.results.read`), from a bare ``certirank.ranking/1``
+written by earlier versions, read through :func:`certirank.report.records.read`), from a bare ``certirank.ranking/1``
 object, or from the result objects themselves. Every ranking page is drawn from the record's
 :class:`~certirank.order.Ranking`; its warnings and notes are on the page.
 """
@@ -21,7 +21,8 @@ from typing import Any, ClassVar
 
 from ..errors import DataError, ParameterError
 from ..order.result import Ranking
-from ..results import Record, Result, inputs, note, read
+from ..results import Result, inputs, note
+from .records import Record, read
 
 __all__ = ["detect_kind", "html_report", "write_report", "ReportResult", "read_result"]
 
@@ -43,7 +44,7 @@ class ReportResult(Result):
 
 
 def detect_kind(d: Mapping[str, Any]) -> str:
-    """Which kind of result a ``--json`` dict is (read through :func:`certirank.results.read`, so JSON of earlier
+    """Which kind of result a ``--json`` dict is (read through :func:`certirank.report.records.read`, so JSON of earlier
     versions works too): a key of :data:`certirank.results.KINDS`, or ``"ranking"`` for a bare
     ``certirank.ranking/1`` object. Raises ``ParameterError`` otherwise."""
     return read(d).kind

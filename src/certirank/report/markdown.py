@@ -166,7 +166,7 @@ def to_markdown(result: Any, *, title: str | None = None, x: str | None = None, 
 
 
 def _to_markdown(result: Any, *, title: str | None, x: str | None, y: str | None) -> str:
-    from ..evidence.compare import CompareResult
+    from ..methods.compare import CompareResult
     from ..methods.anyrank import RankingResult
     from ..methods.bbedge.result import LeaderboardResult
     from ..methods.check import CheckResult

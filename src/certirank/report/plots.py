@@ -21,7 +21,7 @@ def result_figure(result: Any, *, data: Any = None, format: str | None = None,
     - BB-EDGE leaderboard or baseline: the confidence graph;
     - simulation: power / full-ranking / FWER curves (summary chart from a ``--json`` dict).
     """
-    from ..results import read
+    from .records import read
 
     rec = read(result)
     kind = rec.kind

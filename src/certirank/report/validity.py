@@ -19,7 +19,7 @@ def validity_plot(result: Any, *, title: str | None = None) -> Figure:
 
     ``result``: a :class:`certirank.sim.validation.ValidationResult` or its ``to_dict()``.
     """
-    from ..results import read
+    from .records import read
     rec = read(result)
     d: Mapping[str, Any] = {**rec.inputs, **rec.details}
     rows = list(d.get("rows") or [])

@@ -1,4 +1,9 @@
-"""`certirank.compare`: is policy Y better than policy X on paired trials, yet? (spec 00, spec 01 §4)."""
+"""`certirank.compare`: is policy Y better than policy X on paired trials, yet? (spec 00, spec 01 §4).
+
+The verb of the public API: it reads a table (or takes two arrays), runs the paired test of
+:mod:`certirank.evidence` (the anytime e-process, or the exact budget test of spec 08) and says the answer as
+the record of :mod:`certirank.results`, its Ranking holding the certified direction.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +18,8 @@ from ..errors import DataError, ParameterError
 from .._compat import keyword_only
 from ..order.result import Ranking, Relation, make_ranking
 from ..results import Result, inputs
-from ._core import BINARY_BINS, DEFAULT_BETTOR, check_scores, resolve_bins
-from .sequential import PairedTest
+from ..evidence._core import BINARY_BINS, DEFAULT_BETTOR, check_scores, resolve_bins
+from ..evidence.sequential import PairedTest
 
 __all__ = ["compare", "CompareResult"]
 
@@ -220,13 +225,13 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         raise DataError(f"x and y must have the same length (paired trials), got {xa.size} and {ya.size}")
     if xa.size == 0:
         raise DataError("x and y are empty; compare needs at least one paired trial")
-    from .budget import check_arms
+    from ..evidence.budget import check_arms
 
     arms = check_arms(arms)
     binary = resolve_bins(bins) == BINARY_BINS
     bettor = default_bettor(bins) if bettor is None else bettor
     if n_max is not None and binary:
-        from .budget import BudgetTest
+        from ..evidence.budget import BudgetTest
 
         unknown = set(options) - {"concentration", "weight", "statistic", "final_share"}
         if unknown:
