@@ -15,12 +15,12 @@ from certirank.evidence import (
     OneSampleTest,
     PairedStreams,
     PairedTest,
-    compare,
     one_sample_batch,
     paired_batch,
     paired_to_unit,
 )
 from _records import flat
+from certirank.methods.compare import compare
 from certirank.evidence._core import NSCORE_GRID, PROGRESS_BINS, _NScore
 from certirank.evidence.oracle import (
     oracle_kelly,
