@@ -29,6 +29,7 @@ _LAZY = {
     "baseline": "certirank.baselines",
     "simulate": "certirank.sim",
     "preference_graph": "certirank.methods.preferences",
+    "table_ranking": "certirank.methods.shuffled",
     "shuffled_ranking": "certirank.methods.shuffled",
     "compose_test": "certirank.methods.rposst",
     "evaluate_test_designs": "certirank.methods.rposst",

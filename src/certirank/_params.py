@@ -274,7 +274,9 @@ ORDER = _p("order", Choice(ORDERS, aliases={"file": "given"}),
 ORDER_BY = _p("order_by", Text(200, "a column name", none=True), "the column that holds the run order")
 ORDERS_P = _p("orders", Integer(1, 1000), "number of seeded random orders averaged (spec 09 §5)")
 FAIL_ON_P = _p("fail_on", Choice(FAIL_ON), "check fails on any claim not certified, or only on a reversed one")
-SPEC09 = (ABOUT, ORDER, SEED.but(constraint=Seed()), ORDER_BY, ORDERS_P, FAIL_ON_P)
+#: how whole data are read (spec 09 §3, §5): every verb that reads a table or arrays at once takes these
+READ = (ABOUT, ORDER, SEED.but(constraint=Seed()), ORDER_BY, ORDERS_P)
+SPEC09 = (*READ, FAIL_ON_P)
 
 
 # ----------------------------------------------------------------------------------------- rules
@@ -456,7 +458,7 @@ RECORD_ID = _p("record_id", Integer(1, 2**62, none=True), "a campaign record's i
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
     _verb("anyrank", DATA, ALPHA, ANYRANK_METHOD, PRIOR, GAMMA, N_MAX, TIES_P, GUARANTEE, POLICY_SUBSET, HELDOUT,
-          PAIRING, *(p for p in ANYRANK_OPTIONS if p is not ADVANTAGE_TOL), TRAJECTORY, FORMAT, SCORE_RANGE,
+          PAIRING, *(p for p in ANYRANK_OPTIONS if p is not ADVANTAGE_TOL), TRAJECTORY, FORMAT, SCORE_RANGE, *READ,
           rules=ANYRANK_RULES),
     _verb("Ranker", POLICIES, ALPHA, PRIOR, GAMMA, N_MAX, ANYRANK_METHOD, TIES_P, GUARANTEE, ENVIRONMENTS, SEED,
           *ANYRANK_OPTIONS, rules=RANKER_RULES, options=tuple(p.name for p in ANYRANK_OPTIONS)),
@@ -486,15 +488,14 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           SCORES_Y.but(constraint=Given("a sequence of scores in [0, 1]", none=True)),
           _p("a", Text(1000, "a policy name", none=True), "policy X (baseline) of a table, or X's name"),
           _p("b", Text(1000, "a policy name", none=True), "policy Y (challenger) of a table, or Y's name"),
-          PAIRING, FORMAT, SCORE_RANGE, ALPHA, EVIDENCE_BETTOR, TIES_P,
+          PAIRING, FORMAT, SCORE_RANGE, *READ, ALPHA, EVIDENCE_BETTOR, TIES_P,
           BINS_P.but(constraint=OneOf((Choice(BINS), Given("a sequence of bins in [0, 1]", kinds=(list, tuple)))),
                      renamed=()),
           N_MAX, ARMS_P, EXTENDABLE, rules=(Rule(("n_max", "bins", "arms", "extendable"), _compare_budget),)),
     _verb("check", DATA, CLAIMS, ALPHA.but(constraint=Real(0.0, 1.0, lo_open=True, hi_open=True, none=True)),
-          EVIDENCE_BETTOR.but(constraint=Choice(_registry("certirank.evidence._core", "BETTORS"))), TIES_P,
-          BINS_P.but(renamed=()), FORMAT, SCORE_RANGE),
+          EVIDENCE_BETTOR, TIES_P, BINS_P.but(renamed=()), FORMAT, SCORE_RANGE, *READ, FAIL_ON_P),
     _verb("leaderboard", DATA, ALPHA, TAU, BLOCKS, TOP_K, PILOT, BBEDGE_METHOD, WEIGHTS, OUTPUT, SCORE_RANGE, FORMAT,
-          STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")),
+          STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")), ABOUT,
           rules=(Rule(("pilot", "top_k"), _pilot_rule), Rule(("stake", "method"), _stake_rule))),
     _verb("Leaderboard", MODELS, ALPHA, TAU, BLOCKS, WEIGHTS, ITEMS, BBEDGE_METHOD, TOP_K, PILOT, EPOCHS, ADDITIONS,
           OUTPUT, KEEP_HISTORY, BLOCKS_SOURCE, BLOCKS_COLUMN, STAKE,
@@ -511,7 +512,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
                                      aliases={"bt": "bradley-terry", "bradley_terry": "bradley-terry",
                                               "pair": "pairwise"}),
                      "the model of battle data: pairwise (each pair on its own battles) or bradley-terry (every "
-                     "battle pooled into Bradley-Terry strengths)")),
+                     "battle pooled into Bradley-Terry strengths)"), ORDER, SEED.but(constraint=Seed())),
+    _verb("table_ranking", DATA, ALPHA, SEED.but(constraint=Seed()), POLICY_SUBSET, FORMAT, SCORE_RANGE),
     _verb("shuffled_ranking", DATA, ALPHA, SEED.but(constraint=Seed()), POLICY_SUBSET, FORMAT, SCORE_RANGE),
     _verb("simulate", *_SIM),
     _verb("compose_test", *_RPOSST, _p("m", Integer(1), "number of test cases chosen"),

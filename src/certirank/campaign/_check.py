@@ -20,7 +20,7 @@ from typing import Any
 
 from .._validate import check_alpha
 from ..errors import ParameterError, StateError
-from ..methods.check import EXIT_CODES, CheckResult, parse_claims
+from ..methods.check import CheckResult, exit_code, parse_claims
 
 __all__ = ["check_campaign", "is_campaign_file"]
 
@@ -41,7 +41,8 @@ def is_campaign_file(data: Any) -> bool:
         return False
 
 
-def check_campaign(path: str | os.PathLike[str], claims: Any, *, alpha: float | None = None) -> CheckResult:
+def check_campaign(path: str | os.PathLike[str], claims: Any, *, alpha: float | None = None,
+                   fail_on: str = "any") -> CheckResult:
     """Check claims "A>B" against the certified ranking of the campaign file ``path``.
 
     ``alpha`` (default: the campaign's own) may not be smaller than the campaign's locked alpha: its
@@ -77,12 +78,12 @@ def check_campaign(path: str | os.PathLike[str], claims: Any, *, alpha: float | 
                 raise ParameterError(f"claim {text!r}: {name!r} is not in campaign {path} (its {what}: "
                                      f"{', '.join(sorted(names))})")
         rows.append(_claim_row(text, better, worse, res, ranking, status))
-    code = max(EXIT_CODES[r["status"]] for r in rows)
+    code = exit_code(rows, fail_on)
     state = ("finished" if status.done else "still running") + f", {status.records} live records"
     statement = (f"Read off campaign {Path(path).name} ({status.campaign}, {state}): {ranking.guarantee} "
                  f"A claim is certified exactly when the campaign certifies it (alpha = {level:g}, locked at init).")
     return CheckResult(alpha=level, ranking=ranking, claims=rows, exit_code=code, statement=statement,
-                       bettor=f"campaign:{ranking.kind}", ties=str(getattr(res, "ties", "allow")),
+                       bettor=f"campaign:{ranking.kind}", ties=str(getattr(res, "ties", "allow")), fail_on=fail_on,
                        about=ranking.about, order={"kind": "arrival"}, source=str(path))
 
 

@@ -46,21 +46,26 @@ def one_line(text: object) -> str:
     return " ".join(terminal_text(" ".join(str(text).splitlines())).split())
 
 
+#: the lines this command printed on stderr so far (``warning: ...`` from the API's CertirankWarnings, and the
+#: record's own): each is printed once, and the record's JSON holds them all
+_PRINTED: list[str] = []
+
+
 @contextlib.contextmanager
 def _one_line_warnings() -> Any:
     """Print each CertirankWarning once, as ``warning: <one line>`` on stderr (others keep Python's format)."""
     import warnings
 
     from ..errors import CertirankWarning
-    seen: set[str] = set()
+    _PRINTED.clear()
     previous = warnings.showwarning
 
     def show(message: Any, category: Any, filename: Any, lineno: Any, file: Any = None, line: Any = None) -> None:
         if isinstance(category, type) and issubclass(category, CertirankWarning):
-            text = one_line(message)
-            if text not in seen:
-                seen.add(text)
-                typer.echo(f"warning: {text}", err=True)
+            text = f"warning: {one_line(message)}"
+            if text not in _PRINTED:
+                _PRINTED.append(text)
+                typer.echo(text, err=True)
         else:
             previous(message, category, filename, lineno, file, line)
 
@@ -128,9 +133,22 @@ def _root(version: bool = typer.Option(False, "--version", callback=_version, is
     """certirank: which of your policies is *really* better, with a guarantee that holds whenever you stop."""
 
 
+def with_printed(result: Any) -> Any:
+    """The result with the warnings the API raised while computing it (printed already) added to its record."""
+    from ..results import Result
+    if not isinstance(result, Result):
+        return result
+    extra = tuple(w for w in _PRINTED if w not in result.warnings)
+    if not extra:
+        return result
+    import dataclasses
+    return dataclasses.replace(result, warnings=(*extra, *result.warnings))
+
+
 def emit(result: Any, as_json: bool, render: Callable[[Any], None]) -> None:
     """Print the record's warnings and notes on stderr, then `result.to_dict()` as JSON, or call `render(result)`
     for people."""
+    result = with_printed(result)
     print_warnings(result)
     if as_json:
         data = result.to_dict() if hasattr(result, "to_dict") else result
@@ -167,9 +185,34 @@ GROUP_BY_OPT = typer.Option(None, "--group-by", help="Run within each group of C
                             "summary table (the full result per group in --json).")
 ALPHA_ACROSS_OPT = typer.Option(False, "--alpha-across-groups", help="With --group-by: split alpha over the groups "
                                 "(Bonferroni) so the guarantee holds across all groups together.")
-SHUFFLE_OPT = typer.Option(None, "--shuffle", min=0, help="Replay the rows in a random order drawn from SEED and test "
-                           "as sampling without replacement, so a certified ordering is about the table's average "
-                           "(not its first rows).")
+SHUFFLE_OPT = typer.Option(None, "--shuffle", min=0, hidden=True, help="Deprecated: --about table --seed SEED.")
+
+
+def read_options(verb: str) -> dict[str, Any]:
+    """The typer options of spec 09 (--about, --order, --seed, --order-by, --orders) from `verb`'s declarations."""
+    from ._options import declared
+    return {"about": declared("about", None, verb=verb, extra_help="Default: policy (the policies' expected scores "
+                                                                   "on new trials); table: only about these rows."),
+            "order": declared("order", "random", verb=verb, extra_help="random: a seeded random order of the rows "
+                              "(default); file: as recorded, with a check that warns about a sorted file."),
+            "seed": declared("seed", 0, verb=verb, extra_help="Seed of the random order (trying seeds until one "
+                             "certifies voids the guarantee; use --orders instead)."),
+            "order_by": declared("order_by", None, verb=verb, extra_help="(A column named order, time or timestamp "
+                                 "is recognised and announced.)"),
+            "orders": declared("orders", 1, verb=verb, extra_help="K > 1: averaged over K random orders, a "
+                               "statement at the table's size (docs/estimand.md).")}
+
+
+def shuffle_alias(shuffle: Optional[int], about: Optional[str], seed: int) -> tuple[Optional[str], int]:
+    """The deprecated --shuffle SEED: says what it now means and returns (about, seed) = ("table", SEED)."""
+    if shuffle is None:
+        return about, seed
+    from ..errors import ParameterError
+    if about not in (None, "table") or seed not in (0, shuffle):
+        raise ParameterError("--shuffle SEED is the old spelling of --about table --seed SEED; give one of them")
+    err_console.print(f"warning: --shuffle is deprecated and will be removed in certirank 0.3: it now means --about "
+                      f"table --seed {shuffle} (claims about this table's averages only)", markup=False)
+    return "table", shuffle
 PAIRING_OPT = typer.Option("by-env", "--pairing", help="by-env: trials of different policies on the same env label "
                            "are paired; by-order: each policy's trials in recorded order, the n-th of each paired "
                            "(unmatched rollouts; see docs/data-formats.md).")
@@ -197,9 +240,12 @@ def read_input(data: Path, format: Optional[str], score_range: Optional[str], re
 
 
 def print_warnings(result: Any) -> None:
-    """The record's warnings and notes, one line each on stderr, as they are in its JSON."""
+    """The record's warnings and notes, one line each on stderr, as they are in its JSON (each once)."""
     for line in getattr(result, "warnings", ()) or ():
-        typer.echo(one_line(line), err=True)
+        text = one_line(line)
+        if text not in _PRINTED:
+            _PRINTED.append(text)
+            typer.echo(text, err=True)
 
 
 def pairing_arg(text: str) -> str:
@@ -220,9 +266,10 @@ def group_columns(text: Optional[str]) -> Optional[list[str]]:
 
 def render_table_rank(res: Any, title: str, full: bool = False) -> None:
     """A ranking of the table's averages (estimand ``table``), drawn from its Ranking (the one text renderer)."""
-    from ..report.text import ranking_renderables
+    from ..report.text import order_sentence, ranking_renderables
     show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, mean_label="table average",
-                             n_label="rows", extra=[f"All {res.rows} rows seen: these averages are exact, nothing is "
+                             n_label="rows", extra=[order_sentence(res.order) or "",
+                                                    f"All {res.rows} rows seen: these averages are exact, nothing is "
                                                     "inferred beyond this table."]))
 
 

@@ -23,7 +23,8 @@ def emit_or_markdown(result: Any, as_json: bool, markdown: bool, render: Callabl
     """`--markdown`: the Markdown report of `result` (drawn from its Ranking); otherwise `emit`."""
     if markdown:
         from ..report.markdown import to_markdown
-        from ._common import print_warnings
+        from ._common import print_warnings, with_printed
+        result = with_printed(result)
         print_warnings(result)
         typer.echo(to_markdown(result, title=title), nl=False)
     else:

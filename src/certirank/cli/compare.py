@@ -10,9 +10,12 @@ from rich.table import Table
 
 from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
                       SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, group_columns, pairing_arg, read_input,
-                      render_groups, render_table_rank)
+                      read_options, render_groups, render_table_rank, shuffle_alias)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 from ._options import declared
+
+
+_READ = read_options("compare")
 
 
 @app.command("compare")
@@ -22,11 +25,15 @@ def compare_cmd(data: Path = DATA_ARG,
                 alpha: float = typer.Option(0.05, "--alpha", help="Level: P(ever declaring a wrong direction) <= alpha."),
                 bettor: Optional[str] = typer.Option(None, "--bettor", help="calibrated (default), adaptive, beta_mixture, "
                                                      "mixture, nscore, bernoulli_kelly, agrapa, ons, prpl_eb or "
-                                                     "hoeffding (changes speed, never validity)."),
+                                                     "hoeffding (changes power and decision times, never "
+                                                     "validity)."),
                 ties: str = declared("ties", "allow"),
                 bins: str = declared("bins", "progress", extra_help="binary declares the scores binary (needed by "
                                                                     "--n-max)."),
-                pairing: str = PAIRING_OPT, shuffle: Optional[int] = SHUFFLE_OPT, group_by: Optional[str] = GROUP_BY_OPT,
+                pairing: str = PAIRING_OPT, about: Optional[str] = _READ["about"], order: str = _READ["order"],
+                seed: int = _READ["seed"], order_by: Optional[str] = _READ["order_by"],
+                orders: int = _READ["orders"], shuffle: Optional[int] = SHUFFLE_OPT,
+                group_by: Optional[str] = GROUP_BY_OPT,
                 alpha_across_groups: bool = ALPHA_ACROSS_OPT,
                 n_max: Optional[int] = typer.Option(None, "--n-max", help="Trial budget fixed before the data: "
                                                     "with --bins binary, the exact budget test (valid up to it)."),
@@ -34,24 +41,25 @@ def compare_cmd(data: Path = DATA_ARG,
                 extendable: bool = declared("extendable", False),
                 format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
                 read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
-    """Sequentially compare two policies on their paired trials, in recorded order (anytime-valid)."""
+    """Sequentially compare two policies on their paired trials, read in a seeded random order (anytime-valid)."""
     check_output_flags(as_json, markdown)
+    about, seed = shuffle_alias(shuffle, about, seed)
+    about = about or "policy"
     from ..methods.compare import compare
 
     pair = pairing_arg(pairing)
     cols = group_columns(group_by)
-    if shuffle is not None:
-        from .rank import _refuse_with_shuffle
-        _refuse_with_shuffle(bettor=bettor is not None, ties=ties != "allow", bins=bins != "progress",
-                             n_max=n_max is not None, arms=arms != "paired", extendable=extendable)
+    if about == "table":
+        from .rank import refuse_with_table
+        refuse_with_table(bettor=bettor is not None, ties=ties != "allow", bins=bins != "progress",
+                          n_max=n_max is not None, arms=arms != "paired", extendable=extendable,
+                          order=order != "random", order_by=order_by is not None, orders=orders != 1)
     table = read_input(data, format, score_range, read_option)
 
     def run(tab: Any, level: float) -> Any:
-        if shuffle is not None:
-            from ..methods.shuffled import shuffled_ranking
-            return shuffled_ranking(tab, level, seed=shuffle, policies=[a, b])
         return compare(tab, alpha=level, a=a, b=b, pairing=pair, bettor=bettor, ties=ties, bins=bins, n_max=n_max,
-                       arms=arms, extendable=extendable)
+                       arms=arms, extendable=extendable, about=about, order=order, seed=seed, order_by=order_by,
+                       orders=orders)
 
     if cols is not None:
         from ..methods.groups import run_by_group
@@ -60,17 +68,18 @@ def compare_cmd(data: Path = DATA_ARG,
         title = f"{data}: {a} vs {b} in {len(grouped.groups)} groups of {', '.join(cols)}"
         emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
-    if shuffle is not None:
-        from ..errors import ParameterError
-        if pair != "by_row":
-            raise ParameterError("--shuffle replays whole rows (paired by environment); not with --pairing by-order")
-        title = f"{data}: {a} vs {b}, shuffled replay (seed {shuffle}), tested without replacement"
+    if about == "table":
+        title = f"{data}: {a} vs {b}, table averages (rows read in a random order, seed {seed})"
         emit_or_markdown(run(table, alpha), as_json, markdown, lambda r: render_table_rank(r, title), title=title)
         return
     result = run(table, alpha)
 
     def render(res: Any) -> None:
+        from ..report.text import order_sentence
         console.print(res.describe(a, b))
+        said = order_sentence(res.order)
+        if said:
+            console.print(said)
         t = Table(show_header=True)
         for col in ("pairs used", "p-value", f"p-value: {a} worse", f"p-value: {a} better",
                     "decided at pair"):

@@ -10,6 +10,7 @@ from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, BACKEND_OPT, DATA_ARG, FORMAT_O
                       SCHEDULER_OPT, SCORE_RANGE_OPT, app, console, emit, group_columns, read_input, render_groups,
                       show)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
+from ._options import declared
 
 
 @app.command("leaderboard")
@@ -35,6 +36,9 @@ def leaderboard_cmd(
     read_option: list[str] = READ_OPT,
     group_by: Optional[str] = GROUP_BY_OPT,
     alpha_across_groups: bool = ALPHA_ACROSS_OPT,
+    about: Optional[str] = declared("about", None, verb="leaderboard", extra_help="Default: benchmark with two or "
+                                    "more runs (the models' expected scores on this item set over runs), policy "
+                                    "with one run (their expected scores on items like these)."),
     show_all: bool = ALL_OPT,
     as_json: bool = JSON_OPT,
     markdown: bool = MARKDOWN_OPT,
@@ -64,13 +68,13 @@ def leaderboard_cmd(
         from ..methods.groups import run_by_group
         grouped = run_by_group(source, cols, lambda tab, level: leaderboard(
             tab, alpha=level, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method, stake=stake,
-            backend=backend, jobs=jobs, scheduler=scheduler),
+            backend=backend, jobs=jobs, scheduler=scheduler, about=about),
             alpha=alpha, alpha_across_groups=alpha_across_groups, method=method)
         title = f"{data}: {method} in {len(grouped.groups)} groups of {', '.join(cols)}"
         emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
     result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
-                         stake=stake, backend=backend, jobs=jobs, scheduler=scheduler)
+                         stake=stake, backend=backend, jobs=jobs, scheduler=scheduler, about=about)
 
     def render(res: Any) -> None:
         from ..report.text import ranking_renderables
@@ -92,7 +96,8 @@ def leaderboard_cmd(
             typer.echo(f"\n```{'dot' if graph == 'dot' else 'mermaid'}\n{result.graph(graph)}```")
     elif as_json and graph is not None:
         # the graph text the table output prints belongs in the JSON too
-        from ._common import print_warnings
+        from ._common import print_warnings, with_printed
+        result = with_printed(result)
         print_warnings(result)
         d = result.to_dict()
         d["details"]["graph"] = {"format": graph, "text": result.graph(graph)}

@@ -9,7 +9,7 @@ import typer
 
 from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
                       SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, deprecated_alias, group_columns, pairing_arg,
-                      read_input, render_groups, render_table_rank, show)
+                      read_input, read_options, render_groups, render_table_rank, show, shuffle_alias)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 
 
@@ -20,18 +20,18 @@ def ranking_title(res: Any, label: Any) -> str:
 
 def render_anyrank(res: Any, *, title: str, full: bool) -> None:
     """The people-facing output of an AnyRank result (rank and demo), drawn from its Ranking."""
-    from ..report.text import ranking_renderables
+    from ..report.text import order_sentence, ranking_renderables
+    extra = [f"{res.total_samples} trials used in total (mean used = mean over the trials the test used)."]
+    said = order_sentence(res.order)
     show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, n_label="trials",
-                             mean_label="mean used",
-                             extra=[f"{res.total_samples} trials used in total (mean used = mean over the "
-                                    "trials the test used)."]))
+                             mean_label="mean used", extra=[said, *extra] if said else extra))
 
 
 def render_preferences(res: Any, *, title: str, full: bool = False) -> None:
     """A certified preference graph: its Ranking through the one text renderer (policies, letters, edges,
     undecided pairs, the guarantee), then the battles of each pair that met."""
-    from ..report.text import MAX_ROWS, capped_list, ranking_renderables, table_renderables
-    extra = []
+    from ..report.text import MAX_ROWS, capped_list, order_sentence, ranking_renderables, table_renderables
+    extra = [s for s in (order_sentence(res.order, "battles"),) if s]
     if res.never_met:
         text, left = capped_list([f"{a} vs {b}" for a, b in res.never_met], width=console.width,
                                  lines=None if full else 2)
@@ -58,9 +58,12 @@ def render_bradley_terry(res: Any, *, title: str, full: bool = False) -> None:
     show(table_renderables(["player", "log-strength", "se"], rows, left=(0,), limit=None if full else MAX_ROWS))
 
 
-def _refuse_with_shuffle(**given: bool) -> None:
-    """--shuffle runs its own test (sampling without replacement); AnyRank's options would be dropped silently."""
-    _refuse("with --shuffle (a without-replacement test of the table's average, with its own bettor)", **given)
+_READ = read_options("anyrank")
+
+
+def refuse_with_table(**given: bool) -> None:
+    """--about table runs its own test (sampling without replacement); other tests' options would be dropped."""
+    _refuse("with --about table (a without-replacement test of the table's averages, with its own bettor)", **given)
 
 
 def _refuse(where: str, **given: bool) -> None:
@@ -101,6 +104,8 @@ def rank_cmd(data: Path = DATA_ARG,
                                                      "(fastest decisions; default from --n-max 500), mixture "
                                                      "(more power at the budget; default below 500) or barnard "
                                                      "(both success counts; default with --arms independent)."),
+             about: Optional[str] = _READ["about"], order: str = _READ["order"], seed: int = _READ["seed"],
+             order_by: Optional[str] = _READ["order_by"], orders: int = _READ["orders"],
              shuffle: Optional[int] = SHUFFLE_OPT,
              group_by: Optional[str] = GROUP_BY_OPT,
              alpha_across_groups: bool = ALPHA_ACROSS_OPT,
@@ -119,9 +124,15 @@ def rank_cmd(data: Path = DATA_ARG,
              every: Optional[int] = typer.Option(None, "--every", help="--model bt: battles between checkpoints "
                                                  "(default 100)."),
              as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
-    """Certified ranking of policies from recorded trials (AnyRank), replayed in recorded order; for battle /
+    """Certified ranking of policies from recorded trials (AnyRank), read in a seeded random order; for battle /
     preference data, the certified preference graph."""
     check_output_flags(as_json, markdown)
+    about, seed = shuffle_alias(shuffle, about, seed)
+    about = about or "policy"
+    if about == "benchmark":
+        from ..errors import ParameterError
+        raise ParameterError("rank's claims are about the policies (--about policy) or these rows (--about table); "
+                             "claims about a fixed item set over repeated runs are `certirank leaderboard`'s")
     from ..methods.anyrank.demo import compute_ranking
     n_max = deprecated_alias(n_max, nmax, "--nmax", "--n-max")
     bins = deprecated_alias(bins, metric, "--metric", "--bins") or "progress"
@@ -148,8 +159,9 @@ def rank_cmd(data: Path = DATA_ARG,
                            guarantee=guarantee != "paper", heldout_prior_rows=heldout_prior_rows != 0,
                            bins=bins != "progress", budget=budget != "auto", arms=arms != "paired",
                            statistic=statistic is not None)
-    if shuffle is not None:
-        _refuse_with_shuffle(**anyrank_options)
+    if about == "table":
+        refuse_with_table(**anyrank_options, order=order != "random", order_by=order_by is not None,
+                          orders=orders != 1)
     table = read_input(data, format, score_range, read_option)
 
     if model == "bt" and table.attrs.get("format") != "preferences":
@@ -165,48 +177,49 @@ def rank_cmd(data: Path = DATA_ARG,
         if plot is not None:
             raise ParameterError("--plot draws score violins; preference data has no per-trial scores")
         # the preference graph has its own test: AnyRank's options would be dropped without a word
-        _refuse("to preference data (the certified preference graph has its own test)", shuffle=shuffle is not None,
-                pairing=pair != "by_row", **anyrank_options)
+        _refuse("to preference data (the certified preference graph has its own test)", about=about != "policy",
+                pairing=pair != "by_row", order_by=order_by is not None, orders=orders != 1, **anyrank_options)
         if model == "bt":
             bt = {k: v for k, v in dict(method=bt_method, draws=draws, home=home, every=every).items()
                   if v is not None}
-            res = preference_graph(table, alpha, model="bradley-terry", **bt)
+            res = preference_graph(table, alpha, model="bradley-terry", order=order, seed=seed, **bt)
             title = (f"{data}: certified Bradley–Terry ranking ({res.method}), {res.n_battles} battles "
                      f"(alpha = {res.alpha:g})")
             emit_or_markdown(res, as_json, markdown, lambda r: render_bradley_terry(r, title=title, full=show_all),
                              title=title)
             return
-        res = preference_graph(table, alpha)
+        res = preference_graph(table, alpha, order=order, seed=seed)
         title = f"{data}: certified preference graph, {res.n_battles} battles (alpha = {res.alpha:g})"
         emit_or_markdown(res, as_json, markdown, lambda r: render_preferences(r, title=title, full=show_all),
                          title=title)
         return
 
-    if shuffle is not None:
+    if about == "table":
         from ..errors import ParameterError
-        from ..methods.shuffled import shuffled_ranking
+        from ..methods.shuffled import table_ranking
         if plot is not None or pair != "by_row":
-            raise ParameterError("--shuffle replays whole rows (paired by environment); it cannot be combined with "
-                                 "--plot or --pairing by-order")
+            raise ParameterError("--about table reads whole rows (paired by environment); it cannot be combined "
+                                 "with --plot or --pairing by-order")
 
-        def shuffled(tab, level):  # noqa: ANN001, ANN202
-            return shuffled_ranking(tab, level, seed=shuffle)
+        def averages(tab, level):  # noqa: ANN001, ANN202
+            return table_ranking(tab, level, seed=seed)
 
         if cols is not None:
             from ..methods.groups import run_by_group
-            res = run_by_group(table, cols, shuffled, alpha=alpha, alpha_across_groups=alpha_across_groups,
-                               method="shuffled-without-replacement")
-            title = f"{data}: shuffled replay (seed {shuffle}) in {len(res.groups)} groups of {', '.join(cols)}"
+            res = run_by_group(table, cols, averages, alpha=alpha, alpha_across_groups=alpha_across_groups,
+                               method="table-without-replacement")
+            title = f"{data}: table averages (random order, seed {seed}) in {len(res.groups)} groups of " \
+                    f"{', '.join(cols)}"
             emit_or_markdown(res, as_json, markdown, lambda r: render_groups(r, title), title=title)
         else:
-            title = f"{data}: shuffled replay (seed {shuffle}), tested without replacement"
-            emit_or_markdown(shuffled(table, alpha), as_json, markdown,
+            title = f"{data}: table averages, rows read in a random order (seed {seed}), tested without replacement"
+            emit_or_markdown(averages(table, alpha), as_json, markdown,
                              lambda r: render_table_rank(r, title, full=show_all), title=title)
         return
 
     opts = dict(method=method, prior=prior, prior_means=prior_means, gamma=gamma, n_max=n_max, ties=ties,
-                guarantee=guarantee, heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pair, budget=budget, arms=arms,
-                statistic=statistic)
+                guarantee=guarantee, heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pair, budget=budget,
+                arms=arms, statistic=statistic, order=order, seed=seed, order_by=order_by, orders=orders)
     if cols is not None:
         from ..methods.groups import run_by_group
         if plot is not None:

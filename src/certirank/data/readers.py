@@ -285,6 +285,11 @@ def _from_frame(frame: pd.DataFrame, layout: str | None, *, source: str | None,
         if file_type != "dataframe":
             frame = _file_cells(frame, source, row_offset, notes, score_range)
         table = validate_table(frame, score_range=score_range, source=source, row_offset=row_offset)
+        # the data's own run order, read as such (spec 09 §3, data.order); a table loaded before says whether
+        # its `order` column came from the data or was the row position
+        given = frame.attrs.get("order_column") if "format" in frame.attrs else "order" in frame.columns
+        if given:
+            table.attrs["order_column"] = True
     if layout != "preferences" and not read_before:
         note = pairing_note(table, frame.columns, _ENV_HEADERS)
         notes += [note] if note else []

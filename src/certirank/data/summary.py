@@ -9,8 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ..results import Result, inputs, reader_warnings, warning
-from .order import replay_order_warnings
+from ..results import Result, inputs, reader_warnings
 from .preferences import PREFERENCE_COLUMNS
 from .table import policies as table_policies
 
@@ -89,7 +88,7 @@ def summarize(table: pd.DataFrame) -> InspectResult:
     return InspectResult(source=source, format=str(fmt), n_observations=int(len(table)), n_envs=n_envs,
                          n_replicates=int(table["replicate"].nunique()) if "replicate" in table else 1,
                          policies=rows, early_stopping=_early_stopping(table),
-                         warnings=(*reader_warnings(table), *(warning(w) for w in replay_order_warnings(table))))
+                         warnings=reader_warnings(table))
 
 
 def _early_stopping(table: pd.DataFrame) -> list[dict[str, Any]] | None:

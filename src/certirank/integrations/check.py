@@ -18,26 +18,32 @@ __all__ = ["check"]
 
 
 @validated("check")
-def check(data: Any, claims: Any, *, alpha: float | None = None, bettor: str = "nscore", ties: str = "allow",
+def check(data: Any, claims: Any, *, alpha: float | None = None, bettor: str | None = None, ties: str = "allow",
           bins: Any = "progress", format: str | None = None, score_range: tuple[float, float] | None = None,
-          **read_options: Any) -> CheckResult:
+          about: str = "policy", order: str = "random", seed: int = 0, order_by: str | None = None,
+          orders: int = 1, fail_on: str = "any", **read_options: Any) -> CheckResult:
     """Check claims "A>B" against evaluation data or a campaign file; see `certirank.methods.check.check`.
 
     ``alpha``: default 0.05; for a campaign file its own locked alpha (a smaller one is refused). The
-    test options (``bettor``, ``ties``, ``bins``) and the reader options do not apply to a campaign, whose
-    settings were locked at init: giving one is an error rather than silently ignored.
+    test options (``bettor``, ``ties``, ``bins``), the way rows are read (``about``, ``order``, ``seed``,
+    ``order_by``, ``orders``: a campaign is read in arrival order) and the reader options do not apply to a
+    campaign, whose settings were locked at init: giving one is an error rather than silently ignored.
+    ``fail_on`` applies to both.
     """
     from ..campaign._check import check_campaign, is_campaign_file
 
     if is_campaign_file(data):
-        given = {"bettor": bettor != "nscore", "ties": ties != "allow", "bins": bins != "progress",
-                 "format": format is not None, "score_range": score_range is not None, **dict.fromkeys(read_options, True)}
+        given = {"bettor": bettor is not None, "ties": ties != "allow", "bins": bins != "progress",
+                 "format": format is not None, "score_range": score_range is not None, "about": about != "policy",
+                 "order": order != "random", "seed": seed != 0, "order_by": order_by is not None,
+                 "orders": orders != 1, **dict.fromkeys(read_options, True)}
         bad = [k for k, v in given.items() if v]
         if bad:
             raise ParameterError(f"{', '.join(bad)}: not used with a campaign file {data} (its method and settings "
                                  "were locked at init)")
-        return check_campaign(data, claims, alpha=alpha)
+        return check_campaign(data, claims, alpha=alpha, fail_on=fail_on)
     from ..methods.check import check as check_table
 
     return check_table(data, claims, alpha=0.05 if alpha is None else alpha, bettor=bettor, ties=ties, bins=bins,
-                       format=format, score_range=score_range, **read_options)
+                       format=format, score_range=score_range, about=about, order=order, seed=seed,
+                       order_by=order_by, orders=orders, fail_on=fail_on, **read_options)

@@ -23,7 +23,9 @@ import numpy as np
 from .._validate import check_alpha
 from ..errors import DataError, ParameterError
 from ..order.result import Ranking, Relation, make_ranking
-from ..results import Result, inputs, reader_warnings
+from ..multitest.graphical import holm_rejections
+from ..results import Result, inputs, note, reader_warnings
+from .compare import compare
 
 __all__ = ["check", "CheckResult", "parse_claim", "EXIT_CODES"]
 
@@ -72,7 +74,10 @@ class CheckResult(Result):
         both directions), ``p_claim`` / ``p_reverse`` (one-sided p-values), ``pairs`` (paired trials used),
         ``mean_better`` / ``mean_worse`` (means over those trials).
     exit_code : int
-        0 all certified, 1 some not (yet) certified, 3 some certified the other way.
+        0 all certified, 1 some not (yet) certified, 3 some certified the other way (with ``fail_on =
+        "reversed"``: 3 if some claim is certified the other way, else 0).
+    fail_on : input
+        ``any`` or ``reversed`` (see :func:`check`).
     statement : str
         The guarantee of the gate in one sentence.
     """
@@ -86,6 +91,7 @@ class CheckResult(Result):
     statement: str
     bettor: str = inputs(default="nscore")
     ties: str = inputs(default="allow")
+    fail_on: str = inputs(default="any")
 
     def lines(self) -> list[str]:
         """One line per claim, for people and CI logs."""
@@ -101,9 +107,10 @@ class CheckResult(Result):
         return out
 
 
-def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str = "nscore", ties: str = "allow",
+def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = None, ties: str = "allow",
           bins: Any = "progress", format: str | None = None, score_range: tuple[float, float] | None = None,
-          **read_options: Any) -> CheckResult:
+          about: str = "policy", order: str = "random", seed: int = 0, order_by: str | None = None,
+          orders: int = 1, fail_on: str = "any", **read_options: Any) -> CheckResult:
     """Check claims "A>B" against evaluation data (any input `certirank.load` reads, or a loaded table).
 
     Parameters
@@ -115,54 +122,152 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str = "nscore"
     alpha : float
         Family-wise level over all claims.
     bettor, ties, bins
-        As for `certirank.compare` (speed only; never validity).
+        As for `certirank.compare` (the same defaults): the bettor changes power, never validity.
+    about : {"policy", "benchmark", "table"}, default "policy"
+        What a certified claim is about (spec 09 §2). ``policy``: each claim is `compare`'s paired test on the
+        items (rows) both policies ran; with repeated runs (several replicates per item), each item's score is
+        first averaged over its runs. ``benchmark``: the models' expected scores on this item set over runs,
+        tested by BB-EDGE (`certirank.leaderboard`) on the claimed models. ``table``: the averages over exactly
+        these rows (`certirank.methods.shuffled.table_ranking`).
+    order, seed, order_by, orders
+        How the rows are read (spec 09 §3, §5), as for `certirank.compare`.
+    fail_on : {"any", "reversed"}, default "any"
+        The gate's exit code: ``any`` fails (1) on a claim not certified yet and (3) on a claim certified the
+        other way; ``reversed`` fails only on a claim certified the other way (a pull-request gate that lets
+        an undecided change through).
     """
     from ..data.readers import load
-    from .compare import _pairs_from_table, compare
-    from ..multitest.graphical import holm_rejections
 
     alpha = check_alpha(alpha)
     claims, parsed = parse_claims(claims)
     table = load(data, format=format, score_range=score_range, **read_options)
-    source = table.attrs.get("source") if hasattr(table, "attrs") else None
-    results = []
+    names = list(dict.fromkeys(n for pair in parsed for n in pair))
+    if about in ("benchmark", "table"):
+        if about == "benchmark" and (order != "random" or order_by is not None or orders != 1):
+            raise ParameterError("about='benchmark' reads the runs in their recorded order (items within a run "
+                                 "do not play an order); order, order_by and orders do not apply")
+        res = _read_off(table, names, about, alpha=alpha, seed=seed, order=order, order_by=order_by, orders=orders)
+        return _off_ranking(res, claims, parsed, alpha=alpha, fail_on=fail_on, about=about)
+    runs_note = None
+    if "replicate" in table.columns and table["replicate"].nunique() > 1:
+        table, runs_note = _average_runs(table)
+    results, warns = [], list(reader_warnings(table))
+    if runs_note:
+        warns.append(note(runs_note))
     for text, (better, worse) in zip(claims, parsed):
         try:
-            x, y = _pairs_from_table(table, better, worse)
+            res = compare(table, alpha=alpha, a=better, b=worse, bettor=bettor, ties=ties, bins=bins, order=order,
+                          seed=seed, order_by=order_by, orders=orders)
         except DataError as err:
-            raise DataError(f"claim {text!r}: {err}") from None
-        results.append((text, better, worse, x, y, compare(x, y, alpha=alpha, bettor=bettor, ties=ties, bins=bins)))
-    pvalues = np.array([r[5].pvalue for r in results])
+            raise DataError(f"claim {text!r}: {err.bare_message()}", source=err.source) from None
+        warns += [w for w in res.warnings if w not in warns]
+        results.append((text, better, worse, res))
+    pvalues = np.array([r[3].pvalue for r in results])
     rejected = holm_rejections(pvalues, alpha)
     rows = []
-    for (text, better, worse, x, y, res), rej in zip(results, rejected):
-        # x = the claimed better policy: "x>y" is the claim, "x<y" its reverse
+    for (text, better, worse, res), rej in zip(results, rejected):
+        # a = the claimed better policy: "x>y" is the claim, "x<y" its reverse
         if rej and res.p_more < res.p_less:
             status = "certified"
         elif rej and res.p_less < res.p_more:
             status = "certified the other way"
         else:
             status = "not certified"
+        means = res.ranking.means
         rows.append({"claim": text, "better": better, "worse": worse, "status": status, "pvalue": res.pvalue,
                      "p_claim": res.p_more, "p_reverse": res.p_less, "pairs": res.n,
-                     "mean_better": float(np.mean(x)), "mean_worse": float(np.mean(y))})
-    code = max(EXIT_CODES[r["status"]] for r in rows)
+                     "mean_better": means[better], "mean_worse": means[worse]})
     k = len(rows)
+    first = results[0][3]
+    when = ("after all rows (averaged over random orders)" if orders > 1
+            else "at whatever trial the data ends")
     statement = (f"With probability at least {100 * (1 - alpha):g}%, every claim reported as certified (either way) "
-                 f"is true, at whatever trial the data ends (anytime-valid paired tests, Holm over {k} "
-                 f"claim{'s' if k != 1 else ''}, alpha = {alpha:g}).")
-    names = list(dict.fromkeys(n for r in rows for n in (r["better"], r["worse"])))
+                 f"is true, {when} (paired tests of compare, Holm over {k} claim{'s' if k != 1 else ''}, alpha = "
+                 f"{alpha:g}; claims about the policies' expected scores).")
     rels = {}
     for r, (*_, res) in zip(rows, results):
         if r["status"] != "not certified":
             b, w = (r["better"], r["worse"]) if r["status"] == "certified" else (r["worse"], r["better"])
             rels[(b, w)] = Relation(b, w, "test", res.decided_at, res.pvalue, "pvalue")
-    means: dict[str, float] = {}
+    means = {}
     for r in rows:
         means.setdefault(r["better"], r["mean_better"])
         means.setdefault(r["worse"], r["mean_worse"])
     ranking = make_ranking(names, rels.values(), kind="check", alpha=alpha, guarantee=statement, means=means,
                            when_unit="paired trials", closure=False, about="policy")
-    return CheckResult(alpha=alpha, ranking=ranking, claims=rows, exit_code=code, statement=statement,
-                       bettor=results[0][5].bettor, ties=results[0][5].ties, about="policy", order={"kind": "given"},
-                       source=None if source is None else str(source), warnings=reader_warnings(table))
+    source = table.attrs.get("source")
+    return CheckResult(alpha=alpha, ranking=ranking, claims=rows, exit_code=exit_code(rows, fail_on),
+                       statement=statement, bettor=first.bettor, ties=first.ties, fail_on=fail_on, about="policy",
+                       order=first.order, source=None if source is None else str(source), warnings=tuple(warns))
+
+
+def exit_code(rows: Any, fail_on: str = "any") -> int:
+    """The gate's exit code for claim rows (``status`` each): the worst verdict, or, with ``fail_on="reversed"``,
+    3 only for a claim certified the other way (else 0)."""
+    worst = max(EXIT_CODES[r["status"]] for r in rows)
+    return (3 if worst == 3 else 0) if fail_on == "reversed" else worst
+
+
+def _average_runs(table: Any) -> tuple[Any, str]:
+    """One score per (policy, item): the mean over its runs (repeated epochs or replicates), and the sentence
+    that says so."""
+    src = table.attrs.get("source")
+    if table["env"].isna().any():
+        raise DataError("repeated runs without item labels: each run's trials cannot be matched to an item "
+                        "(give an item / env column)", source=src)
+    runs = int(table["replicate"].nunique())
+    grouped = table.groupby(["policy", "env"], sort=False)
+    out = grouped.agg(score=("score", "mean"), order=("order", "min")).reset_index()
+    out["replicate"] = 0
+    counts = grouped.size()
+    per = (f"{runs} runs" if counts.nunique() == 1 else f"{int(counts.min())} to {int(counts.max())} runs")
+    out = out[["policy", "env", "replicate", "score", "order"]]
+    out.attrs = {k: v for k, v in table.attrs.items() if k != "validated"}
+    sentence = (f"repeated runs: each item's score is the mean over its {per} (claims about the policies' expected "
+                "scores on new items; about='benchmark' (--about benchmark) tests the runs themselves with BB-EDGE)")
+    return out, sentence
+
+
+def _read_off(table: Any, names: list[str], about: str, **kw: Any) -> Any:
+    """The ranking the claims are read from, for ``about="benchmark"`` (BB-EDGE) or ``"table"``."""
+    sub = table[table["policy"].isin(names)].copy()
+    sub.attrs = {k: v for k, v in table.attrs.items() if k != "validated"}
+    missing = [n for n in names if n not in set(sub["policy"])]
+    if missing:
+        raise DataError(f"claimed polic{'y' if len(missing) == 1 else 'ies'} {', '.join(map(repr, missing))} not "
+                        f"in the data; it has {', '.join(map(str, table['policy'].unique()))}",
+                        source=table.attrs.get("source"))
+    if about == "benchmark":
+        from .bbedge import leaderboard
+        return leaderboard(sub, kw["alpha"], about="benchmark")
+    from .shuffled import table_ranking
+    if kw["order"] != "random" or kw["order_by"] is not None or kw["orders"] != 1:
+        raise ParameterError("about='table' (--about table) reads whole rows in one seeded random order; order, "
+                             "order_by and orders do not apply")
+    return table_ranking(sub, kw["alpha"], seed=kw["seed"], policies=names)
+
+
+def _off_ranking(res: Any, claims: list[str], parsed: list[tuple[str, str]], *, alpha: float, fail_on: str,
+                 about: str) -> CheckResult:
+    """Claims read off a ranking that certifies every pair at once (BB-EDGE's or the table's)."""
+    ranking = res.ranking
+    rel = {(r.better, r.worse): r for r in ranking.relations}
+    rows = []
+    for text, (better, worse) in zip(claims, parsed):
+        if ranking.better(better, worse):
+            status, found = "certified", rel.get((better, worse))
+        elif ranking.better(worse, better):
+            status, found = "certified the other way", rel.get((worse, better))
+        else:
+            status, found = "not certified", None
+        pvalue = found.evidence if found is not None and found.evidence_kind == "pvalue" else None
+        rows.append({"claim": text, "better": better, "worse": worse, "status": status, "pvalue": pvalue,
+                     "p_claim": None, "p_reverse": None,
+                     "pairs": ranking.policy(better).n, "mean_better": ranking.means[better],
+                     "mean_worse": ranking.means[worse]})
+    what = ("BB-EDGE on the claimed models' runs (claims about their expected scores on this item set)"
+            if about == "benchmark" else "the table's averages (claims about exactly these rows)")
+    statement = (f"Claims read off {what}: {ranking.guarantee}")
+    return CheckResult(alpha=alpha, ranking=ranking, claims=rows, exit_code=exit_code(rows, fail_on),
+                       statement=statement, bettor=getattr(res, "method", about), ties="allow", fail_on=fail_on,
+                       about=about, order=res.order, source=res.source, warnings=res.warnings)

@@ -17,7 +17,7 @@ from .._validate import check_positive_int
 from ..errors import DataError, ParameterError
 from .._compat import keyword_only
 from ..order.result import Ranking, Relation, make_ranking
-from ..results import Result, inputs
+from ..results import Result, inputs, note
 from ..evidence._core import BINARY_BINS, DEFAULT_BETTOR, check_scores, resolve_bins
 from ..evidence.sequential import PairedTest
 
@@ -99,9 +99,12 @@ class CompareResult(Result):
                 f"(p = {self.pvalue:.4g}, {a})")
 
 
-def _guarantee(alpha: float, horizon: int | None, ties: str, test: str) -> str:
+def _guarantee(alpha: float, horizon: int | None, ties: str, test: str, order: Any = None) -> str:
+    k = (order or {}).get("orders") if isinstance(order, dict) else None
     where = ("at whatever pair you stop" if horizon is None
              else f"at whatever pair you stop up to the budget of {horizon} trials")
+    if k:
+        where = f"after all pairs (averaged over {k} random orders: a statement at this size, not at every stop)"
     tie_note = ("valid even if the two are exactly tied" if ties == "allow"
                 else "assumes the two are never exactly tied")
     return (f"The chance of ever declaring the wrong policy better, {where}, is at most alpha = {alpha:g} "
@@ -110,17 +113,18 @@ def _guarantee(alpha: float, horizon: int | None, ties: str, test: str) -> str:
 
 def _result(xa: np.ndarray, ya: np.ndarray, a: str, b: str, *, decision: str | None, pvalue: float,
             decided_at: int | None, n: int, alpha: float, bettor: str, ties: str, p_less: float, p_more: float,
-            test: str, horizon: int | None, n_max: int | None, arms: str, about: str = "policy") -> CompareResult:
+            test: str, horizon: int | None, n_max: int | None, arms: str, about: str = "policy",
+            order: Any = None) -> CompareResult:
     rels = []
     if decision is not None:
         better, worse = (a, b) if decision == "x>y" else (b, a)
         rels.append(Relation(better, worse, "test", decided_at, pvalue, "pvalue"))
-    ranking = make_ranking([a, b], rels, kind="compare", alpha=alpha, guarantee=_guarantee(alpha, horizon, ties, test),
+    ranking = make_ranking([a, b], rels, kind="compare", alpha=alpha, guarantee=_guarantee(alpha, horizon, ties, test, order),
                            means=[float(xa[:n].mean()), float(ya[:n].mean())], n=[n, n], when_unit="paired trials",
                            about=about)
     return CompareResult(ranking=ranking, pvalue=pvalue, decided_at=decided_at, n=n, a=a, b=b, alpha=alpha,
                          bettor=bettor, ties=ties, n_max=n_max, arms=arms, p_less=p_less, p_more=p_more, test=test,
-                         horizon=horizon, about=about, order={"kind": "given"})
+                         horizon=horizon, about=about, order=order)
 
 
 @keyword_only(("bettor", "ties"))
@@ -128,7 +132,8 @@ def _result(xa: np.ndarray, ya: np.ndarray, a: str, b: str, *, decision: str | N
 def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None, b: str | None = None,
             pairing: str = "by_row", bettor: str | None = None, ties: str = "allow", bins: Any = "progress",
             n_max: int | None = None, arms: str = "paired", extendable: bool = False, format: str | None = None,
-            score_range: Any = None, **options: Any) -> CompareResult:
+            score_range: Any = None, about: str = "policy", order: str = "random", seed: int = 0,
+            order_by: str | None = None, orders: int = 1, **options: Any) -> Any:
     """Sequentially compare two policies on paired trials with an anytime-valid test.
 
     Parameters
@@ -172,6 +177,20 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         on the exact test), at a small cost in power.
     format, score_range
         With a table read from a file: passed to :func:`certirank.load`.
+    about : {"policy", "table"}, default "policy"
+        What a certified claim is about (spec 09 §2): the two policies' expected scores on new trials, or
+        (``"table"``, a table only) the averages over exactly these rows (a
+        :class:`~certirank.methods.shuffled.TableRanking`).
+    order : {"random", "given"}, default "random"
+        How the pairs are read (spec 09 §3): in a uniformly random order drawn from ``seed``, or as given
+        (``"given"``: the order check of spec 09 §4 warns about a sorted file). A table's ``order``, ``time`` or
+        ``timestamp`` column is the run order and is read as such.
+    seed : int, default 0
+        Seed of the random order.
+    order_by : str, optional
+        A table's column that holds the run order.
+    orders : int, default 1
+        With K > 1: the answer averaged over K random orders (spec 09 §5), at the data's size (no decision time).
     **options
         Bettor tuning constants (see :class:`certirank.evidence.PairedStreams`); ``concentration`` for
         the budget test's Beta mixture (default: tuned from n_max and alpha).
@@ -193,27 +212,41 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
     import dataclasses
     import os
 
+    from ..data.order import read_order
+    from ..results import reader_warnings, warning
+    if about == "benchmark":
+        raise ParameterError("compare's claims are about the two policies (about='policy'); claims about a fixed "
+                             "item set over repeated runs are certirank.leaderboard's (about='benchmark')")
     if y is None and isinstance(x, (str, os.PathLike)) or _is_frame(x):
         if y is not None:
             raise ParameterError("give a table with a= and b= (the two policies), or two arrays x, y; not both")
         if a is None or b is None:
             raise ParameterError("comparing policies of a table needs a= and b= (the two policies' names)")
+        from ..data.order import arrange, order_check
         from ..data.readers import load
-        from ..results import reader_warnings
+        from ..data.table import check_per_trial, to_wide
         table = load(x, format=format, score_range=score_range)
-        xs, ys = _pairs_from_table(table, str(a), str(b), pairing=pairing)
-        res = compare(xs, ys, alpha, a=str(a), b=str(b), bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
-                      extendable=extendable, **options)
+        if about == "table":
+            return _table_estimand(table, str(a), str(b), alpha, seed, order, order_by, orders, pairing)
+        check_per_trial(table, "compare")
+        plan = read_order(table, order=order, seed=seed, order_by=order_by, orders=orders)
+        warns = list(reader_warnings(table))
+        if plan.kind == "column" and plan.announced:
+            warns.append(note(plan.sentence()))
+        if plan.kind == "given":
+            wide = to_wide(table)
+            _columns(wide, str(a), str(b))
+            warns += [warning(w) for w in order_check(wide[[str(a), str(b)]], [(str(a), str(b))])]
         src = table.attrs.get("source")
-        from ..data.order import replay_order_warnings
-        from ..results import warning
-        return dataclasses.replace(res, source=None if src is None else str(src),
-                                   warnings=(*reader_warnings(table),
-                                             *(warning(w) for w in replay_order_warnings(table))))
+        runs = [_pairs_from_table(arrange(table, plan, k), str(a), str(b), pairing=pairing)
+                for k in range(plan.orders)]
+        res = _compare(runs, str(a), str(b), plan, alpha=alpha, bettor=bettor, ties=ties, bins=bins, n_max=n_max,
+                       arms=arms, extendable=extendable, options=options)
+        return dataclasses.replace(res, source=None if src is None else str(src), warnings=tuple(warns))
     if y is None:
         raise ParameterError("compare needs two arrays x, y, or a table with a= and b=")
-    if format is not None or score_range is not None:
-        raise ParameterError("format= and score_range= apply to a table read from a file, not to arrays")
+    if format is not None or score_range is not None or order_by is not None:
+        raise ParameterError("format=, score_range= and order_by= apply to a table, not to two arrays")
     names = ("x" if a is None else str(a), "y" if b is None else str(b))
     if names[0] == names[1]:
         raise ParameterError(f"a and b name the same policy {names[0]!r}")
@@ -225,6 +258,47 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         raise DataError(f"x and y must have the same length (paired trials), got {xa.size} and {ya.size}")
     if xa.size == 0:
         raise DataError("x and y are empty; compare needs at least one paired trial")
+    if about == "table":
+        import pandas as pd
+        frame = pd.DataFrame({names[0]: xa, names[1]: ya})
+        return _table_estimand(frame, *names, alpha, seed, order, order_by, orders, "by_row")
+    plan = read_order(None, order=order, seed=seed, orders=orders)
+    if plan.kind == "random":
+        from ..data.order import permutation, seeds_of
+        runs = [(xa[p], ya[p]) for p in (permutation(xa.size, s) for s in seeds_of(plan))]
+    else:
+        runs = [(xa, ya)]
+    res = _compare(runs, *names, plan, alpha=alpha, bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
+                   extendable=extendable, options=options)
+    if plan.kind == "given":
+        import pandas as pd
+        from ..data.order import order_check
+        wide = pd.DataFrame({names[0]: xa, names[1]: ya})
+        res = dataclasses.replace(res, warnings=tuple(warning(w) for w in order_check(wide, [names])))
+    return res
+
+
+def _table_estimand(table: Any, a: str, b: str, alpha: float, seed: int, order: str, order_by: Any, orders: int,
+                    pairing: str) -> Any:
+    """``about="table"``: the two policies' averages over exactly these rows (methods.shuffled)."""
+    if order != "random" or order_by is not None or orders != 1 or pairing != "by_row":
+        raise ParameterError("about='table' (--about table) reads whole rows in one seeded random order: its test "
+                             "samples the table without replacement; order, order_by, orders and pairing do not "
+                             "apply")
+    from .shuffled import table_ranking
+    return table_ranking(table, alpha, seed=seed, policies=[a, b])
+
+
+def _columns(wide: Any, a: str, b: str) -> None:
+    for name in (a, b):
+        if name not in wide.columns:
+            raise DataError(f"policy {name!r} not found; policies in the data: {', '.join(map(str, wide.columns))}")
+
+
+def _test(xa: np.ndarray, ya: np.ndarray, *, alpha: float, bettor: str | None, ties: str, bins: Any,
+          n_max: int | None, arms: str, extendable: bool, options: dict[str, Any]) -> Any:
+    """The paired test run over the pairs (in the order given): the exact budget test of spec 08 when the scores
+    are declared binary and a budget is given, else the e-process of spec 01."""
     from ..evidence.budget import check_arms
 
     arms = check_arms(arms)
@@ -240,21 +314,49 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         bt = BudgetTest(n_max, alpha=alpha, ties=ties, arms=arms, extendable=extendable, bettor=bettor,
                         **options)
         bt.update_many(xa, ya)
-        return _result(xa, ya, *names, decision=bt.decision, pvalue=bt.pvalue, decided_at=bt.decided_at, n=bt.n,
-                       alpha=bt.alpha, bettor=bettor if extendable else "exact", ties=bt.ties, p_less=bt.p_less,
-                       p_more=bt.p_more, test=bt.name, horizon=bt.horizon, n_max=bt.design.n_max,
-                       arms=bt.design.arms)
+        return bt
     if n_max is not None:
         check_positive_int("n_max", n_max)
     test = PairedTest(alpha, bettor=bettor, ties=ties, bins=bins, **options)
     test.update_many(xa, ya)
-    name = f"{test.bettor} e-process (spec 01)"
-    if n_max is not None:
+    return test
+
+
+def _compare(runs: list[tuple[np.ndarray, np.ndarray]], a: str, b: str, plan: Any, *, alpha: float,
+             bettor: str | None, ties: str, bins: Any, n_max: int | None, arms: str, extendable: bool,
+             options: dict[str, Any]) -> CompareResult:
+    """The result of the pairs read in one order, or (spec 09 §5) averaged over several: the mean of the final
+    e-values is an e-value (p = min(1, K / sum E_k)); exact p-values merge as min(1, 2 mean p_k) (Vovk & Wang)."""
+    from ..evidence.streams import combine
+    tests = [_test(xa, ya, alpha=alpha, bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
+                   extendable=extendable, options=options) for xa, ya in runs]
+    first = tests[0]
+    exact = not isinstance(first, PairedTest)
+    name = first.name if exact else f"{first.bettor} e-process (spec 01)"
+    if not exact and n_max is not None:
         name += "; budget not used: the exact budget test needs scores declared binary (bins='binary')"
-    return _result(xa, ya, *names, decision=test.decision, pvalue=test.pvalue, decided_at=test.decided_at,
-                   n=test.n, alpha=test.alpha, bettor=test.bettor, ties=test.ties, p_less=test.p_less,
-                   p_more=test.p_more, test=name, horizon=None, n_max=None if n_max is None else int(n_max),
-                   arms=arms)
+    xa, ya = runs[0]
+    common = dict(alpha=first.alpha, bettor=(bettor or default_bettor(bins)) if extendable else "exact",
+                  ties=first.ties, n_max=first.design.n_max, arms=first.design.arms, horizon=first.horizon) if exact \
+        else dict(alpha=first.alpha, bettor=first.bettor, ties=first.ties, n_max=None if n_max is None else int(n_max),
+                  arms=arms, horizon=None)
+    if len(tests) == 1:
+        return _result(xa, ya, a, b, decision=first.decision, pvalue=first.pvalue, decided_at=first.decided_at,
+                       n=first.n, p_less=first.p_less, p_more=first.p_more, test=name, order=plan.to_dict(), **common)
+    k = len(tests)
+    if exact:
+        p_less = min(1.0, 2.0 * float(np.mean([t.p_less for t in tests])))
+        p_more = min(1.0, 2.0 * float(np.mean([t.p_more for t in tests])))
+    else:
+        p_less = min(1.0, k / float(np.sum(np.exp([t.log_evalue_less for t in tests]))))
+        p_more = min(1.0, k / float(np.sum(np.exp([t.log_evalue_more for t in tests]))))
+    pvalue = float(combine(p_less, p_more, first.ties))
+    decision = None
+    if pvalue <= first.alpha and p_less != p_more:
+        decision = "x<y" if p_less < p_more else "x>y"
+    return _result(xa, ya, a, b, decision=decision, pvalue=pvalue, decided_at=None, n=first.n, p_less=p_less,
+                   p_more=p_more, test=f"{name}; averaged over {k} random orders (spec 09 §5, at the data's size)",
+                   order=plan.to_dict(), **common)
 
 
 def _is_frame(obj: Any) -> bool:

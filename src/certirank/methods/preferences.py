@@ -28,7 +28,7 @@ from .._params import validated
 from .._validate import check_alpha, check_choice
 from ..errors import DataError, ParameterError
 from ..order.result import Ranking, Relation, make_ranking
-from ..results import Result, inputs, reader_warnings
+from ..results import Result, inputs, note, reader_warnings
 
 __all__ = ["PreferenceGraph", "preference_graph", "PROCEDURES", "MODELS"]
 
@@ -97,8 +97,8 @@ class PreferenceGraph(Result):
 def _guarantee(alpha: float, draw_rule: str, n_pairs: int, procedure: str) -> str:
     return (f"With probability at least {100 * (1 - alpha):g}%, every certified edge is right (the better side is "
             f"preferred more often, {draw_rule}), at whatever battle you stop; alpha = {alpha:g} family-wise over "
-            f"the {n_pairs} pairs that met ({procedure}). Battles are replayed in recorded order; preferences need "
-            "not be transitive, so edges are not chained.")
+            f"the {n_pairs} pairs that met ({procedure}). Preferences need not be transitive, so edges are not "
+            "chained.")
 
 
 def _orient(table: pd.DataFrame, names: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -122,18 +122,18 @@ def _holm(p: np.ndarray, alpha: float, procedure: str) -> np.ndarray:
 
 MODELS = ("pairwise", "bradley-terry")
 #: options of the Bradley–Terry model (certirank.methods.bradley_terry.bradley_terry_graph)
-_BT_OPTIONS = ("method", "draws", "home", "every", "order", "seed")
+_BT_OPTIONS = ("method", "draws", "home", "every")
 
 
 @validated("preference_graph")
 def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm", bettor: str = "nscore",
                      policies: Sequence[str] | None = None, format: str | None = None, model: str = "pairwise",
-                     **options: Any) -> Any:
+                     order: str = "random", seed: int = 0, **options: Any) -> Any:
     """Certify which policy is preferred to which, pair by pair, from battles in recorded order.
 
     ``model="bradley-terry"`` (``"bt"``) pools every battle instead: claims about Bradley–Terry strengths from
     :func:`certirank.methods.bradley_terry.bradley_terry_graph` (options ``method``, ``draws``, ``home``,
-    ``every``, ``order``, ``seed``), returning a :class:`~certirank.methods.bradley_terry.BradleyTerryGraph`.
+    ``every``), returning a :class:`~certirank.methods.bradley_terry.BradleyTerryGraph`.
 
     Parameters
     ----------
@@ -149,6 +149,9 @@ def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm",
         Betting strategy of the per-pair test (changes speed, never validity).
     policies:
         If given, every battle must be between these policies (they also fix the display order).
+    order, seed:
+        How the battles are read (spec 09 §3): in a uniformly random order drawn from ``seed`` (default), or as
+        recorded (``order="given"``); a ``time`` / ``timestamp`` column is the run order and is read as such.
     **options:
         Reader options passed to `certirank.load` (e.g. ``tie="drop"`` for arena files).
     """
@@ -165,17 +168,25 @@ def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm",
         if "preference" not in table.columns:
             raise DataError("not preference data: expected battles (A,B,preference or model_a,model_b,winner)",
                             source=table.attrs.get("source"))
-        return bradley_terry_graph(table, alpha, policies=policies, **bt_opts)
+        return bradley_terry_graph(table, alpha, policies=policies, order=order, seed=seed, **bt_opts)
     if bt_opts:
         raise ParameterError(f"{', '.join(sorted(bt_opts))} belong to model='bradley-terry'; the pairwise model "
                              "tests each pair on its own battles")
     procedure = check_choice("procedure", procedure, PROCEDURES)
+    from ..data.order import permutation, read_order
     from ..data.readers import load
-    table = load(data, format=format, **options) if not isinstance(data, pd.DataFrame) or \
+    loaded = load(data, format=format, **options) if not isinstance(data, pd.DataFrame) or \
         not {"policy_a", "policy_b", "preference"} <= set(data.columns) else data
-    if "preference" not in table.columns:
+    if "preference" not in loaded.columns:
         raise DataError("not preference data: expected battles (A,B,preference or model_a,model_b,winner)",
-                        source=table.attrs.get("source"))
+                        source=loaded.attrs.get("source"))
+    plan = read_order(loaded, order=order, seed=seed)
+    table = loaded
+    if plan.kind == "random":  # a battle is the pairing unit
+        table = loaded.iloc[permutation(len(loaded), seed)]
+    elif plan.kind == "column":
+        from ..data.order import _sort_keys
+        table = loaded.iloc[np.argsort(_sort_keys(loaded, str(plan.column)), kind="stable")]
     names = list(dict.fromkeys(list(policies) if policies is not None else []))
     seen = list(dict.fromkeys(np.ravel(np.column_stack([table["policy_a"], table["policy_b"]])).tolist()))
     for s in seen:
@@ -262,14 +273,15 @@ def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm",
     np.add.at(share, hi, 1.0 - z)
     np.add.at(battles, lo, 1)
     np.add.at(battles, hi, 1)
-    mapping = table.attrs.get("mapping")
+    mapping = loaded.attrs.get("mapping")
     ranking = make_ranking(names, rels, kind="preference-graph", alpha=alpha,
                            guarantee=_guarantee(alpha, DRAW_RULE, m, procedure),
                            means=[float(share[i] / battles[i]) if battles[i] else None for i in range(L)],
                            n=battles.tolist(), when_unit="battles", stopped=f"all {n} battles replayed",
                            notes=[f"Ties: {mapping}."] if mapping else [], closure=False, about="policy")
-    src = table.attrs.get("source")
+    src = loaded.attrs.get("source")
+    said = [note(plan.sentence("battles"))] if plan.kind == "column" and plan.announced else []
     return PreferenceGraph(alpha=alpha, ranking=ranking, pairs=pairs, never_met=never, n_battles=n,
                            procedure=procedure, bettor=bettor, mapping=mapping, about="policy",
-                           order={"kind": "given"}, source=None if src is None else str(src),
-                           warnings=reader_warnings(table))
+                           order=plan.to_dict(), source=None if src is None else str(src),
+                           warnings=(*reader_warnings(loaded), *said))

@@ -28,7 +28,7 @@ from ..errors import DataError, ParameterError
 from ..order.result import Ranking, Relation, make_ranking
 from ..results import Result, inputs, reader_warnings
 
-__all__ = ["TableRanking", "shuffled_ranking"]
+__all__ = ["TableRanking", "table_ranking", "shuffled_ranking"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,10 +76,23 @@ def _guarantee(alpha: float, rows: int, seed: int, n_pairs: int) -> str:
             "at whatever row you stop.")
 
 
-@validated("shuffled_ranking")
 def shuffled_ranking(data: Any, alpha: float = 0.05, *, seed: int, policies: Any = None,
                      format: str | None = None, score_range: Any = None) -> TableRanking:
-    """Rank policies by their table averages from a seeded shuffled replay (see the module docstring)."""
+    """Deprecated name of :func:`table_ranking` (a test about the table's averages, estimand ``table``)."""
+    import warnings
+
+    from .._validate import user_stacklevel
+    warnings.warn("shuffled_ranking is deprecated and will be removed in certirank 0.3; it is table_ranking (claims "
+                  "about the table's averages: about='table')", DeprecationWarning, stacklevel=user_stacklevel())
+    return table_ranking(data, alpha, seed=seed, policies=policies, format=format, score_range=score_range)
+
+
+@validated("table_ranking")
+def table_ranking(data: Any, alpha: float = 0.05, *, seed: int = 0, policies: Any = None,
+                  format: str | None = None, score_range: Any = None) -> TableRanking:
+    """Rank policies by their averages over exactly this table (estimand ``table``, spec 09 §2): the rows read in
+    a uniformly random order drawn from ``seed`` and tested as sampling without replacement (see the module
+    docstring). After every row the averages are exact: nothing is inferred beyond the table."""
     from ..data.readers import load
     from ..data.table import check_per_trial, to_wide
     from ..evidence.finite import _FiniteMeanEngine, _pvalue_sign

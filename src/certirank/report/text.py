@@ -17,7 +17,7 @@ from rich.text import Text
 
 from ..order.result import Ranking
 
-__all__ = ["MAX_ROWS", "ranking_renderables", "table_renderables", "capped_list", "summary_line"]
+__all__ = ["MAX_ROWS", "ranking_renderables", "table_renderables", "capped_list", "summary_line", "order_sentence"]
 
 # ASCII rules: logs are often read with byte-counting tools (awk 'length > 80'), where "─" counts three
 _HEAD_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
@@ -36,6 +36,24 @@ def _fmt(v: Any, spec: str = ".3f") -> str:
         return format(float(v), spec)
     except (TypeError, ValueError):
         return str(v)
+
+
+def order_sentence(order: Mapping[str, Any] | None, what: str = "rows") -> str | None:
+    """How the data were read (a record's ``inputs.order``), as one sentence; None when not said."""
+    if not order:
+        return None
+    kind = order.get("kind")
+    if kind == "random":
+        k = order.get("orders")
+        if k:
+            return (f"Averaged over {k} random orders of the {what} (seeds {order.get('seed')} to "
+                    f"{int(order.get('seed') or 0) + int(k) - 1}): a statement at this size, not at every stop.")
+        return f"{what[:1].upper()}{what[1:]} read in a random order (seed {order.get('seed')})."
+    if kind == "column":
+        return f"{what[:1].upper()}{what[1:]} read in the order of column {order.get('column')!r} (the run order)."
+    if kind == "given":
+        return f"{what[:1].upper()}{what[1:]} read in file order."
+    return None
 
 
 def summary_line(r: Ranking) -> str:

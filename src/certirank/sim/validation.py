@@ -54,6 +54,8 @@ class Check:
     bound_factor: float | None = 1.0  # bound = factor * alpha; None = not covered by any guarantee
     exception: str = ""
     reps: tuple[int, int] = (60, 2000)  # (quick, full)
+    #: a row that is not a simulate() study: (alpha, reps, seed) -> (runs with a false claim, extra fields)
+    run: Callable[[float, int, int], tuple[int, dict[str, Any]]] | None = field(default=None, repr=False)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -131,6 +133,49 @@ _SORT_NOTE = ("replay assumes rows in the order they were run; a table sorted by
               "item by item, breaks that assumption (replay in run order, or shuffle the rows with a seed)")
 
 
+def _sorted_pair(rng: np.random.Generator, n: int = 200) -> Any:
+    """Two equal policies (Bernoulli(0.5) each), the table sorted so that A's successes come first (spec 09 §8)."""
+    import pandas as pd
+    a = (rng.random(n) < 0.5).astype(float)
+    b = (rng.random(n) < 0.5).astype(float)
+    rows = np.argsort(-a, kind="stable")
+    return pd.DataFrame({"A": a[rows], "B": b[rows]})
+
+
+def _read_sorted(order: str) -> Callable[[float, int, int], tuple[int, dict[str, Any]]]:
+    """AnyRank on sorted tables of two equal policies, read in the default (random) order or in file order."""
+    def run(alpha: float, reps: int, seed: int) -> tuple[int, dict[str, Any]]:
+        from ..methods.anyrank import anyrank
+        rng = np.random.default_rng(seed)
+        false = warned = 0
+        for _ in range(reps):
+            res = anyrank(_sorted_pair(rng), alpha, bins="binary", order=order)
+            false += bool(res.ranking.relations)
+            warned += any(w.startswith("warning:") and "trend with row order" in w for w in res.warnings)
+        return false, {"warned": warned / reps}
+    return run
+
+
+def _table_estimand(alpha: float, reps: int, seed: int) -> tuple[int, dict[str, Any]]:
+    """The table estimand on tables whose three policies have exactly equal averages (each column a
+    permutation of one set of scores): certifying any pair is an error."""
+    import pandas as pd
+
+    from ..methods.shuffled import table_ranking
+    rng = np.random.default_rng(seed)
+    false = 0
+    for r in range(reps):
+        base = (rng.random(120) < 0.5).astype(float)
+        table = pd.DataFrame({p: rng.permutation(base) for p in ("A", "B", "C")})
+        false += bool(table_ranking(table, alpha, seed=r).ranking.relations)
+    return false, {}
+
+
+_FILE_NOTE = ("read in file order, a table sorted so that one policy's successes come first is tested as if its "
+              "rows were fresh draws: the guarantee does not cover it, and the order check warns (the 'warned' "
+              "share of runs)")
+
+
 def validation_checks() -> list[Check]:
     """The battery's rows, in display order."""
     het = [[1.0, 0.0, 1.0], [0.0, 1.0, 0.0]]
@@ -163,6 +208,15 @@ def validation_checks() -> list[Check]:
               "replay", "anyrank", _sorted(True)),
         Check("sorted-replay-as-is", "finite heterogeneous table replayed sorted by item", "anyrank", _sorted(False),
               bound_factor=None, exception=_SORT_NOTE, reps=(20, 500)),
+        Check("order-default-sorted", "2 equal policies, 200 rows sorted so one's successes come first, read in the "
+              "default random order (spec 09 §8)", "anyrank[order=random]", _registered("-"),
+              run=_read_sorted("random"), reps=(60, 1000)),
+        Check("order-file-sorted", "the same sorted tables read in file order (--order file): the order check "
+              "must warn", "anyrank[order=given]", _registered("-"), bound_factor=None, exception=_FILE_NOTE,
+              run=_read_sorted("given"), reps=(20, 500)),
+        Check("about-table", "3 policies with exactly equal averages over a 120-row table, --about table (claims "
+              "about the table's averages)", "table_ranking", _registered("-"), run=_table_estimand,
+              reps=(60, 1000)),
         Check("leaderboard-heterogeneity", "BB-EDGE DGP, tied pairs with opposite item effects", "bbedge",
               _registered("bbedge-heterogeneity"), params={"R": 30}, reps=(40, 1000)),
         Check("leaderboard-dependence", "BB-EDGE DGP, within-block dependence (kappa1 = 0.5)", "bbedge",
@@ -266,22 +320,27 @@ def validate(level: str = "quick", *, alpha: float = 0.05, seed: int = 2020, rep
             continue
         n = reps if reps is not None else chk.reps[0 if quick else 1]
         t0 = time.perf_counter()
-        scen = chk.build(alpha, quick)
-        params = dict(chk.params)
-        if isinstance(scen, str):
-            params["alpha"] = alpha
+        more: dict[str, Any] = {}
+        if chk.run is not None:
+            k, more = chk.run(alpha, n, int(seed) + i)
+            s = {"fwer": k / n, "runs": n, "power": None}
         else:
-            scen = get_scenario(scen)
-        res = simulate(scen, chk.method, reps=n, seed=int(seed) + i, jobs=jobs, progress=False, **params, **extra)
-        s = next(iter(res.summary.values()))
-        k = int(round(s["fwer"] * s["runs"]))
+            scen = chk.build(alpha, quick)
+            params = dict(chk.params)
+            if isinstance(scen, str):
+                params["alpha"] = alpha
+            else:
+                scen = get_scenario(scen)
+            res = simulate(scen, chk.method, reps=n, seed=int(seed) + i, jobs=jobs, progress=False, **params, **extra)
+            s = next(iter(res.summary.values()))
+            k = int(round(s["fwer"] * s["runs"]))
         lo, hi = clopper_pearson(k, int(s["runs"]), confidence)
         bound = None if chk.bound_factor is None else min(1.0, chk.bound_factor * alpha)
         verdict = "not covered" if bound is None else ("pass" if lo <= bound else "fail")
         row = {"name": chk.name, "scenario": chk.scenario, "method": chk.method, "reps": int(s["runs"]),
                "false_runs": k, "estimate": s["fwer"], "interval": [lo, hi], "alpha": alpha, "bound": bound,
                "verdict": verdict, "exception": chk.exception or None, "power": s.get("power"),
-               "seconds": round(time.perf_counter() - t0, 3)}
+               "seconds": round(time.perf_counter() - t0, 3), **more}
         rows.append(row)
         if progress is not None:
             progress(row)

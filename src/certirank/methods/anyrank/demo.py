@@ -136,8 +136,9 @@ def compute_ranking(data: Any, *, alpha: float, method: str, prior: Path | None,
                     gamma: float, n_max: int | None, ties: str, guarantee: str, format: str | None = None,
                     score_range: tuple[float, float] | None = None, heldout_prior_rows: int = 0,
                     bins: str = "progress", pairing: str = "by_row", budget: str = "auto",
-                    arms: str = "paired", statistic: str | None = None) -> RankingResult:
-    """The ranking behind ``certirank rank`` (no output): priors parsed, then `anyrank`."""
+                    arms: str = "paired", statistic: str | None = None, **order: Any) -> RankingResult:
+    """The ranking behind ``certirank rank`` (no output): priors parsed, then `anyrank` (``order``: how the rows
+    are read, spec 09 §3)."""
     from .replay import anyrank
     if prior is not None and prior_means is not None:
         raise ParameterError("give either --prior FILE or --prior-means, not both")
@@ -146,7 +147,7 @@ def compute_ranking(data: Any, *, alpha: float, method: str, prior: Path | None,
     return anyrank(data, alpha=alpha, method=method, prior=pri, gamma=gamma, n_max=n_max, ties=ties,
                    guarantee=guarantee, format=format, score_range=score_range,
                    heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pairing, budget=budget, arms=arms,
-                   statistic=statistic)
+                   statistic=statistic, **order)
 
 
 def run_demo(seed: int = 0, alpha: float = 0.05, *, n_max: int = 1000,

@@ -19,27 +19,39 @@ from .result import RankingResult, _Table
 from .engine import _Campaign, _make_streams
 
 
-def _wide_from_data(data: Any, *, format: str | None = None,
-                    score_range: tuple[float, float] | None = None) -> pd.DataFrame:
-    """A wide per-trial frame (rows = trials in recorded order, columns = policies, NaN = not run) from a
-    path, a long or wide DataFrame, or a validated table (all read through :func:`certirank.load`)."""
+def _table_from_data(data: Any, *, format: str | None = None,
+                     score_range: tuple[float, float] | None = None) -> pd.DataFrame:
+    """The validated per-trial table (read through :func:`certirank.load`, once) of a path, a long or wide
+    DataFrame, or a validated table."""
     from ...data.readers import load
-    from ...data.table import check_per_trial, to_wide
+    from ...data.table import check_per_trial
     if isinstance(data, np.ndarray):
         raise DataError("pass a pandas DataFrame (one column per policy) or a file path; for a bare array use "
                         "run_campaign(scores, policies=...)")
     if not isinstance(data, (str, os.PathLike, pd.DataFrame)):
         raise DataError(f"expected a file path or a table (pandas DataFrame), got {type(data).__name__}")
-    from ...data.table import dropped_notes
     table = load(data, format=format, score_range=score_range)
     check_per_trial(table, "AnyRank")
-    wide = to_wide(table)
-    wide.attrs["notes"] = dropped_notes(table)
-    wide.attrs["reader_notes"] = list(table.attrs.get("notes") or [])
-    from ...data.order import replay_order_warnings
-    wide.attrs["order_warnings"] = replay_order_warnings(table)
-    wide.attrs["source"] = table.attrs.get("source")
-    return wide
+    return table
+
+
+def read_wide(table: pd.DataFrame, plan: Any, policies: Sequence[str] | None = None, k: int = 0) -> pd.DataFrame:
+    """The wide per-trial frame (rows = pairing units in the plan's order, columns = policies, NaN = not run)."""
+    from ...data.order import arrange
+    from ...data.table import to_wide
+    return _select_columns(to_wide(arrange(table, plan, k)), policies)
+
+
+def order_warnings(table: pd.DataFrame, plan: Any, wide: pd.DataFrame,
+                   pairs: Sequence[tuple[str, str]] = ()) -> tuple[str, ...]:
+    """What the record says about the order the rows were read in: a recognised run-order column (a note), or,
+    for rows read in file order, the order check of spec 09 §4 (one warning per trending policy or pair)."""
+    from ...data.order import order_check
+    if plan.kind == "column" and plan.announced:
+        return (note(plan.sentence()),)
+    if plan.kind == "given":
+        return tuple(warning(w) for w in order_check(wide, pairs))
+    return ()
 
 
 def _select_columns(wide: pd.DataFrame, policies: Sequence[str] | None) -> pd.DataFrame:
@@ -63,8 +75,9 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
             trajectory: bool = False, format: str | None = None,
             score_range: tuple[float, float] | None = None, budget: str = "auto",
             arms: str = "paired", concentration: float | None = None,
-            statistic: str | None = None) -> RankingResult:
-    """Run AnyRank over recorded trials, in recorded order (spec 03 §9.1).
+            statistic: str | None = None, about: str = "policy", order: str = "random", seed: int = 0,
+            order_by: str | None = None, orders: int = 1) -> Any:
+    """Run AnyRank over recorded trials (spec 03 §9.1), read in a seeded random order by default (spec 09 §3).
 
     Parameters
     ----------
@@ -90,8 +103,9 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     policies : list of str, optional
         Columns to rank, in this order (default: all, in table order).
     heldout_prior_rows : int, default 0
-        If > 0 (and no prior is given), the prior is the mean of each policy over the first rows, which are
-        then removed before testing (the authors' held-out setting).
+        If > 0 (and no prior is given), the prior is the mean of each policy over the first rows in the order
+        they are read (the first rows of a random order by default), which are then removed before testing
+        (the authors' held-out setting).
     pairing : {"by_row", "by_order"}, default "by_row"
         ``by_row``: trial r of every policy ran on environment r (paired). ``by_order``: each policy's
         trials are compacted and the n-th trials are paired (independent streams).
@@ -119,9 +133,26 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
         The exact test's statistic (default ``bayes``: the fastest-decision boundaries for that Beta prior;
         ``mixture``: the Beta-mixture likelihood ratio itself). See docs/anyrank.md.
 
+    about : {"policy", "table"}, default "policy"
+        What a certified claim is about (spec 09 §2): each policy's expected score on new trials, or
+        (``"table"``) the average over exactly these rows -- then the result is
+        :func:`certirank.methods.shuffled.table_ranking`'s :class:`TableRanking`.
+    order : {"random", "given"}, default "random"
+        How the rows are read (spec 09 §3): a uniformly random order of the rows (environments), drawn from
+        ``seed``, or as recorded (``"given"``; the order check of spec 09 §4 then warns about a sorted file).
+        A column ``order`` given in the file, ``time`` or ``timestamp`` is the run order and is read as such.
+    seed : int, default 0
+        Seed of the random order (part of the analysis: trying seeds until one certifies voids the guarantee).
+    order_by : str, optional
+        A column that holds the run order; the rows are read in its order.
+    orders : int, default 1
+        With K > 1: the answer averaged over K random orders (seeds ``seed`` .. ``seed + K - 1``; spec 09 §5), a
+        statement at the table's size with no seed luck.
+
     Returns
     -------
     RankingResult
+        (:class:`TableRanking` for ``about="table"``.)
 
     Raises
     ------
@@ -129,7 +160,29 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
         Unreadable data, scores outside [0, 1], unknown policies, prior names not matching the data, fewer
         than two policies, bad parameters.
     """
-    wide = _select_columns(_wide_from_data(data, format=format, score_range=score_range), policies)
+    from ...data.order import read_order
+    from ...data.table import dropped_notes
+    from ...results import reader_warnings
+    if about == "benchmark":
+        raise ParameterError("AnyRank's claims are about the policies (about='policy'); claims about a fixed item "
+                             "set over repeated runs are certirank.leaderboard's (about='benchmark')")
+    table = _table_from_data(data, format=format, score_range=score_range)
+    if about == "table":
+        from ..shuffled import table_ranking
+        if order != "random" or order_by is not None or orders != 1:
+            raise ParameterError("about='table' (--about table) reads the rows in one seeded random order: its test "
+                                 "samples the table without replacement; order, order_by and orders do not apply")
+        return table_ranking(table, alpha, seed=seed, policies=policies)
+    plan = read_order(table, order=order, seed=seed, order_by=order_by, orders=orders)
+    if plan.orders > 1:
+        from .orders import ranking_over_orders
+        return ranking_over_orders(table, plan, alpha=alpha, method=method, prior=prior, gamma=gamma, n_max=n_max,
+                                   ties=ties, guarantee=guarantee, policies=policies, pairing=pairing, graph=graph,
+                                   forward_fraction=forward_fraction, direction_split=direction_split,
+                                   bettor=bettor, bins=bins, transitive_closure=transitive_closure, budget=budget,
+                                   arms=arms, concentration=concentration, statistic=statistic,
+                                   heldout_prior_rows=heldout_prior_rows)
+    wide = read_wide(table, plan, policies)
     pols = [str(c) for c in wide.columns]
     if len(pols) < 2:
         raise DataError(f"ranking needs at least two policies; the data has {len(pols)}"
@@ -167,13 +220,12 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     res = camp.result()
-    notes = wide.attrs.get("notes") or []
+    notes = dropped_notes(table)
     if notes:
         res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))
-    src = wide.attrs.get("source")
-    return dataclasses.replace(res, order={"kind": "given"}, source=None if src is None else str(src),
-                               warnings=(*(note(n) for n in wide.attrs.get("reader_notes") or ()),
-                                         *(warning(w) for w in wide.attrs.get("order_warnings") or ()), *res.warnings))
+    src = table.attrs.get("source")
+    return dataclasses.replace(res, order=plan.to_dict(), source=None if src is None else str(src),
+                               warnings=(*reader_warnings(table), *order_warnings(table, plan, wide), *res.warnings))
 
 
 def _score_array(scores: Any, policies: Sequence[str] | None, shape: str) -> tuple[np.ndarray, list[str]]:

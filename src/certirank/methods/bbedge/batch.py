@@ -118,7 +118,8 @@ def table_panels(table: pd.DataFrame) -> tuple[list[str], list[str], list[int], 
 def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None, top_k: int | None = None,
                 pilot: int | None = None, method: str = "bb-edge", weights: Any = None, output: str = "current",
                 score_range: Any = None, format: str | None = None, stake: str | None = None,
-                backend: str | None = None, jobs: int = 1, scheduler: Any = None) -> LeaderboardResult:
+                backend: str | None = None, jobs: int = 1, scheduler: Any = None,
+                about: str | None = None) -> LeaderboardResult:
     """Certify a leaderboard from per-item scores of L models over R replicates (BB-EDGE, spec 04).
 
     Parameters
@@ -164,6 +165,7 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     [['A', 'B']]
     """
     table = _table(data, score_range=score_range, format=format)
+    about, table, runs_note = _estimand(table, about)
     models, items, reps, panels = table_panels(table)
     if len(models) < 2:
         raise DataError(f"a leaderboard needs at least two models; the data has {len(models)}",
@@ -190,14 +192,46 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     import dataclasses
 
     from ...data.table import dropped_notes
-    from ...results import reader_warnings
+    from ...results import note, reader_warnings
     notes = dropped_notes(table)
+    rk = res.ranking
+    if about == "policy":  # one run (or runs averaged): the items stand for the population they were drawn from
+        rk = dataclasses.replace(rk, about="policy", guarantee=rk.guarantee + " The claims are about the models' "
+                                 "expected scores on new items like these: the items are taken as draws from the "
+                                 "population they were sampled from.")
     if notes:
-        res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))
+        rk = dataclasses.replace(rk, notes=(*rk.notes, *notes))
     src = table.attrs.get("source")
+    said = [note(runs_note)] if runs_note else []
     # replicates are read in their recorded order (blocks multiply within one, so item order plays no part)
-    return dataclasses.replace(res, order={"kind": "given"}, source=None if src is None else str(src),
-                               warnings=(*reader_warnings(table), *res.warnings))
+    return dataclasses.replace(res, ranking=rk, about=about, order={"kind": "given"},
+                               source=None if src is None else str(src),
+                               warnings=(*reader_warnings(table), *said, *res.warnings))
+
+
+def _estimand(table: pd.DataFrame, about: str | None) -> tuple[str, pd.DataFrame, str | None]:
+    """What the leaderboard's claims are about (spec 09 §2): ``benchmark`` for two or more runs (the default),
+    ``policy`` for a single-run item table (the default; with several runs, each item's runs are averaged)."""
+    runs = int(table["replicate"].nunique()) if "replicate" in table.columns else 1
+    if about is None:
+        about = "benchmark" if runs >= 2 else "policy"
+        if runs < 2:
+            return about, table, ("one run per item: claims about the models' expected scores on items like these "
+                                  "(about='policy'); --about benchmark claims them about this item set over runs")
+    if about == "table":
+        raise ParameterError("a leaderboard's claims are about the models (about='policy' or 'benchmark'); claims "
+                             "about the averages over exactly these rows are rank's (--about table)")
+    if about == "policy" and runs >= 2:
+        grouped = table.groupby(["policy", "env"], sort=False)
+        out = grouped.agg(score=("score", "mean"), order=("order", "min")).reset_index()
+        out["replicate"] = 0
+        keep = [c for c in table.columns if c not in out.columns and c in ("block", "weight")]
+        for c in keep:
+            out[c] = grouped[c].first().to_numpy()
+        out.attrs = {k: v for k, v in table.attrs.items() if k != "validated"}
+        return about, out, (f"about='policy' with {runs} runs: each item's score is the mean over its runs, and the "
+                            "claims are about the models' expected scores on new items like these")
+    return about, table, None
 
 
 def bbedge_path(panels: Any, alpha: float = 0.05, tau: float = 0.0, blocks: Any = "items", *,
