@@ -268,7 +268,7 @@ def test_batch_equals_streaming_bit_for_bit(bettor, binary):
         assert {"x<y": 1, "x>y": -1, None: 0}[t.decision] == res.decision[r]
         assert (t.decided_at or 0) == res.decided_at[r]
         assert first == res.crossed_at[r].tolist()
-        c = compare(x[r], y[r], bettor=bettor, bins=bins)
+        c = compare(x[r], y[r], bettor=bettor, bins=bins, order="given")  # the pairs as listed, like the stream
         assert (c.pvalue, c.decided_at) == (t.pvalue, t.decided_at)
 
 

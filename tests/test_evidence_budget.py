@@ -146,7 +146,7 @@ def test_streaming_budget_test_agrees_with_batch_and_compare():
         t = BudgetTest(120, concentration=des.a).update_many(x[r], y[r])
         assert (t.decided_at or 0) == batch["decided_at"][r]
         assert {"x<y": 1, "x>y": -1, None: 0}[t.decision] == batch["decision"][r]
-        c = compare(x[r], y[r], bins="binary", n_max=120, concentration=des.a)
+        c = compare(x[r], y[r], bins="binary", n_max=120, concentration=des.a, order="given")
         assert c.pvalue == t.pvalue and c.horizon == 120 and "exact budget test" in c.test
     # p-process: non-increasing, and <= alpha exactly when the decision is made
     t = BudgetTest(120, concentration=des.a)

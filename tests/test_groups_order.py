@@ -12,9 +12,8 @@ from typer.testing import CliRunner
 
 import certirank
 from certirank.cli import app
-from certirank.data.order import replay_order_warnings
 from certirank.methods.groups import run_by_group, split_groups
-from certirank.methods.shuffled import shuffled_ranking
+from certirank.methods.shuffled import table_ranking
 
 from test_data_formats import policy_folder, robot_lists
 from _records import decisions, flat
@@ -91,13 +90,13 @@ def sorted_table(n: int, rng: np.random.Generator) -> pd.DataFrame:
 
 
 def test_order_warning():
+    """Read in file order (--order file), a sorted table gets the order check's warning; in a random order, none."""
     rng = np.random.default_rng(0)
     t = certirank.load(sorted_table(80, rng))
-    msgs = replay_order_warnings(t)
-    assert any("grouped by 'task_group'" in m for m in msgs)
-    assert any("trend" in m for m in msgs)
-    shuffled = t.sample(frac=1.0, random_state=1).drop(columns="order")
-    assert replay_order_warnings(certirank.load(shuffled)) == []
+    given = certirank.anyrank(t, order="given")
+    assert any("A: scores trend with row order" in m for m in given.warnings)
+    assert any("B: scores trend with row order" in m for m in given.warnings)
+    assert not [w for w in certirank.anyrank(t).warnings if "trend" in w]
 
 
 @pytest.mark.parametrize("reps", [40, pytest.param(400, marks=pytest.mark.slow)])
@@ -109,8 +108,8 @@ def test_sorted_table_with_vs_without_replacement(reps):
     for r in range(reps):
         tab = sorted_table(n, rng)
         if r < 15:  # file order: the with-replacement replay is nearly deterministic here, a few reps show it
-            wrong_file_order += bool(certirank.anyrank(tab, alpha=alpha).ranking.relations)
-        wrong_shuffled += bool(decisions(shuffled_ranking(tab, alpha, seed=r)))
+            wrong_file_order += bool(certirank.anyrank(tab, alpha=alpha, order="given").ranking.relations)
+        wrong_shuffled += bool(decisions(table_ranking(tab, alpha, seed=r)))
     bound = alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
     assert wrong_file_order / 15 > 0.5  # the with-replacement replay of the sorted table over-rejects
     assert wrong_shuffled / reps <= bound, wrong_shuffled
@@ -119,17 +118,17 @@ def test_sorted_table_with_vs_without_replacement(reps):
 def test_shuffled_power_and_cli(tmp_path):
     rng = np.random.default_rng(3)
     wide = pd.DataFrame({"good": (rng.random(300) < 0.8).astype(float), "bad": (rng.random(300) < 0.3).astype(float)})
-    res = shuffled_ranking(wide, 0.05, seed=0)
+    res = table_ranking(wide, 0.05, seed=0)
     assert [(d["better"], d["worse"]) for d in decisions(res)] == [("good", "bad")]
-    assert res.to_dict() == shuffled_ranking(wide, 0.05, seed=0).to_dict()  # same seed, same output
+    assert res.to_dict() == table_ranking(wide, 0.05, seed=0).to_dict()  # same seed, same output
     f = tmp_path / "w.csv"
     wide.to_csv(f, index=False)
-    out = runner.invoke(app, ["rank", str(f), "--shuffle", "7", "--json"])
+    out = runner.invoke(app, ["rank", str(f), "--about", "table", "--seed", "7", "--json"])
     assert out.exit_code == 0, out.output
     d = json.loads(out.stdout)
     assert d["kind"] == "table-rank" and d["about"] == "table" and d["inputs"]["seed"] == 7
     assert d["inputs"]["order"] == {"kind": "random", "seed": 7}
-    out = runner.invoke(app, ["compare", str(f), "--a", "bad", "--b", "good", "--shuffle", "7"])
+    out = runner.invoke(app, ["compare", str(f), "--a", "bad", "--b", "good", "--about", "table", "--seed", "7"])
     assert out.exit_code == 0 and "table's average" in out.stdout and "table letters" in out.stdout
 
 
