@@ -67,6 +67,27 @@ class AnyRankEngine:
         from ..methods.anyrank.state import snapshot_differences
         return snapshot_differences(_blob.unpack(a), _blob.unpack(b))
 
+    @staticmethod
+    def test_line(config: Mapping[str, Any]) -> str:
+        """Which test the campaign runs and why, in one line: everything comes from its locked design."""
+        r = config["ranker"]
+        budget, arms = r.get("budget", "none"), r.get("arms", "paired")
+        if budget in (None, "none"):
+            scale = "binary scores" if r["metric"] == "binary" else "partial-progress scores"
+            why = "" if r["metric"] != "binary" else " (no budget declared at init)"
+            return (f"anytime e-process ({scale}{why}), at most n_max = {r['nmax']} paired trials per comparison, "
+                    f"paired by trial: valid at any stop")
+        horizon = r.get("budget_horizon") or r["nmax"]
+        pairing = ("independent arms, declared at init (separate rollouts, e.g. a blind A/B study)"
+                   if arms == "independent" else "paired arms (trial r of every policy shares its environment; "
+                   "valid for any correlation)")
+        statistic = {"barnard": "Barnard-type, both success counts", "bayes": "fastest-decision boundary",
+                     "mixture": "Beta-mixture statistic"}.get(r.get("statistic") or "mixture", r.get("statistic"))
+        extend = ("valid at every stop up to the budget" if budget == "final"
+                  else "valid at every stop, and past the budget with the e-process")
+        return (f"exact budget test ({statistic}): binary scores declared at init, budget N = {horizon} rollouts "
+                f"per policy and comparison, {pairing}; {extend}")
+
     def mismatch(self, live: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -> str | None:
         """How the live log rows differ from the results this engine holds (None: they agree). The engine keeps
         every live result in recording order, so a log whose rows were edited and re-hashed consistently is
@@ -176,6 +197,11 @@ class LeaderboardEngine:
             return f"a live replicate is refused by the engine ({exc})"
         return None if fresh.checkpoint() == self.checkpoint() else "the live replicates are not the ones the " \
                                                                     "checkpoint holds"
+
+    @staticmethod
+    def test_line(config: Mapping[str, Any]) -> str:
+        return (f"BB-EDGE ({config['method']}) on whole runs of every model, alpha = {config['alpha']:g}: valid at "
+                "any stop, for the benchmark's items as fixed")
 
     _SETTINGS = ("models", "alpha", "tau", "method", "stake", "top_k", "resolution", "blocks_source")
 
