@@ -22,11 +22,11 @@ def _text(r):
 
 def test_budget_and_arms_come_from_the_design(tmp_path):
     db = tmp_path / "ab.campaign"
-    r = _cli("init", db, "--policies", "A,B", "--metric", "binary", "--budget", 50, "--arms", "independent")
+    r = _cli("init", db, "--policies", "A,B", "--bins", "binary", "--budget", 50, "--arms", "independent")
     assert r.exit_code == 0, r.output
     with Campaign.open(db) as c:
         ranker = c.config["engine"]["ranker"]
-        assert (ranker["budget"], ranker["arms"], ranker["nmax"], ranker["budget_horizon"]) == \
+        assert (ranker["budget"], ranker["arms"], ranker["n_max"], ranker["budget_horizon"]) == \
             ("final", "independent", 50, 50)
         line = c.status().test
     assert "exact budget test" in line and "Barnard" in line and "N = 50" in line and "independent arms" in line
@@ -37,7 +37,7 @@ def test_budget_and_arms_come_from_the_design(tmp_path):
 
 def test_a_paired_budget_and_the_anytime_default_say_so(tmp_path):
     paired = tmp_path / "p.campaign"
-    assert _cli("init", paired, "--policies", "A,B,C", "--metric", "binary", "--budget", 200).exit_code == 0
+    assert _cli("init", paired, "--policies", "A,B,C", "--bins", "binary", "--budget", 200).exit_code == 0
     with Campaign.open(paired) as c:
         line = c.status().test
         assert c.config["engine"]["ranker"]["arms"] == "paired"
@@ -45,7 +45,7 @@ def test_a_paired_budget_and_the_anytime_default_say_so(tmp_path):
     anytime = tmp_path / "a.campaign"
     assert _cli("init", anytime, "--policies", "A,B", "--budget", 300).exit_code == 0
     with Campaign.open(anytime) as c:
-        assert c.config["engine"]["ranker"]["nmax"] == 300
+        assert c.config["engine"]["ranker"]["n_max"] == 300
         assert c.status().test.startswith("anytime e-process (partial-progress scores)")
 
 
@@ -60,11 +60,11 @@ def test_the_scale_is_never_inferred_from_what_is_recorded(tmp_path):
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--arms", "independent"], "declare binary scores (--metric binary) and the budget"),
-    (["--metric", "binary", "--arms", "independent"], "and the budget (--budget N)"),
+    (["--arms", "independent"], "declare binary scores (--bins binary) and the budget"),
+    (["--bins", "binary", "--arms", "independent"], "and the budget (--budget N)"),
     (["--budget", 50, "--n-max", 60], "--budget 50 and --n-max 60 disagree"),
     (["--budget", 0], "--budget must be a positive number"),
-    (["--metric", "binary", "--budget", 50, "--arms", "crossed"], "--arms must be one of paired, independent"),
+    (["--bins", "binary", "--budget", 50, "--arms", "crossed"], "--arms must be one of paired, independent"),
 ])
 def test_design_refusals_are_one_line(tmp_path, args, words):
     r = _cli("init", tmp_path / "x.campaign", "--policies", "A,B", *args)
@@ -75,7 +75,7 @@ def test_design_refusals_are_one_line(tmp_path, args, words):
 def test_independent_arms_over_shared_environments_get_one_warning_line(tmp_path):
     envs = tmp_path / "envs.txt"
     envs.write_text("kitchen\nsink\n")
-    r = _cli("init", tmp_path / "w.campaign", "--policies", "A,B", "--metric", "binary", "--budget", 40, "--arms",
+    r = _cli("init", tmp_path / "w.campaign", "--policies", "A,B", "--bins", "binary", "--budget", 40, "--arms",
              "independent", "--environments", envs, "--seed", 1)
     assert r.exit_code == 0 and "the paired test is valid for any correlation" in _text(r)
 
@@ -86,7 +86,7 @@ def test_the_campaign_runs_the_rankers_exact_test_for_its_design(tmp_path):
     from certirank import Ranker
 
     db = tmp_path / "tie.campaign"
-    assert _cli("init", db, "--policies", "A,B", "--alpha", 0.1, "--metric", "binary", "--budget", 40, "--arms",
+    assert _cli("init", db, "--policies", "A,B", "--alpha", 0.1, "--bins", "binary", "--budget", 40, "--arms",
                 "independent").exit_code == 0
     with Campaign.open(db) as c:
         engine = AnyRankEngine.fresh(c.config["engine"])

@@ -72,12 +72,13 @@ class AnyRankEngine:
         """Which test the campaign runs and why, in one line: everything comes from its locked design."""
         r = config["ranker"]
         budget, arms = r.get("budget", "none"), r.get("arms", "paired")
+        bins, n_max = r.get("bins", r.get("metric")), r.get("n_max", r.get("nmax"))  # configurations before 0.2
         if budget in (None, "none"):
-            scale = "binary scores" if r["metric"] == "binary" else "partial-progress scores"
-            why = "" if r["metric"] != "binary" else " (no budget declared at init)"
-            return (f"anytime e-process ({scale}{why}), at most n_max = {r['nmax']} paired trials per comparison, "
+            scale = "binary scores" if bins == "binary" else "partial-progress scores"
+            why = "" if bins != "binary" else " (no budget declared at init)"
+            return (f"anytime e-process ({scale}{why}), at most n_max = {n_max} paired trials per comparison, "
                     f"paired by trial: valid at any stop")
-        horizon = r.get("budget_horizon") or r["nmax"]
+        horizon = r.get("budget_horizon") or n_max
         pairing = ("independent arms, declared at init (separate rollouts, e.g. a blind A/B study)"
                    if arms == "independent" else "paired arms (trial r of every policy shares its environment; "
                    "valid for any correlation)")
@@ -125,7 +126,7 @@ class AnyRankEngine:
 
     @property
     def n_max(self) -> int:
-        return int(self.ranker._setup.nmax)
+        return int(self.ranker._setup.n_max)
 
     @property
     def done(self) -> bool:

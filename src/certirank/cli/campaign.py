@@ -72,8 +72,10 @@ def init_cmd(db: Path = DB_ARG,
                                                  "(default 5000)."),
              ties: str = typer.Option("allow", "--ties", help="allow or assume_none."),
              guarantee: str = typer.Option("paper", "--guarantee", help="paper or strict."),
-             metric: str = typer.Option("progress", "--metric", help="progress (partial credit) or binary: the "
-                                        "scale, declared now (a campaign never infers it from what it records)."),
+             bins: str | None = typer.Option(None, "--bins", help="progress (partial credit; default) or binary: the "
+                                             "scale, declared now (a campaign never infers it from what it "
+                                             "records)."),
+             metric: str | None = typer.Option(None, "--metric", hidden=True, help="Deprecated: --bins."),
              budget: int | None = typer.Option(None, "--budget", help="The design's budget: at most N rollouts per "
                                                 "policy in each comparison. With binary scores the exact budget "
                                                 "test, valid at every stop up to N (the same as --n-max N "
@@ -94,8 +96,10 @@ def init_cmd(db: Path = DB_ARG,
     """Create a campaign file; its configuration is locked from now on."""
     from ..campaign import Campaign
     from ..methods.anyrank.demo import read_prior_file
-    options = {} if metric == "progress" else {"metric": metric}
-    n_max, design = _design(budget, n_max, arms, metric, environments)
+    from ._common import deprecated_alias
+    bins = deprecated_alias(bins, metric, "--metric", "--bins") or "progress"
+    options = {} if bins == "progress" else {"bins": bins}
+    n_max, design = _design(budget, n_max, arms, bins, environments)
     options.update(design)
     with Campaign.init(db, _names(policies, "--policies"), kind=kind, models=_names(models, "--models"),
                        alpha=alpha, method=method, prior=None if prior is None else read_prior_file(prior),
@@ -116,7 +120,7 @@ def init_cmd(db: Path = DB_ARG,
     emit(info, as_json, render)
 
 
-def _design(budget: int | None, n_max: int | None, arms: str | None, metric: str,
+def _design(budget: int | None, n_max: int | None, arms: str | None, bins: str,
             environments: Path | None) -> tuple[int | None, dict[str, Any]]:
     """(n_max, Ranker options) from the design declared at init: the budget, the scale and the arms."""
     from ..errors import ParameterError
@@ -129,16 +133,16 @@ def _design(budget: int | None, n_max: int | None, arms: str | None, metric: str
             raise ParameterError(f"--budget {budget} and --n-max {n_max} disagree: give one (the budget is the "
                                  "per-comparison n_max)")
         n_max = budget
-        if metric == "binary":  # a declared, final budget: the campaign never extends it
+        if bins == "binary":  # a declared, final budget: the campaign never extends it
             options["budget"] = "final"
     if arms is not None:
         key = arms.strip().lower()
         if key not in ARMS:
             raise ParameterError(f"--arms must be one of {', '.join(ARMS)}, got {arms!r}")
         if key == "independent":
-            if metric != "binary" or budget is None:
+            if bins != "binary" or budget is None:
                 raise ParameterError("--arms independent is a property of the exact budget test: declare binary "
-                                     "scores (--metric binary) and the budget (--budget N)")
+                                     "scores (--bins binary) and the budget (--budget N)")
             if environments is not None:
                 from ._common import err_console
                 err_console.print("warning: --arms independent with --environments: trial r of every policy runs on "

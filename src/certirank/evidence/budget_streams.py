@@ -26,36 +26,15 @@ import numpy as np
 
 from .._validate import check_alpha, check_positive_int
 from ..errors import DataError, ParameterError
-from .budget import _TOL, MAX_BUDGET, BudgetDesign, check_arms, check_statistic, level_of, make_design
+from .budget import (_TOL, GRID_FLOOR, GRID_STEP, MAX_BUDGET, BudgetDesign, check_arms, check_statistic, make_design,
+                     pvalue_grid)
 from .streams import _index, _values, combine
 
 __all__ = ["GRID_FLOOR", "GRID_STEP", "BudgetStreams", "out_of_reach", "pvalue_grid"]
 
-#: spacing of the threshold grid in nats of log T (p overstated by at most a factor exp(GRID_STEP))
-GRID_STEP = 0.02
-#: smallest p-value the grid resolves (well below any level a K <= 4950-pair AnyRank graph assigns)
-GRID_FLOOR = 1e-10
-
-
 @functools.lru_cache(maxsize=16)
 def _fixed_design(n_max: int, alpha: float, arms: str, ties: str, a: float, statistic: str) -> BudgetDesign:
     return BudgetDesign(n_max, alpha=alpha, arms=arms, ties=ties, concentration=a, statistic=statistic)
-
-
-@functools.lru_cache(maxsize=16)
-def pvalue_grid(n_max: int, a: float, arms: str, step: float = GRID_STEP,
-                floor: float = GRID_FLOOR, statistic: str = "mixture") -> tuple[np.ndarray, np.ndarray]:
-    """(m, G(m)) on the grid m = 0, step, 2 step, ... up to the first m with G(m) <= floor."""
-    hi = max(1.0, math.log(1.0 / floor))
-    while level_of(hi, n_max, a, arms, statistic) > floor:
-        hi *= 1.5
-    m = np.arange(0.0, hi + step, step)
-    g = np.ones(m.size)
-    g[1:] = level_of(m[1:], n_max, a, arms, statistic)
-    # the DP is exact up to rounding; enforce the monotonicity the proof uses against last-bit noise
-    g = np.minimum.accumulate(np.minimum(g, 1.0))
-    last = int(np.argmax(g <= floor)) if (g <= floor).any() else g.size - 1
-    return m[:last + 1], g[:last + 1]
 
 
 def out_of_reach(reach: np.ndarray, m: np.ndarray) -> np.ndarray:
@@ -129,6 +108,9 @@ class BudgetStreams:
     statistic : str
         ``mixture`` (default: the Beta-mixture likelihood ratio) or ``bayes`` (the fastest-decision boundaries
         for the same prior, `budget_bayes`; needs `concentration`): see `budget.STATISTICS`.
+    final_share : float
+        Share of each side's level kept for McNemar's exact test at the budget (`budget.final_pvalues`); 0 (default)
+        = the sequential test alone. For tables read whole (LLM items: the budget is the table size).
     extendable : bool
         False (``final`` budget): a stream refuses trial n_max + 1 with a `DataError`. True: per direction
         p = min(1, p_exact / w, p_ville / (1 - w)), p_ville the `bettor` e-process's p-process over the
@@ -139,7 +121,8 @@ class BudgetStreams:
 
     def __init__(self, n: int, n_max: int, *, alpha: float = 0.05, ties: str = "allow", arms: str = "paired",
                  extendable: bool = False, weight: float = 0.9, bettor: str = "adaptive",
-                 concentration: float | None = None, statistic: str | None = "mixture") -> None:
+                 concentration: float | None = None, statistic: str | None = "mixture",
+                 final_share: float = 0.0) -> None:
         from ._core import check_ties
 
         self._n = check_positive_int("n", n)
@@ -154,6 +137,9 @@ class BudgetStreams:
             self.design = _fixed_design(n_max, check_alpha(alpha), check_arms(arms), self.ties, concentration,
                                         check_statistic(statistic))
         self.extendable = bool(extendable)
+        from .budget import check_final_share
+
+        self.final_share = check_final_share(final_share, self.design, self.extendable)
         self.weight = float(weight)
         if not 0.0 < self.weight < 1.0:
             raise ParameterError(f"weight must be in (0, 1), got {weight!r}")
@@ -250,6 +236,12 @@ class BudgetStreams:
     # ---- reading ---------------------------------------------------------------------------------
     def _side(self, col: int) -> np.ndarray:
         p = self._p[:, col]
+        if self.final_share > 0:
+            from .budget import final_pvalues
+
+            f = self.final_share
+            last = np.where(self._t == self.design.n_max, final_pvalues(self._k, self._s)[:, col], 1.0)
+            return np.minimum(1.0, np.minimum(p / (1.0 - f), last / f))
         if self._ville is None:
             return p.copy()
         pv = self._ville.pvalue_less if col == 0 else self._ville.pvalue_more
@@ -279,7 +271,7 @@ class BudgetStreams:
         +inf for the extendable form (its e-process part has no horizon). Non-increasing in time: a loss or
         a concordant pair lowers the end point, a win keeps it.
         """
-        if self.extendable:
+        if self.extendable or self.final_share > 0:  # no horizon, or a final test the bound does not cover
             return np.full((self._n, 2), np.inf)
         ends = self.design.reachable(self._t, self._a, self._b, self._k, self._s)
         return np.maximum(self._log_r, ends)
