@@ -1,5 +1,5 @@
 """A campaign's design carries its test (issue 31 item 1, campaign part): `campaign init --budget N --arms
-paired|independent` (with the scale `--metric`) fixes budget, scale and arms before any rollout, never from the
+paired|independent` (with the scale `--bins`) fixes budget, scale and arms before any rollout, never from the
 data; `status` (and the page, and --json) says which test runs and why in one line."""
 
 from __future__ import annotations
@@ -81,7 +81,7 @@ def test_independent_arms_over_shared_environments_get_one_warning_line(tmp_path
 
 
 def test_the_campaign_runs_the_rankers_exact_test_for_its_design(tmp_path):
-    """`--budget 40 --arms independent --metric binary` gives the engine exactly the Ranker configured with those
+    """`--budget 40 --arms independent --bins binary` gives the engine exactly the Ranker configured with those
     options (whose exact test's level is tested in tests/test_evidence_barnard.py and the Ranker's tests)."""
     from certirank import Ranker
 
