@@ -87,10 +87,15 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
         raise DataError(f"empty policy name at row(s) {_rows(np.flatnonzero(bad), row_offset)}; every row must "
                         "name its policy", source=source, column="policy")
     df["policy"] = pol.astype(str).str.strip()
+    _refuse_nul(df["policy"], "policy name", source, row_offset)
 
     # score
     raw = df["score"]
     score = pd.to_numeric(raw, errors="coerce")
+    if np.iscomplexobj(score):  # numpy would cast 0.5+1j to 0.5 and 1j to 0.0 without a word
+        i = int(np.flatnonzero(raw.map(lambda v: isinstance(v, (complex, np.complexfloating))).to_numpy())[0])
+        raise DataError(f"score {raw.iloc[i]!r} is a complex number (expected a real number in "
+                        f"{_range_text(score_range)})", source=source, row=i + row_offset, column="score")
     nonnum = score.isna() & raw.notna()
     if nonnum.any():
         i = int(np.flatnonzero(nonnum)[0])
@@ -119,6 +124,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
     if "env" in df.columns:
         env = df["env"]
         df["env"] = env.map(lambda v: pd.NA if pd.isna(v) else _label(v)).astype("string")
+        _refuse_nul(df["env"].fillna(""), "environment label", source, row_offset)
     else:
         df["env"] = pd.Series(pd.NA, index=df.index, dtype="string")
 
@@ -182,6 +188,16 @@ def near_miss(columns: Sequence[object], known: Sequence[str]) -> tuple[str, str
         if match:
             return name, match[0]
     return None
+
+
+def _refuse_nul(col: pd.Series, what: str, source: str | None, row_offset: int) -> None:
+    """A NUL character in a name means a binary or damaged file (no tool writes one on purpose), and it cuts the
+    name short in C strings, SQLite text and file names: refused, where other controls are only shown escaped."""
+    nul = col.str.contains("\x00", regex=False).to_numpy(dtype=bool)
+    if nul.any():
+        i = int(np.flatnonzero(nul)[0])
+        raise DataError(f"{what} {col.iloc[i]!r} holds a NUL character (a binary or damaged file?)", source=source,
+                        row=i + row_offset, column=str(col.name))
 
 
 def _label(v: object) -> str:
