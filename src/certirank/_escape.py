@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
 __all__ = ["visible_controls", "terminal_text", "dot_string", "mermaid_label", "markdown_cell", "csv_cell",
-           "csv_uncell", "CSV_FORMULA_STARTS"]
+           "csv_frame", "csv_uncell", "CSV_FORMULA_STARTS"]
 
 # C0 and C1 controls, DEL, and the bidirectional overrides/isolates that can reorder what a reader sees
 # ("Trojan Source"); line and paragraph separators also break single-line outputs.
@@ -25,8 +26,11 @@ def _visible(m: re.Match[str]) -> str:
     return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
 
 
-def visible_controls(text: object) -> str:
-    """`text` with every control / bidi-override character replaced by its visible ``\\xNN`` / ``\\uNNNN`` form."""
+def visible_controls(text: object, keep: str = "") -> str:
+    """`text` with every control / bidi-override character replaced by its visible ``\\xNN`` / ``\\uNNNN`` form
+    (except the characters in `keep`, e.g. the newlines a figure label wraps at)."""
+    if keep:
+        return _CONTROL.sub(lambda m: m.group(0) if m.group(0) in keep else _visible(m), str(text))
     return _CONTROL.sub(_visible, str(text))
 
 
@@ -80,6 +84,18 @@ def csv_cell(text: object) -> str:
     if s[:1] in CSV_FORMULA_STARTS or (s[:1] == "'" and (s[1:2] in CSV_FORMULA_STARTS or s[1:2] == "'")):
         return "'" + s
     return s
+
+
+def csv_frame(frame: Any) -> Any:
+    """A copy of a pandas DataFrame with every text cell and header passed through :func:`csv_cell`: what every
+    CSV writer writes (tables, campaign exports), so no cell of a name, note or operator runs as a formula.
+    Numbers stay numbers; the data layer's reader undoes the guard (:func:`csv_uncell`), so tables round-trip."""
+    out = frame.copy()
+    for c in out.columns:
+        if out[c].dtype.kind not in "biufcmM":  # text in any of pandas' dtypes (object, str, string)
+            out[c] = out[c].map(lambda v: csv_cell(v) if isinstance(v, str) else v)
+    out.columns = [csv_cell(str(c)) for c in out.columns]
+    return out
 
 
 def csv_uncell(text: str) -> str:
