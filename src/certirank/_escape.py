@@ -14,7 +14,7 @@ import unicodedata
 from typing import Any
 
 __all__ = ["visible_controls", "terminal_text", "dot_string", "mermaid_label", "markdown_cell", "csv_cell",
-           "csv_frame", "csv_uncell", "CSV_FORMULA_STARTS"]
+           "csv_guarded", "csv_uncell", "CSV_FORMULA_STARTS"]
 
 # C0 and C1 controls, DEL, and the bidirectional overrides/isolates that can reorder what a reader sees
 # ("Trojan Source"); line and paragraph separators also break single-line outputs.
@@ -86,16 +86,18 @@ def csv_cell(text: object) -> str:
     return s
 
 
-def csv_frame(frame: Any) -> Any:
-    """A copy of a pandas DataFrame with every text cell and header passed through :func:`csv_cell`: what every
-    CSV writer writes (tables, campaign exports), so no cell of a name, note or operator runs as a formula.
-    Numbers stay numbers; the data layer's reader undoes the guard (:func:`csv_uncell`), so tables round-trip."""
-    out = frame.copy()
-    for c in out.columns:
-        if out[c].dtype.kind not in "biufcmM":  # text in any of pandas' dtypes (object, str, string)
-            out[c] = out[c].map(lambda v: csv_cell(v) if isinstance(v, str) else v)
-    out.columns = [csv_cell(str(c)) for c in out.columns]
-    return out
+def csv_guarded(frame: Any) -> Any:
+    """A copy of a pandas table ready for ``to_csv``: every text cell and column name through :func:`csv_cell`
+    (the one guard of every CSV certirank writes; its readers undo it, so tables still round-trip)."""
+    from pandas.api.types import is_string_dtype  # the frame is pandas: pandas is loaded
+
+    guarded = frame.copy()
+    for c in guarded.columns:
+        col = guarded[c]
+        if col.dtype == object or is_string_dtype(col):
+            guarded[c] = col.map(lambda v: csv_cell(v) if isinstance(v, str) else v)
+    guarded.columns = [csv_cell(str(c)) for c in guarded.columns]
+    return guarded
 
 
 def csv_uncell(text: str) -> str:

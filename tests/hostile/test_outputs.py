@@ -183,10 +183,10 @@ def test_csv_cells_never_start_a_formula_and_round_trip(hostile, tmp_path):
     assert sorted(set(certirank.load(out)["policy"])) == sorted(names)
 
 
-def test_csv_frame_guards_headers_and_cells():
-    from certirank._escape import csv_frame, csv_uncell
+def test_csv_guarded_guards_headers_and_cells():
+    from certirank._escape import csv_guarded, csv_uncell
     frame = pd.DataFrame({"=cmd": ["=1+2", "@x", "ok", "'=y"], "n": [1, -2, 3, 4]})
-    out = csv_frame(frame)
+    out = csv_guarded(frame)
     assert list(out.columns) == ["'=cmd", "n"] and list(out["n"]) == [1, -2, 3, 4]
     assert [csv_uncell(v) for v in out["=cmd" if "=cmd" in out else "'=cmd"]] == list(frame["=cmd"])
     assert all(v[:1] not in "=+-@" for v in out["'=cmd"])

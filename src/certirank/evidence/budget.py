@@ -38,26 +38,28 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
 from .._validate import check_alpha, check_choice, check_positive_int
 from ..errors import DataError, ParameterError
 from ._core import require_binary
+from ._tails import log_statistic, log_upper_tail
 
 __all__ = ["ARMS", "STATISTICS", "log_statistic", "log_upper_tail", "crossing_boundary", "first_passage", "level_of", "threshold",
-           "tune_concentration", "BudgetDesign", "design", "budget_batch", "MAX_BUDGET"]
+           "tune_concentration", "BudgetDesign", "design", "make_design", "budget_batch", "MAX_BUDGET"]
 
 ARMS = ("paired", "independent")
 #: the statistic thresholded: ``mixture`` = the Beta(a, a)-mixture likelihood ratio (spec 08 §3's example; most
 #: power at the budget once its concentration is tuned); ``bayes`` = the fastest-decision statistic for the
 #: same Beta(a, a) prior (`budget_bayes`: fewest expected trials to a decision within the budget)
-STATISTICS = ("mixture", "bayes")
+#: ``barnard`` (independent arms only) = the Barnard-type statistic of both success counts (`barnard`): the default
+#: for independent arms up to `barnard.MAX_BUDGET`
+STATISTICS = ("mixture", "bayes", "barnard")
 #: largest supported budget: the level computations are O(n_max^2)
 MAX_BUDGET = 20000
 _TABLE_MAX = 2500
 #: largest budget the fastest-decision statistic is tabulated for (its table is built whole)
 BAYES_MAX_BUDGET = _TABLE_MAX
-_LOG2 = math.log(2.0)
 # A value counts as reaching a threshold m when it is >= m - _TOL * (1 + |m|). The observed maxima are
 # values of the same function, so this only absorbs last-bit differences between evaluations; it enlarges
 # the crossing region used by the level computation too, so it can only make the test more conservative.
@@ -68,35 +70,6 @@ _A_GRID = tuple(float(v) for v in np.round(2.0 ** (np.arange(-2, 25) / 2.0), 3))
 
 def check_arms(arms: Any) -> str:
     return check_choice("arms", arms, ARMS)
-
-
-def log_statistic(k: Any, s: Any, a: float) -> np.ndarray:
-    """log T(k, s) for arrays of discordant counts k >= 0 and challenger wins 0 <= s <= k (T(0, 0) = 1)."""
-    k = np.asarray(k, dtype=float)
-    s = np.asarray(s, dtype=float)
-    wa, wb = a + s, a + k - s
-    # P(q > 1/2) under the posterior Beta(wa, wb); the prior's is 1/2
-    return k * _LOG2 + special.betaln(wa, wb) - special.betaln(a, a) + log_upper_tail(wa, wb) + _LOG2
-
-
-def log_upper_tail(wa: Any, wb: Any) -> np.ndarray:
-    """log P(Beta(wa, wb) > 1/2) = log I_{1/2}(wb, wa), finite where the regularised function underflows.
-
-    Past the underflow (wb >> wa, probability below ~1e-300) the Laplace-type tail estimate
-    (1/2)^(wa + wb - 2) / (2 (wb - wa) B(wa, wb)) is used: such values lie hundreds of nats below any
-    threshold, so they never decide a crossing; they only keep the processes finite.
-    """
-    wa = np.asarray(wa, dtype=float)
-    wb = np.asarray(wb, dtype=float)
-    with np.errstate(divide="ignore"):
-        out = np.log(special.betainc(wb, wa, 0.5))
-    bad = ~np.isfinite(out)
-    if np.any(bad):
-        a_, b_ = np.broadcast_to(wa, out.shape)[bad], np.broadcast_to(wb, out.shape)[bad]
-        out = np.array(out, copy=True)
-        out[bad] = ((a_ + b_ - 2.0) * -_LOG2 - np.log(2.0 * np.maximum(b_ - a_, 1.0))
-                    - special.betaln(a_, b_))
-    return out
 
 
 def _reaches(values: np.ndarray, m: float) -> np.ndarray:
@@ -303,6 +276,28 @@ def tune_concentration(n: int, level: float, arms: str = "paired") -> float:
     return _A_GRID[best]
 
 
+#: spacing of the threshold grid in nats of log T (p overstated by at most a factor exp(GRID_STEP))
+GRID_STEP = 0.02
+#: smallest p-value the grid resolves (well below any level a K <= 4950-pair AnyRank graph assigns)
+GRID_FLOOR = 1e-10
+
+
+@functools.lru_cache(maxsize=16)
+def pvalue_grid(n_max: int, a: float, arms: str, step: float = GRID_STEP,
+                floor: float = GRID_FLOOR, statistic: str = "mixture") -> tuple[np.ndarray, np.ndarray]:
+    """(m, G(m)) on the grid m = 0, step, 2 step, ... up to the first m with G(m) <= floor."""
+    hi = max(1.0, math.log(1.0 / floor))
+    while level_of(hi, n_max, a, arms, statistic) > floor:
+        hi *= 1.5
+    m = np.arange(0.0, hi + step, step)
+    g = np.ones(m.size)
+    g[1:] = level_of(m[1:], n_max, a, arms, statistic)
+    # the DP is exact up to rounding; enforce the monotonicity the proof uses against last-bit noise
+    g = np.minimum.accumulate(np.minimum(g, 1.0))
+    last = int(np.argmax(g <= floor)) if (g <= floor).any() else g.size - 1
+    return m[:last + 1], g[:last + 1]
+
+
 class BudgetDesign:
     """Everything fixed before data for one comparison: budget, arms, tie mode, level and concentration."""
 
@@ -318,6 +313,9 @@ class BudgetDesign:
         self.arms = check_arms(arms)
         self.ties = check_ties(ties)
         self.statistic = check_statistic(statistic)
+        if self.statistic == "barnard":
+            raise ParameterError("statistic='barnard' is the independent-arms test of both success counts: build it "
+                                 "with make_design(n_max, arms='independent')")
         if self.statistic == "bayes":
             _check_bayes_budget(self.n_max)
             if concentration is None:  # the tuning below is the mixture's (power at the budget)
@@ -362,6 +360,50 @@ class BudgetDesign:
     def threshold(self, level: float) -> float:
         return threshold(float(level), self.n_max, self.a, self.arms, self.statistic)
 
+    #: the running maximum R before any data: T(0, 0) = 1
+    r0 = 0.0
+    #: the counts this design's statistic reads besides the step t (the discordant pairs and the challenger's wins)
+    state = ("k", "s")
+
+    def stats(self, t: Any, a: Any, b: Any, k: Any, s: Any) -> np.ndarray:
+        """(..., 2): log T for the `less` side (wins s of k) and the `more` side (k - s of k)."""
+        return np.stack([self.log_t(k, s), self.log_t(k, np.asarray(k) - np.asarray(s))], axis=-1)
+
+    def reachable(self, t: Any, a: Any, b: Any, k: Any, s: Any) -> np.ndarray:
+        """(..., 2): log T at the end of the all-win continuation, the largest any continuation reaches within the
+        budget (T(k + 1, s + 1) >= T(k, s) >= T(k + 1, s)); the caller takes the max with R."""
+        r = np.maximum(self.n_max - np.asarray(t), 0)
+        kk = np.asarray(k) + r
+        return np.stack([self.log_t(kk, np.asarray(s) + r), self.log_t(kk, np.asarray(k) - np.asarray(s) + r)], axis=-1)
+
+    def pvalue_grid(self) -> tuple[np.ndarray, np.ndarray]:
+        return pvalue_grid(self.n_max, self.a, self.arms, statistic=self.statistic)
+
+
+def make_design(n_max: int, *, alpha: float = 0.05, arms: str = "paired", ties: str = "allow",
+                concentration: float | None = None, statistic: str | None = None) -> Any:
+    """The design of one comparison: `BudgetDesign` (discordant pairs) or `barnard.BarnardDesign` (independent
+    arms, both success counts: the default for independent arms up to `barnard.MAX_BUDGET`, statistic None)."""
+    from . import barnard
+
+    n_max = check_positive_int("n_max", n_max)
+    arms = check_arms(arms)
+    if statistic is None:
+        statistic = ("barnard" if arms == "independent" and n_max <= barnard.MAX_BUDGET and concentration is None
+                     else "mixture")
+    statistic = check_statistic(statistic)
+    if statistic == "barnard":
+        if arms != "independent":
+            raise ParameterError("statistic='barnard' uses both success counts of independent arms; with "
+                                 "arms='paired' use 'mixture' or 'bayes' (they are valid for any correlation)")
+        if n_max > barnard.MAX_BUDGET:
+            raise ParameterError(f"statistic='barnard' is built for n_max <= {barnard.MAX_BUDGET}, got {n_max}; "
+                                 "use statistic='mixture' for longer budgets")
+        return barnard.barnard_design(n_max, check_alpha(alpha), _ties(ties))
+    if concentration is None and statistic == "mixture":
+        return design(n_max, check_alpha(alpha), arms, _ties(ties))
+    return BudgetDesign(n_max, alpha=alpha, arms=arms, ties=ties, concentration=concentration, statistic=statistic)
+
 
 @functools.lru_cache(maxsize=32)
 def design(n_max: int, alpha: float = 0.05, arms: str = "paired", ties: str = "allow") -> BudgetDesign:
@@ -373,14 +415,55 @@ def check_binary(v: np.ndarray, name: str) -> None:
     require_binary(v, name, "the exact budget test", "for partial-progress scores compare without n_max")
 
 
-def budget_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, *, extendable: bool = False,
-                 weight: float = 0.9, bettor: str = "adaptive") -> dict[str, np.ndarray]:
-    """Many runs at once: x, y binary arrays (runs, T) with T <= n_max (any T if `extendable`).
+def check_final_share(final_share: Any, des: Any, extendable: bool = False) -> float:
+    """The share of the side level kept for the fixed-size exact test at the budget (`final_pvalues`)."""
+    try:
+        f = float(final_share)
+    except (TypeError, ValueError):
+        raise ParameterError(f"final_share must be a number in [0, 1), got {final_share!r}") from None
+    if not 0.0 <= f < 1.0:
+        raise ParameterError(f"final_share must be in [0, 1), got {final_share!r}")
+    if f > 0 and getattr(des, "statistic", "") == "barnard":
+        raise ParameterError("final_share adds McNemar's exact test of the discordant pairs at the budget; the "
+                             "Barnard-type test (independent arms) does not take it: pass statistic='mixture'")
+    if f > 0 and extendable:
+        raise ParameterError("final_share and extendable cannot be combined (the final test ends at the budget)")
+    return f
+
+
+def final_pvalues(k: Any, s: Any) -> np.ndarray:
+    """(..., 2): McNemar's exact one-sided p-values at the budget, P(Bin(k, 1/2) >= s) for `less` (the challenger
+    won s of k discordant pairs) and P(Bin(k, 1/2) >= k - s) for `more`.
+
+    Used with ``final_share = f`` (issue 31 item 7): per side p_t = min(1, p_seq,t / (1 - f), p_final / f), with
+    p_final = 1 before the budget and McNemar's p at it. Both parts are valid (p_seq at every stop up to the budget,
+    spec 08 §3; McNemar's conditionally on the discordant count, whatever the within-pair correlation, and
+    stochastically smaller for q < 1/2), so by the union bound P(exists t <= budget: p_t <= a) <= (1 - f) a + f a = a.
+    For tables read whole (LLM items) f near 1 makes the final decision nearly McNemar's at the full level while
+    peeking before the end stays valid."""
+    k = np.asarray(k)
+    s = np.asarray(s)
+    return np.stack([stats.binom.sf(s - 1, k, 0.5), stats.binom.sf(k - s - 1, k, 0.5)], axis=-1)
+
+
+def _counts(x: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
+    """Running state of binary trials (runs, T): steps t, successes a (x) and b (y), discordant pairs k, wins s."""
+    win = (y > x).astype(np.int64)
+    t = np.broadcast_to(np.arange(1, x.shape[1] + 1), x.shape)
+    return {"t": t, "a": np.cumsum(x.astype(np.int64), axis=1), "b": np.cumsum(y.astype(np.int64), axis=1),
+            "k": np.cumsum(win + (x > y), axis=1), "s": np.cumsum(win, axis=1)}
+
+
+def budget_batch(x: np.ndarray, y: np.ndarray, des: Any, *, extendable: bool = False,
+                 weight: float = 0.9, bettor: str = "adaptive", final_share: float = 0.0) -> dict[str, np.ndarray]:
+    """Many runs at once: x, y binary arrays (runs, T) with T <= n_max (any T if `extendable`); `des` a
+    `BudgetDesign` or a `barnard.BarnardDesign` (`make_design`).
 
     Returns ``decision`` (+1 "x<y", -1 "x>y", 0), ``decided_at`` (1-based trial index, 0 = never) at level
-    ``des.alpha`` under its tie mode, and the final log running maxima ``log_r`` (runs, 2) (less, more)
-    of the exact statistic. Same decisions as `BudgetTest` fed each row.
+    ``des.alpha`` under its tie mode, and the final running maxima ``log_r`` (runs, 2) (less, more)
+    of the exact statistic. Same decisions as `BudgetTest` fed each row. ``final_share``: see `final_pvalues`.
     """
+    f = check_final_share(final_share, des, extendable)
     if extendable:
         return _extendable_batch(x, y, des, weight, bettor)
     x = np.asarray(x, dtype=float)
@@ -391,27 +474,25 @@ def budget_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, *, extendable:
         raise DataError(f"{x.shape[1]} trials exceed the budget n_max = {des.n_max}")
     check_binary(x, "x")
     check_binary(y, "y")
-    win = (y > x).astype(np.int64)
-    loss = (x > y).astype(np.int64)
-    k = np.cumsum(win + loss, axis=1)
-    s = np.cumsum(win, axis=1)
-    lt_less = des.log_t(k, s)
-    lt_more = des.log_t(k, k - s)
-    m = des.threshold(des.side_level)
-    hit = np.stack([_reaches(lt_less, m), _reaches(lt_more, m)], axis=-1)  # (runs, T, 2)
+    cnt = _counts(x, y)
+    st = des.stats(**cnt)  # (runs, T, 2)
+    m = des.threshold((1.0 - f) * des.side_level)
+    hit = _reaches(st, m)
+    if f > 0 and x.shape[1] == des.n_max:
+        hit[:, -1] |= final_pvalues(cnt["k"][:, -1], cnt["s"][:, -1]) <= f * des.side_level
     any_hit = hit.any(axis=1)
     first = np.where(any_hit, hit.argmax(axis=1), x.shape[1])
     # direction of the first crossing; both sides cannot cross at the same trial (that needs s and k - s
-    # both far above k / 2)
+    # both far above k / 2, or b and a both far above each other)
     t_less, t_more = first[:, 0], first[:, 1]
     decision = np.where(t_less < t_more, 1, np.where(t_more < t_less, -1, 0))
     decision = np.where(any_hit.any(axis=1), decision, 0)
     decided_at = np.where(decision != 0, np.minimum(t_less, t_more) + 1, 0)
-    log_r = np.stack([np.maximum(lt_less.max(axis=1), 0.0), np.maximum(lt_more.max(axis=1), 0.0)], axis=1)
+    log_r = np.maximum(st.max(axis=1), des.r0) if st.shape[1] else np.full((x.shape[0], 2), des.r0)
     return {"decision": decision, "decided_at": decided_at, "log_r": log_r}
 
 
-def _extendable_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, weight: float,
+def _extendable_batch(x: np.ndarray, y: np.ndarray, des: Any, weight: float,
                       bettor: str) -> dict[str, np.ndarray]:
     from .streams import PairedStreams
 
@@ -421,14 +502,10 @@ def _extendable_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, weight: f
     check_binary(y, "y")
     runs, horizon = x.shape
     n = min(horizon, des.n_max)
-    win = (y[:, :n] > x[:, :n]).astype(np.int64)
-    k = np.cumsum(win + (x[:, :n] > y[:, :n]), axis=1)
-    s = np.cumsum(win, axis=1)
     # one side is rejected when p_exact / w <= level or p_ville / (1 - w) <= level (level = side level)
     m = des.threshold(weight * des.side_level)
     exact_hit = np.zeros((runs, horizon, 2), dtype=bool)
-    exact_hit[:, :n, 0] = _reaches(des.log_t(k, s), m)
-    exact_hit[:, :n, 1] = _reaches(des.log_t(k, k - s), m)
+    exact_hit[:, :n] = _reaches(des.stats(**_counts(x[:, :n], y[:, :n])), m)
     exact_hit = np.maximum.accumulate(exact_hit, axis=1)
     streams = PairedStreams(runs, bettor=bettor, ties=des.ties, bins="binary")
     ville_log = -math.log((1.0 - weight) * des.side_level)
@@ -461,13 +538,12 @@ class BudgetTest:
 
     def __init__(self, n_max: int, *, alpha: float = 0.05, ties: str = "allow", arms: str = "paired",
                  extendable: bool = False, weight: float = 0.9, bettor: str = "mixture",
-                 concentration: float | None = None) -> None:
-        if concentration is None:
-            self.design = design(check_positive_int("n_max", n_max), check_alpha(alpha), check_arms(arms),
-                                 _ties(ties))
-        else:
-            self.design = BudgetDesign(n_max, alpha=alpha, arms=arms, ties=ties, concentration=concentration)
+                 concentration: float | None = None, statistic: str | None = None,
+                 final_share: float = 0.0) -> None:
+        self.design = make_design(n_max, alpha=check_alpha(alpha), arms=arms, ties=ties, concentration=concentration,
+                                  statistic=statistic)
         self.extendable = bool(extendable)
+        self.final_share = check_final_share(final_share, self.design, self.extendable)
         self.weight = float(weight)
         if not 0.0 < self.weight < 1.0:
             raise ParameterError(f"weight must be in (0, 1), got {weight!r}")
@@ -479,7 +555,9 @@ class BudgetTest:
         self.n = 0
         self._k = 0
         self._s = 0
-        self._log_r = [0.0, 0.0]  # running maxima of log T for (less, more); T(0, 0) = 1
+        self._a = 0
+        self._b = 0
+        self._log_r = [self.design.r0, self.design.r0]  # running maxima of the statistic for (less, more)
         self._sign = 0
         self.decided_at: int | None = None
 
@@ -494,6 +572,8 @@ class BudgetTest:
     @property
     def name(self) -> str:
         base = self.design.name
+        if self.final_share > 0:
+            return base + f" + McNemar's exact test at the budget (share {self.final_share:g} of the level)"
         return base + (f" + {self._ville.bettor} e-process (extendable, w = {self.weight:g})"
                        if self._ville is not None else " (final budget)")
 
@@ -521,21 +601,47 @@ class BudgetTest:
         self.n += 1
         if self._ville is not None:
             self._ville.update(0, x, y)
-        if x != y and self.n <= self.design.n_max:
+        live = self.n <= self.design.n_max
+        if live:
+            self._a += int(x)
+            self._b += int(y)
+        if x != y and live:
             self._k += 1
             self._s += int(y > x)
-            lt = self.design.log_t(np.array([self._k, self._k]), np.array([self._s, self._k - self._s]))
+        if live and (x != y or self.design.r0 == -math.inf):
+            lt = self.design.stats(self.n, self._a, self._b, self._k, self._s)
             self._log_r = [max(self._log_r[0], float(lt[0])), max(self._log_r[1], float(lt[1]))]
-        if self._sign == 0:
-            from .streams import combine
-
-            pl, pm = self.p_less, self.p_more
-            if pl != pm and float(combine(pl, pm, self.ties)) <= self.alpha:
-                self._sign = 1 if pl < pm else -1
+        if self._sign != 0:
+            return
+        if self.design.statistic == "barnard":
+            # p <= level exactly when R reaches the level's threshold (G is non-increasing): one dynamic
+            # programme per level instead of one per new running maximum
+            side = self._crossed()
+            if side[0] != side[1]:
+                self._sign = 1 if side[0] else -1
                 self.decided_at = self.n
+            return
+        from .streams import combine
+
+        pl, pm = self.p_less, self.p_more
+        if pl != pm and float(combine(pl, pm, self.ties)) <= self.alpha:
+            self._sign = 1 if pl < pm else -1
+            self.decided_at = self.n
+
+    def _crossed(self) -> list[bool]:
+        level = self.design.side_level
+        m = self.design.threshold(self.weight * level if self._ville is not None else level)
+        out = [bool(_reaches(np.array(r), m)) for r in self._log_r]
+        if self._ville is not None:
+            ville = (float(self._ville.pvalue_less[0]), float(self._ville.pvalue_more[0]))
+            out = [o or v <= (1.0 - self.weight) * level for o, v in zip(out, ville)]
+        return out
 
     def _one_sided(self, side: int) -> float:
         p = self.design.pvalue_of(self._log_r[side])
+        if self.final_share > 0:
+            last = (float(final_pvalues(self._k, self._s)[side]) if self.n == self.design.n_max else 1.0)
+            return min(1.0, p / (1.0 - self.final_share), last / self.final_share)
         if self._ville is None:
             return p
         pv = float((self._ville.pvalue_less if side == 0 else self._ville.pvalue_more)[0])
