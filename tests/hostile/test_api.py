@@ -73,8 +73,7 @@ def test_check_claims(claims, alpha):
         assert res.exit_code in (0, 1, 3)
 
 
-@CONTRACT
-@settings(FAST, phases=NO_SHRINK)
+@FAST
 @given(NAMES, st.lists(st.tuples(ANY, ANY), max_size=3), st.one_of(st.none(), ANY))
 def test_letters(policies, pairs, means):
     _call(certirank.letters, policies, pairs, means=means)
@@ -104,8 +103,7 @@ def test_ranker_construct_and_record(policies, alpha, policy, trial, score):
         _call(r.record, policy, trial, score, ahead=True)
 
 
-@CONTRACT
-@settings(FAST, phases=NO_SHRINK)
+@FAST
 @given(NAMES, ALPHA, st.one_of(ANY, st.just(pd.DataFrame({"model": ["A"], "item": ["i"], "score": [2.0]}))))
 def test_leaderboard_construct_and_add(models, alpha, panel):
     board = _call(certirank.Leaderboard, models, alpha)
@@ -145,8 +143,7 @@ def test_baseline(name, alpha):
     _call(certirank.baseline, name, TABLE, alpha=alpha)
 
 
-@CONTRACT
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK)
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.one_of(st.just(np.random.default_rng(0).random((6, 5))), ANY, st.lists(VECTOR, max_size=3)),
        st.sampled_from([0, -1, 1, 2, 99, 1.5, "2", None]), st.one_of(st.floats(allow_nan=True), ANY))
 def test_compose_test(matrix, m, eta):

@@ -88,7 +88,8 @@ def init_cmd(db: Path = DB_ARG,
     from ..campaign import Campaign
     from ..methods.anyrank.demo import read_prior_file
     from ._common import deprecated_alias
-    bins = deprecated_alias(bins, metric, "--metric", "--bins") or "progress"
+    bins = deprecated_alias(bins, metric, "--metric", "--bins")
+    bins = "progress" if bins is None else bins  # '' is refused as a choice, not taken as the default
     options = {} if bins == "progress" else {"bins": bins}
     with Campaign.init(db, _names(policies, "--policies"), kind=kind, models=_names(models, "--models"),
                        alpha=alpha, method=method, prior=None if prior is None else read_prior_file(prior),
