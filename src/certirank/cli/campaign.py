@@ -97,7 +97,8 @@ def init_cmd(db: Path = DB_ARG,
     from ..campaign import Campaign
     from ..methods.anyrank.demo import read_prior_file
     from ._common import deprecated_alias
-    bins = deprecated_alias(bins, metric, "--metric", "--bins") or "progress"
+    bins = deprecated_alias(bins, metric, "--metric", "--bins")
+    bins = "progress" if bins is None else bins  # '' is refused as a choice, not taken as the default
     options = {} if bins == "progress" else {"bins": bins}
     n_max, design = _design(budget, n_max, arms, bins, environments)
     options.update(design)

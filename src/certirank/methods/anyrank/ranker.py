@@ -276,6 +276,8 @@ class Ranker:
             data = json.loads(text) if isinstance(text, str) else dict(text)
         except (json.JSONDecodeError, UnicodeDecodeError) as exc:
             raise ParameterError(f"not a saved AnyRank campaign (invalid JSON: {exc})") from None
+        except RecursionError:
+            raise ParameterError("not a saved AnyRank campaign (JSON nested too deeply)") from None
         except (TypeError, ValueError):
             raise ParameterError(f"not a saved AnyRank campaign: expected JSON text or a mapping, got "
                                  f"{type(text).__name__}") from None

@@ -82,6 +82,8 @@ class _Persistence:
             s = json.loads(text)
         except (TypeError, ValueError) as exc:  # includes UnicodeDecodeError of bytes
             raise StateError(f"not a saved Leaderboard state (invalid JSON: {exc})") from None
+        except RecursionError:
+            raise StateError("not a saved Leaderboard state (JSON nested too deeply)") from None
         if not isinstance(s, dict) or s.get("version") != _STATE_VERSION or "families" not in s:
             raise StateError("not a saved Leaderboard state (missing version/families)")
         edited = verify(s, what="saved Leaderboard state", trust_edited=trust_edited)
@@ -146,7 +148,8 @@ class _Persistence:
     @validated("Leaderboard.save")
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write :meth:`to_json` to ``path`` atomically (temporary file in the same folder, then rename)."""
-        path = Path(path)
+        from ..._io import as_path
+        path = as_path(path)
         atomic_write_text(path, self.to_json())
         return path
 
