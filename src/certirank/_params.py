@@ -488,10 +488,11 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           EVIDENCE_BETTOR.but(constraint=Choice(_registry("certirank.evidence._core", "BETTORS"))), TIES_P,
           BINS_P.but(renamed=()), FORMAT, SCORE_RANGE),
     _verb("leaderboard", DATA, ALPHA, TAU, BLOCKS, TOP_K, PILOT, BBEDGE_METHOD, WEIGHTS, OUTPUT, SCORE_RANGE, FORMAT,
-          STAKE, rules=(Rule(("pilot", "top_k"), _pilot_rule), Rule(("stake", "method"), _stake_rule))),
+          STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")),
+          rules=(Rule(("pilot", "top_k"), _pilot_rule), Rule(("stake", "method"), _stake_rule))),
     _verb("Leaderboard", MODELS, ALPHA, TAU, BLOCKS, WEIGHTS, ITEMS, BBEDGE_METHOD, TOP_K, PILOT, EPOCHS, ADDITIONS,
           OUTPUT, KEEP_HISTORY, BLOCKS_SOURCE, BLOCKS_COLUMN, STAKE,
-          rules=(Rule(("pilot", "top_k"), _pilot_rule), Rule(("stake", "method"), _stake_rule))),
+          *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")), rules=(Rule(("pilot", "top_k"), _pilot_rule), Rule(("stake", "method"), _stake_rule))),
     _verb("Leaderboard.add_replicate", _p("panel", Given("a panel (models x items): array, mapping or table",
                                                           none=False), "one replicate's scores"),
           REPLICATE.but(constraint=OneOf((Integer(0), Text(200, "a label")), none=True))),
@@ -500,7 +501,11 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     _verb("baseline", BASELINE_NAME, DATA, *_BASELINE_OPTIONS, options=tuple(p.name for p in _BASELINE_OPTIONS)),
     _verb("preference_graph", DATA, ALPHA, _p("procedure", Choice(PROCEDURES), "the test behind the preference graph"),
           ANYRANK_BETTOR.but(constraint=Choice(_registry("certirank.evidence._core", "BETTORS"))), POLICY_SUBSET,
-          FORMAT),
+          FORMAT, _p("model", Choice(_registry("certirank.methods.preferences", "MODELS"),
+                                     aliases={"bt": "bradley-terry", "bradley_terry": "bradley-terry",
+                                              "pair": "pairwise"}),
+                     "the model of battle data: pairwise (each pair on its own battles) or bradley-terry (every "
+                     "battle pooled into Bradley-Terry strengths)")),
     _verb("shuffled_ranking", DATA, ALPHA, SEED.but(constraint=Seed()), POLICY_SUBSET, FORMAT, SCORE_RANGE),
     _verb("simulate", *_SIM),
     _verb("compose_test", *_RPOSST, _p("m", Integer(1), "number of test cases chosen"),
@@ -535,8 +540,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
                     help="one score (in [0, 1] or the campaign's score range; None or 'missing': the run could "
                          "not be performed)"),
           BY, NOTE, AHEAD,
-          _p("shown_at", Integer(0, 2**62, none=True), "the log entry at which a `next` that did not remember "
-                                                       "showed this rollout")),
+          _p("shown_at", Integer(0, 2**62, none=True), "the log entry at which a next() that did not remember "
+                                                       "showed this rollout (the page sends it back)")),
     _verb("Campaign.add_run", _p("panel", Given("one run's scores: a table or a file path", none=False),
                                  "one replicate's scores"),
           REPLICATE.but(constraint=Integer(1, 2**62, none=True, hint="replicates are numbered from 1, as `campaign "
