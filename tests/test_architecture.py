@@ -119,7 +119,7 @@ def test_no_import_runs_up_a_layer():
 
 def test_no_new_import_circle():
     found = set(circles(import_graph()))
-    new = [sorted(c) for c in found if c not in CIRCLES_BEING_CUT]
+    new = [sorted(c) for c in found if not any(c <= allowed for allowed in CIRCLES_BEING_CUT)]
     assert not new, f"new import circle(s): {new}"
 
 
