@@ -367,6 +367,20 @@ def _stake_rule(v: Mapping[str, Any]) -> str | None:
             "its own stake rule (leave stake unset)")
 
 
+def _top_k_rule(v: Mapping[str, Any]) -> str | None:
+    top_k, models = v.get("top_k"), v.get("models")
+    if top_k is not None and models is not None and top_k >= len(models):
+        return f"{_both('top_k')} must be smaller than the number of models ({len(models)}), got {top_k}"
+    return None
+
+
+def _pilot_growth_rule(v: Mapping[str, Any]) -> str | None:
+    if v.get("pilot") is not None and (v.get("epochs", 1) != 1 or v.get("additions", 0) != 0):
+        return "pilot-targeted Top-k (pilot) cannot be combined with benchmark epochs or model additions"
+    return None
+
+
+BOARD_RULES = (Rule(("pilot", "top_k"), _pilot_rule), Rule(("stake", "method"), _stake_rule))
 ANYRANK_RULES = (Rule(("gamma", "method", "prior", "heldout_prior_rows"), _gamma_rule),
                  Rule(("prior", "heldout_prior_rows"), _prior_xor_heldout),
                  Rule(("budget", "bins", "n_max", "arms", "statistic", "concentration"), _budget_rule),
@@ -478,8 +492,9 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           _p("chunk", Integer(1, 10**7), "campaigns per evidence bank"),
           rules=ANYRANK_RULES, options=tuple(p.name for p in ANYRANK_OPTIONS)),
     _verb("Ranker.extend", N_MAX.but(constraint=Integer(1, 10**9))),
-    _verb("Ranker.save", PATH),
-    _verb("Ranker.load", PATH, TRUST_EDITED),
+    # the one save/load contract of the live engines (certirank._saved.Saved: Ranker, Leaderboard)
+    _verb("Saved.save", PATH),
+    _verb("Saved.load", PATH, TRUST_EDITED),
     _verb("compare", SCORES_X, SCORES_Y, ALPHA, EVIDENCE_BETTOR, TIES_P,
           BINS_P.but(constraint=OneOf((Choice(BINS), Given("a sequence of bins in [0, 1]", kinds=(list, tuple)))),
                      renamed=()),
@@ -489,15 +504,22 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           BINS_P.but(renamed=()), FORMAT, SCORE_RANGE),
     _verb("leaderboard", DATA, ALPHA, TAU, BLOCKS, TOP_K, PILOT, BBEDGE_METHOD, WEIGHTS, OUTPUT, SCORE_RANGE, FORMAT,
           STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")),
-          rules=(Rule(("pilot", "top_k"), _pilot_rule), Rule(("stake", "method"), _stake_rule))),
+          rules=BOARD_RULES),
     _verb("Leaderboard", MODELS, ALPHA, TAU, BLOCKS, WEIGHTS, ITEMS, BBEDGE_METHOD, TOP_K, PILOT, EPOCHS, ADDITIONS,
           OUTPUT, KEEP_HISTORY, BLOCKS_SOURCE, BLOCKS_COLUMN, STAKE,
-          *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")), rules=(Rule(("pilot", "top_k"), _pilot_rule), Rule(("stake", "method"), _stake_rule))),
+          *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")),
+          rules=(*BOARD_RULES, Rule(("top_k", "models"), _top_k_rule),
+                 Rule(("pilot", "epochs", "additions"), _pilot_growth_rule))),
+    _verb("Leaderboard.add_model", _p("name", Text(MAX_NAME, "a model name"), "the new model's name"),
+          _p("panels", Given("its scores on every stored replicate: an (R, N) array or a long table", none=False),
+             "a new model's scores on every stored replicate")),
+    _verb("Leaderboard.expand_benchmark",
+          _p("new_items", Given("item names added to the benchmark", kinds=(list, tuple, Iterable), none=False),
+             "the items a new benchmark version adds"),
+          WEIGHTS, BLOCKS.but(help="block labels of the new items (protocol blocks)")),
     _verb("Leaderboard.add_replicate", _p("panel", Given("a panel (models x items): array, mapping or table",
                                                           none=False), "one replicate's scores"),
           REPLICATE.but(constraint=OneOf((Integer(0), Text(200, "a label")), none=True))),
-    _verb("Leaderboard.save", PATH),
-    _verb("Leaderboard.load", PATH, TRUST_EDITED),
     _verb("baseline", BASELINE_NAME, DATA, *_BASELINE_OPTIONS, options=tuple(p.name for p in _BASELINE_OPTIONS)),
     _verb("preference_graph", DATA, ALPHA, _p("procedure", Choice(PROCEDURES), "the test behind the preference graph"),
           ANYRANK_BETTOR.but(constraint=Choice(_registry("certirank.evidence._core", "BETTORS"))), POLICY_SUBSET,
