@@ -79,38 +79,6 @@ def _refuse(where: str, **given: bool) -> None:
         raise ParameterError(f"{', '.join(used)} {'does' if len(used) == 1 else 'do'} not apply {where}")
 
 
-def _check_budget_options(budget: str, bins: str, n_max: Optional[int], arms: str, statistic: Optional[str]) -> None:
-    """--arms and --statistic shape the exact budget test only; without it they would be ignored without a word."""
-    from .._validate import check_choice
-    from ..errors import ParameterError
-    from ..evidence.budget import check_statistic
-    from ..methods.anyrank.config import ARMS, BUDGETS, METRICS, _resolve_budget
-    if statistic is not None:
-        check_statistic(statistic)
-    check_choice("--arms", arms, ARMS)
-    resolved = _resolve_budget(check_choice("--budget", budget, BUDGETS), check_choice("--bins", bins, METRICS),
-                               n_max, None, live=False)
-    if resolved == "none" and (statistic is not None or arms.strip().lower() != "paired"):
-        what = "--statistic" if statistic is not None else "--arms"
-        raise ParameterError(f"{what} applies to the exact budget test only (--bins binary with --n-max N, or "
-                             "--budget final|extendable); this run uses the anytime e-process")
-
-
-def _check_gamma(method: str, gamma: float, has_prior: bool) -> None:
-    """--gamma weights the prior in two methods only; elsewhere, or with no prior, it would change nothing."""
-    from .._validate import check_choice, check_nonnegative
-    if check_nonnegative("gamma", gamma) == 1.0:
-        return
-    from ..errors import ParameterError
-    from ..methods.anyrank.config import METHODS
-    if check_choice("method", method, METHODS) not in ("anyrank", "weighted-bonferroni"):
-        raise ParameterError(f"--gamma (prior strength) applies to --method anyrank and weighted-bonferroni, not "
-                             f"{method}")
-    if not has_prior:
-        raise ParameterError("--gamma is the prior's strength: give a prior (--prior, --prior-means or "
-                             "--heldout-prior-rows)")
-
-
 @app.command("rank")
 def rank_cmd(data: Path = DATA_ARG,
              alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole ranking."),
@@ -191,9 +159,6 @@ def rank_cmd(data: Path = DATA_ARG,
                            statistic=statistic is not None)
     if shuffle is not None:
         _refuse_with_shuffle(**anyrank_options)
-    else:
-        _check_budget_options(budget, bins, n_max, arms, statistic)
-        _check_gamma(method, gamma, prior is not None or prior_means is not None or heldout_prior_rows != 0)
     table, fmt, sr = read_input(data, format, score_range, read_option)
 
     if model == "bt" and table.attrs.get("format") != "preferences":

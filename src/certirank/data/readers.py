@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._params import validated
 from .._escape import csv_guarded
 from .._io import atomic_path
 from .._validate import check_choice
@@ -90,6 +91,7 @@ _OPTIONS = {"long": {"sep", "policy", "score"}, "wide": {"sep"}, "preferences": 
 # public entry points
 
 @keyword_only(("format",))
+@validated("load")
 def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = None,
          score_range: tuple[float, float] | None = None, **options: Any) -> pd.DataFrame:
     """Read evaluation data and return the validated table.
@@ -129,6 +131,10 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
     """
     fmt = None if format is None else check_choice("format", format, FORMATS)
     if isinstance(path, pd.DataFrame):
+        if isinstance(path.columns, pd.MultiIndex):  # str() of a tuple would silently become a policy name
+            raise DataError(f"the table has {path.columns.nlevels} header levels (MultiIndex columns); flatten them "
+                            "to one name per column first (e.g. table.columns = ['_'.join(map(str, c)) for c in "
+                            "table.columns])")
         layout = fmt if fmt in LAYOUTS else None
         # a table read earlier keeps naming its file in later messages, and its reader's notes were said already
         return _from_frame(path, layout, source=path.attrs.get("source"), score_range=score_range, row_offset=0,

@@ -92,6 +92,12 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
     # score
     raw = df["score"]
     score = to_numbers(raw)
+    if score.dtype.kind in "cO":  # complex numbers pass to_numeric, and float64 would drop their imaginary part
+        cplx = np.flatnonzero([isinstance(v, (complex, np.complexfloating)) for v in score.to_numpy()])
+        if cplx.size:
+            i = int(cplx[0])
+            raise DataError(f"score {raw.iloc[i]!r} is a complex number (expected a real number in "
+                            f"{_range_text(score_range)})", source=source, row=i + row_offset, column="score")
     nonnum = score.isna() & raw.notna()
     if nonnum.any():
         i = int(np.flatnonzero(nonnum)[0])

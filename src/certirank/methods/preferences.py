@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._params import validated
 from .._validate import check_alpha, check_choice
 from ..errors import DataError, ParameterError
 from ..order.result import Ranking, make_ranking
@@ -119,11 +120,11 @@ def _holm(p: np.ndarray, alpha: float, procedure: str) -> np.ndarray:
 
 
 MODELS = ("pairwise", "bradley-terry")
-_MODEL_ALIASES = {"bt": "bradley-terry", "bradley_terry": "bradley-terry", "pair": "pairwise"}
 #: options of the Bradley–Terry model (certirank.methods.bradley_terry.bradley_terry_graph)
 _BT_OPTIONS = ("method", "draws", "home", "every", "order", "seed")
 
 
+@validated("preference_graph")
 def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm", bettor: str = "nscore",
                      policies: Sequence[str] | None = None, format: str | None = None, model: str = "pairwise",
                      **options: Any) -> Any:
@@ -151,9 +152,6 @@ def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm",
         Reader options passed to `certirank.load` (e.g. ``tie="drop"`` for arena files).
     """
     alpha = check_alpha(alpha)
-    if isinstance(model, str):
-        model = _MODEL_ALIASES.get(model.strip().lower(), model.strip().lower())
-    model = check_choice("model", model, MODELS)
     bt_opts = {k: options.pop(k) for k in _BT_OPTIONS if k in options}
     if model == "bradley-terry":
         if procedure != "holm" or bettor != "nscore":

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._params import validated
 from ..._compat import keyword_only
 from ...errors import DataError, ParameterError
 from .engine import Leaderboard
@@ -113,6 +114,7 @@ def table_panels(table: pd.DataFrame) -> tuple[list[str], list[str], list[int], 
 
 
 @keyword_only(("tau", "blocks", "top_k", "pilot"))
+@validated("leaderboard")
 def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None, top_k: int | None = None,
                 pilot: int | None = None, method: str = "bb-edge", weights: Any = None, output: str = "current",
                 score_range: Any = None, format: str | None = None, stake: str | None = None,

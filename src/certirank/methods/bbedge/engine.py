@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._params import BBEDGE_METHODS, VERBS, validated
 from ..._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
 from ..._compat import keyword_only
 from ...errors import ParameterError, StateError
@@ -56,9 +57,7 @@ from .core import (
 
 __all__ = ["Leaderboard", "METHODS", "RESOLUTION_TEXT", "block_statement"]
 
-METHODS = ("bb-edge", "bfh-e-holm", "cr-edge", "bb-edge-pi")
-_METHOD_ALIASES = {"bbedge": "bb-edge", "bfh": "bfh-e-holm", "credge": "cr-edge", "bb-edge-plugin": "bb-edge-pi",
-                   "pi": "bb-edge-pi"}
+METHODS = BBEDGE_METHODS
 _MAX_CLASSES_PLUGIN = 64
 _CHUNK = 2_000_000  # entries of a (directions x blocks) work array in the pair-by-pair paths
 #: directions per block of the e-process update: bounds its (directions x grid) temporaries (65,536 x 41
@@ -72,9 +71,7 @@ def _direction_blocks(n: int) -> list[slice]:
 
 
 def _method(name: str) -> str:
-    if isinstance(name, str) and name.strip().lower().replace("_", "-") in _METHOD_ALIASES:
-        return _METHOD_ALIASES[name.strip().lower().replace("_", "-")]
-    return check_choice("method", name, METHODS)
+    return VERBS["Leaderboard"]["method"].check(name)
 
 
 # ------------------------------------------------------------------------------------------ engine
@@ -135,6 +132,7 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
     _where: Mapping[str, Any] = MappingProxyType({})
 
     @keyword_only(("tau", "blocks", "weights"))
+    @validated("Leaderboard")
     def __init__(self, models: Sequence[str], alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None,
                  weights: Any = None, items: Sequence[Any] | None = None, method: str = "bb-edge",
                  top_k: int | None = None, pilot: int | None = None, epochs: int | str = 1,
@@ -321,6 +319,7 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
         return 1 if self._single_stake else GRID_SIZE
 
     # ----------------------------------------------------------------------------------- updates
+    @validated("Leaderboard.add_replicate")
     def add_replicate(self, panel: Any, replicate: Any = None) -> "Leaderboard":
         """Add one complete replicate (every model on every item) and update all e-processes.
 
