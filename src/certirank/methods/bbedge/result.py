@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 
 from ...order.result import Ranking, Relation, make_ranking
 from ...results import Result, inputs, warning
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Leaderboard
 
 __all__ = ["LeaderboardResult", "build_result"]
 
@@ -116,7 +113,8 @@ class LeaderboardResult(Result):
         return [f"{a} is better than {b} ({tail}{self.ranking.qualifier})" for a, b in self.edges]
 
 
-def build_result(lb: "Leaderboard") -> LeaderboardResult:
+def build_result(lb: Any) -> LeaderboardResult:
+    """The result of a board (a :class:`~certirank.methods.bbedge.engine.Leaderboard`) now."""
     from ...order.closure import is_consistent, transitive_closure
 
     names = list(lb.models)
