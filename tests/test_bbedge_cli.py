@@ -113,8 +113,10 @@ def test_incomplete_panel_exits_2(tmp_path, small_csv):
 def test_gsm8k_single_run(shared_data):
     out = runner.invoke(app, ["leaderboard", str(shared_data / "llm" / "helm_lite_gsm8k.csv"), "--json"])
     assert out.exit_code == 0, out.output[-500:]
-    res = json.loads(out.output)
+    res = json.loads(out.stdout)
     rk = res["ranking"]
+    # one run per item: the claims are about the models on items like these (spec 09 §2), said in one line
+    assert res["about"] == "policy" and "one run per item" in out.stderr
     assert res["details"]["replicates"] == 1 and len(rk["policies"]) == 83
     assert res["details"]["blocks"]["resolution"] == "singleton"
     # edges point from a higher single-run mean to a lower one (a single run: the estimate is the evidence)
@@ -124,4 +126,4 @@ def test_gsm8k_single_run(shared_data):
     assert not rk["inconsistent"]
     out = runner.invoke(app, ["leaderboard", str(shared_data / "llm" / "helm_lite_gsm8k.csv"), "--json",
                               "--blocks", "replicate"])
-    assert json.loads(out.output)["ranking"]["relations"] == []  # one run, one block: nothing can be certified
+    assert json.loads(out.stdout)["ranking"]["relations"] == []  # one run, one block: nothing can be certified

@@ -105,11 +105,12 @@ def test_rank_gamma_needs_a_prior_and_a_method_that_uses_it(wide):
     assert weak["kind"] == strong["kind"] == "rank"
 
 
-def test_shuffle_refuses_options_of_the_other_test(wide):
-    _fails_cleanly(["rank", wide, "--shuffle", "1", "--method", "bonferroni", "--ties", "assume_none"],
-                   "--method, --ties do not apply with --shuffle")
-    _fails_cleanly(["compare", wide, "--a", "a", "--b", "c", "--shuffle", "1", "--bettor", "agrapa"],
-                   "--bettor does not apply with --shuffle")
+def test_about_table_refuses_options_of_the_other_test(wide):
+    # the table's own test (without replacement, its own bettor): the policy test's options are refused
+    _fails_cleanly(["rank", wide, "--about", "table", "--method", "bonferroni", "--ties", "assume_none"],
+                   "--method, --ties do not apply with --about table")
+    _fails_cleanly(["compare", wide, "--a", "a", "--b", "c", "--about", "table", "--bettor", "agrapa"],
+                   "--bettor does not apply with --about table")
 
 
 def test_compare_budget_options_need_a_budget(wide, binary):

@@ -44,8 +44,9 @@ from .config import (  # noqa: F401
 )
 from .result import RankingResult, _Table, _statement  # noqa: F401
 from .engine import _Campaign  # noqa: F401
+from ._wide import _select_columns  # noqa: F401
 from .replay import (  # noqa: F401
-    _run_chunk, _score_array, _select_columns, _table_from_data, anyrank, run_campaign, run_campaigns,
+    _run_chunk, _score_array, _table_from_data, anyrank, run_campaign, run_campaigns,
 )
 from .ranker import Ranker  # noqa: F401
 

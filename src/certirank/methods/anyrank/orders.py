@@ -45,7 +45,7 @@ def ranking_over_orders(table: pd.DataFrame, plan: Any, *, alpha: float, method:
     from ...results import reader_warnings
     from ...evidence.streams import combine
     from ..compare import _test
-    from .replay import read_wide
+    from ._wide import read_wide
 
     if heldout_prior_rows:
         raise ParameterError("heldout_prior_rows (--heldout-prior-rows) takes the first rows of one order; with "
