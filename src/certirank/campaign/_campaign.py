@@ -519,7 +519,8 @@ class Campaign:
                               unblinded=bool(self.blind and show_names), ranking=ranking, rollouts=rollouts,
                               records=head.live_records, undone=undone, complete=complete, done=bool(eng.done),
                               termination=termination, remaining=left, last_record_id=head.last_id,
-                              head_hash=head.head_hash, config_sha256=self.config_sha256)
+                              head_hash=head.head_hash, config_sha256=self.config_sha256,
+                              test=self._engine_cls.test_line(self.config["engine"]))
 
     @validated("Campaign.unblind")
     def unblind(self, *, by: str | None = None, note: str | None = None) -> Record | None:
