@@ -459,7 +459,7 @@ _RPOSST = (
 )
 
 BY = _p("by", Text(MAX_NAME, "an operator name", none=True), "who ran or recorded it (an operator name)")
-NOTE = _p("note", Text(10_000, "a note", none=True), "a free note kept with a record")
+NOTE = _p("note", Text(10_000, "text", none=True), "a free note kept with a record")
 _CAMPAIGN_INIT = (
     PATH, POLICIES.but(constraint=Names(2, "policy names", none=True)),
     _p("kind", Choice(("anyrank", "leaderboard")), "what a campaign runs: anyrank (rollouts) or leaderboard (runs)"),
@@ -559,7 +559,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           _p("sets", Integer(1, 10**6), "random holdout sets"),
           _p("top", Integer(1), "designs listed"),
           *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler", "progress"))),
-    _verb("Campaign.init", *_CAMPAIGN_INIT, rules=RANKER_RULES, options=tuple(p.name for p in ANYRANK_OPTIONS)),
+    _verb("Campaign.init", *_CAMPAIGN_INIT, rules=(*RANKER_RULES, Rule(("top_k", "models"), _top_k_rule)), options=tuple(p.name for p in ANYRANK_OPTIONS)),
     _verb("Campaign.open", PATH),
     _verb("Campaign.next", _p("count", Integer(1, 10_000, none=True), "how many runs to hand out"),
           _p("remember", Flag(none=True), "hand the runs out (remembered) or, False, only look (readers, the page); "
