@@ -206,8 +206,8 @@ def test_check_fail_on_reversed_and_shared_defaults():
     (["rank", "{f}", "--order", "backwards"], "order must be one of"),
     (["rank", "{f}", "--order-by", "nope"], "no column 'nope'"),
     (["rank", "{f}", "--order-by", "label"], "cannot be sorted"),
-    (["rank", "{f}", "--orders", "0"], "orders must be an integer"),
-    (["compare", "{f}", "--a", "A", "--b", "B", "--orders", "0"], "orders must be an integer"),
+    (["rank", "{f}", "--orders", "0"], "orders must be a positive integer"),
+    (["compare", "{f}", "--a", "A", "--b", "B", "--orders", "0"], "orders must be a positive integer"),
     (["check", "{f}", "--claim", "A>B", "--about", "sideways"], "about must be one of"),
     (["check", "{f}", "--claim", "A>B", "--fail-on", "never"], "fail_on must be one of"),
     (["rank", "{f}", "--about", "benchmark"], "leaderboard"),
@@ -225,7 +225,7 @@ def test_bad_order_and_estimand_input_is_one_line_exit_2(tmp_path, args, needle)
 
 def test_api_refuses_what_the_cli_refuses():
     table = pd.DataFrame({"A": np.ones(10), "B": np.zeros(10)})
-    with pytest.raises(ParameterError, match="orders must be an integer"):
+    with pytest.raises(ParameterError, match="orders must be a positive integer"):
         certirank.anyrank(table, orders=0)
     with pytest.raises(ParameterError, match="order must be one of"):
         certirank.compare([1.0] * 5, [0.0] * 5, order="backwards")

@@ -125,7 +125,7 @@ def test_every_declared_verb_matches_its_signature():
 
 def test_validated_verbs_carry_their_declaration():
     for name in ("load", "anyrank", "Ranker", "compare", "check", "leaderboard", "Leaderboard", "baseline",
-                 "preference_graph", "shuffled_ranking", "simulate", "compose_test", "evaluate_test_designs",
+                 "preference_graph", "table_ranking", "simulate", "compose_test", "evaluate_test_designs",
                  "graph_test", "e_holm", "letters", "Saved.save", "Saved.load", "Leaderboard.add_replicate", "run_campaign", "run_campaigns"):
         f = _verb_callable(name)
         seen = set()

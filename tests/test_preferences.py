@@ -45,15 +45,17 @@ def test_power_and_decided_at_is_anytime():
     rng = np.random.default_rng(7)
     strength = {("good", "bad"): 0.9, ("good", "mid"): 0.5, ("mid", "bad"): 0.5}
     tab = battles(strength, 400, rng)
-    res = preference_graph(tab, 0.05)
+    assert preference_graph(tab, 0.05).ranking.better("good", "bad")  # the default: a seeded random order
+    # decided_at counts battles in the order read; in file order (order="given") that is the table's prefix
+    res = preference_graph(tab, 0.05, order="given")
     edge = next(e for e in decisions(res) if e["better"] == "good" and e["worse"] == "bad")
     t = edge["decided_at"]
-    assert preference_graph(tab.iloc[:t], 0.05).ranking.relations  # certified with the battles up to then
-    before = preference_graph(tab.iloc[:t - 1], 0.05)
+    assert preference_graph(tab.iloc[:t], 0.05, order="given").ranking.relations  # certified with the battles up to then
+    before = preference_graph(tab.iloc[:t - 1], 0.05, order="given")
     assert not any(e["better"] == "good" and e["worse"] == "bad" for e in decisions(before))
     pair = next(p for p in res.pairs if {p["a"], p["b"]} == {"good", "bad"})
     assert pair["wins_a"] + pair["wins_b"] + pair["draws"] == pair["battles"]
-    bonf = preference_graph(tab, 0.05, procedure="bonferroni")
+    bonf = preference_graph(tab, 0.05, procedure="bonferroni", order="given")
     assert {(e["better"], e["worse"]) for e in decisions(bonf)} <= {(e["better"], e["worse"]) for e in decisions(res)}
 
 

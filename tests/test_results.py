@@ -59,7 +59,7 @@ def test_rank_record_has_seven_parts_and_each_relation_once():
     d = res.to_dict()
     assert list(d) == PARTS and len(d) <= 9
     assert d["schema"] == SCHEMA and d["kind"] == "rank" and d["about"] == "policy"
-    assert d["inputs"]["order"] == {"kind": "given"} and d["inputs"]["alpha"] == 0.05
+    assert d["inputs"]["order"] == {"kind": "random", "seed": 0} and d["inputs"]["alpha"] == 0.05
     # who beats whom is said once: only the ranking's relations name a (better, worse) pair
     text = json.dumps(d)
     for rel in d["ranking"]["relations"]:
