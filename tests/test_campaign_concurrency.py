@@ -230,7 +230,7 @@ def test_a_write_that_loses_the_race_is_computed_again(tmp_path, monkeypatch):
     assert [(e.policy, e.by) for e in log] == [("a", "first"), ("b", "second")]
     rep = second.verify()
     assert rep.ok and rep.records == 2, rep.failures
-    assert second.status().ranking.samples == {"a": 1, "b": 1}
+    assert second.status().rollouts == {"a": 1, "b": 1}
 
 
 def test_a_write_never_leaves_the_lock_held_after_a_refusal(tmp_path):

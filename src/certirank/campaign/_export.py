@@ -98,7 +98,8 @@ def _rank_command(camp: Any, out: Path, show: bool) -> str:
     n_max, bins = r.get("n_max", r.get("nmax")), r.get("bins", r.get("metric"))  # configurations before 0.2
     words = ["certirank", "rank", str(out), "--alpha", repr(r["alpha"]), "--method", r["method"], "--n-max",
              str(n_max), "--ties", r["ties"], "--guarantee", r["guarantee"], "--bins", bins,
-             "--budget", r.get("budget", "none")]  # the campaign's test, not the replay's default
+             "--budget", r.get("budget", "none"),  # the campaign's test, not the replay's default
+             "--order", "file"]  # rows in trial order: the run order (spec 09 §3), not a random one
     if r.get("budget", "none") != "none":
         # a campaign saved before the statistic option ran the mixture
         words += ["--arms", r.get("arms", "paired"), "--statistic", r.get("statistic") or "mixture"]

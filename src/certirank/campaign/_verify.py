@@ -55,7 +55,8 @@ def verify(camp: Any, *, anchor: str | None = None) -> VerifyReport:
             diff = [str(refused)]
         else:
             fresh = replayed.checkpoint()
-            diff = [] if fresh == state else camp._engine_cls.differences(state, fresh) or ["bytes"]
+            # compared as read today: a checkpoint an earlier version wrote may name a field differently
+            diff = [] if fresh == state else camp._engine_cls.differences(state, fresh)
     except CertirankError as exc:
         diff = [str(exc)]
     checks.append(Check("replay of the records equals the checkpoint", not diff,

@@ -130,8 +130,7 @@ def restore(cls: type, snap: Mapping[str, Any]) -> Any:
         camp.t = int(meta["t"])
         camp.termination = meta["termination"]
         camp.inconsistent = bool(meta["inconsistent"])
-        # snapshots written before the record (0.2) named the p-value p_value
-        camp.decisions = [{("pvalue" if k == "p_value" else k): v for k, v in d.items()} for d in meta["decisions"]]
+        camp.decisions = _decisions(meta["decisions"])
         pols = setup.policies
         obj._snapshot_results = (len(arrays["results_policy"]), {k: np.asarray(arrays[k]) for k in
                                                                  ("results_policy", "results_trial", "results_score")})
@@ -143,10 +142,18 @@ def restore(cls: type, snap: Mapping[str, Any]) -> Any:
     return obj
 
 
+def _decisions(decisions: Any) -> list[dict[str, Any]]:
+    """The recorded decisions, named as today: snapshots written before the record (0.2) named the p-value
+    ``p_value``."""
+    return [{("pvalue" if k == "p_value" else k): v for k, v in d.items()} for d in decisions]
+
+
 def snapshot_differences(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
-    """Names of the fields in which two snapshots differ (empty = identical, NaN equal to NaN)."""
-    out = [k for k in ("format", "config", "config_sha256", "environment_draw") if a.get(k) != b.get(k)]
-    ma, mb = a.get("meta", {}), b.get("meta", {})
+    """Names of the fields in which two snapshots differ (empty = identical, NaN equal to NaN). A snapshot of an
+    earlier version is compared as it reads today (its decisions' ``p_value`` is today's ``pvalue``)."""
+    out = [k for k in sorted(set(a) | set(b)) if k not in ("meta", "arrays") and a.get(k) != b.get(k)]
+    ma, mb = ({**m, "decisions": _decisions(m["decisions"])} if "decisions" in m else m
+              for m in (a.get("meta", {}), b.get("meta", {})))
     out += [f"meta.{k}" for k in sorted(set(ma) | set(mb)) if ma.get(k) != mb.get(k)]
     aa, ab = a.get("arrays", {}), b.get("arrays", {})
     for k in sorted(set(aa) | set(ab)):
