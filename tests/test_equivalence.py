@@ -1,0 +1,106 @@
+"""Equivalence verdict (issue 35 item 1): numerics against a brute-force reference, level by seeded Monte Carlo."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import certirank
+from certirank.errors import ParameterError
+from certirank.evidence.betgrid import GRID_SIZE
+from certirank.evidence.equivalence import EquivalenceTest, equivalence_batch
+
+
+def _binom_upper(runs: int, p: float, tail: float = 1e-4) -> int:
+    """Largest count of a Binomial(runs, p) that a valid procedure exceeds with probability < tail."""
+    return int(stats.binom.isf(tail, runs, p))
+
+
+def test_wealth_matches_brute_force_mixture():
+    rng = np.random.default_rng(3)
+    x, y = rng.random(25), rng.random(25)
+    margin = 0.15
+    t = EquivalenceTest(margin, alpha=0.05).update_many(x, y)
+    grid = [0.98 * (g + 0.5) / GRID_SIZE for g in range(GRID_SIZE)]
+    for side, pay in ((0, lambda d: d + margin), (1, lambda d: margin - d)):
+        best = 0.0
+        for n in range(1, 26):
+            w = sum(math.prod(1 + lam * pay(y[s] - x[s]) / (1 - margin) for s in range(n)) for lam in grid) / len(grid)
+            best = max(best, math.log(w))
+        p = t.p_lower if side == 0 else t.p_upper
+        assert p == pytest.approx(math.exp(-best), rel=1e-10)
+
+
+def test_stream_and_batch_agree_bit_for_bit():
+    rng = np.random.default_rng(4)
+    x = (rng.random((6, 80)) < 0.5).astype(float)
+    y = (rng.random((6, 80)) < 0.52).astype(float)
+    out = equivalence_batch(x, y, 0.2, 0.1)
+    for r in range(6):
+        t = EquivalenceTest(0.2, 0.1).update_many(x[r], y[r])
+        assert (t.decided_at or 0) == out["decided_at"][r]
+        assert t.p_lower == out["p_lower"][r] and t.p_upper == out["p_upper"][r]
+
+
+def test_equivalent_pair_is_certified_and_described():
+    rng = np.random.default_rng(5)
+    x = (rng.random(1500) < 0.5).astype(float)
+    y = (rng.random(1500) < 0.5).astype(float)
+    r = certirank.compare(x, y, margin=0.1)
+    assert r.verdict == "equivalent" and r.equivalent_at is not None and r.decision is None
+    assert "equivalent" in r.describe("A", "B") and "0.1" in r.describe("A", "B")
+    d = r.to_dict()
+    assert d["verdict"] == "equivalent" and d["margin"] == 0.1 and d["forecast"] is None
+
+
+def test_no_margin_means_no_equivalence():
+    r = certirank.compare([0.5] * 50, [0.5] * 50)
+    assert r.margin is None and r.p_equivalent is None and not r.equivalent
+
+
+def test_level_at_the_margin_exactly():
+    """True difference = margin: the equivalence claim is false; P(ever claimed) <= alpha/2 (its half's level)."""
+    runs, n, margin, alpha = 400, 400, 0.1, 0.1
+    rng = np.random.default_rng(11)
+    x = (rng.random((runs, n)) < 0.45).astype(float)
+    y = (rng.random((runs, n)) < 0.45 + margin).astype(float)
+    claims = int((equivalence_batch(x, y, margin, alpha)["decided_at"] > 0).sum())
+    assert claims <= _binom_upper(runs, alpha / 2)
+
+
+def test_pair_fwer_over_all_claims_at_the_margin():
+    """Difference and equivalence claims together: a wrong direction or a false equivalence, <= alpha."""
+    from certirank.evidence.sequential import paired_batch
+
+    runs, n, margin, alpha = 300, 300, 0.1, 0.1
+    rng = np.random.default_rng(12)
+    x = (rng.random((runs, n)) < 0.5).astype(float)
+    y = (rng.random((runs, n)) < 0.5 + margin).astype(float)
+    wrong_dir = paired_batch(x, y, alpha, bettor="calibrated", bins="binary", target=2 / alpha).decision == -1
+    false_eq = equivalence_batch(x, y, margin, alpha)["decided_at"] > 0
+    assert int((wrong_dir | false_eq).sum()) <= _binom_upper(runs, alpha)
+
+
+def test_power_under_a_tie():
+    """Exactly tied binary policies, margin 0.1: most runs certify equivalence within 1,500 pairs."""
+    runs, n = 60, 1500
+    rng = np.random.default_rng(13)
+    x = (rng.random((runs, n)) < 0.5).astype(float)
+    y = (rng.random((runs, n)) < 0.5).astype(float)
+    got = (equivalence_batch(x, y, 0.1, 0.05)["decided_at"] > 0).mean()
+    assert got >= 0.8
+
+
+@pytest.mark.parametrize("bad", [0, 1, -0.1, 1.5, float("nan"), "a", True])
+def test_bad_margin_is_one_line(bad):
+    with pytest.raises(ParameterError, match="margin") as e:
+        certirank.compare([0.1, 0.2], [0.3, 0.4], margin=bad)
+    assert "\n" not in str(e.value)
+
+
+def test_margin_needs_ties_allow():
+    with pytest.raises(ParameterError, match="ties='allow'"):
+        certirank.compare([0.1, 0.2], [0.3, 0.4], margin=0.1, ties="assume_none")
