@@ -13,6 +13,9 @@ import pandas as pd
 from ..._validate import check_choice, check_positive_int
 from ..._compat import keyword_only
 from ...errors import DataError, ParameterError
+from ...evidence.equivalence import check_margin
+from ...evidence.forecast import FUTILITY, check_futility
+from .verdicts import open_pair_verdicts
 from .config import DIRECTION_SPLIT, PAIRINGS, _BLOCK, _Setup, _check_options, _make_setup
 from .result import RankingResult, _Table
 from .engine import _Campaign, _make_streams
@@ -57,7 +60,8 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
             trajectory: bool = False, format: str | None = None,
             score_range: tuple[float, float] | None = None, budget: str = "auto",
             arms: str = "paired", concentration: float | None = None,
-            statistic: str | None = None) -> RankingResult:
+            statistic: str | None = None, margin: float | None = None,
+            futility: float = FUTILITY) -> RankingResult:
     """Run AnyRank over recorded trials, in recorded order (spec 03 §9.1).
 
     Parameters
@@ -161,9 +165,19 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
             raise DataError(f"{len(bad)} score(s) are neither 0 nor 1 (first: {pols[c]} {arr[r, c]:g}); bins='binary' "
                             "(--bins binary) declares success/failure data; for partial progress keep the default "
                             "bins='progress'")
+    if margin is not None:
+        margin = check_margin(margin)
+        if setup.guarantee == "strict" or setup.ties != "allow":
+            raise ParameterError("margin needs guarantee='paper' and ties='allow' (the equivalence halves share "
+                                 "each pair's level with its difference test at half the level per side)")
+    futility = check_futility(futility)
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     res = camp.result()
+    details = open_pair_verdicts(camp, res.undecided_details, margin, futility, n_max=n_max)
+    res = dataclasses.replace(res, undecided=[d["pair"] for d in details if d["verdict"] != "equivalent"],
+                              undecided_details=details, margin=margin,
+                              equivalent=[d["pair"] for d in details if d["verdict"] == "equivalent"])
     notes = wide.attrs.get("notes") or []
     if notes and res.ranking is not None:
         res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))
