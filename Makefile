@@ -3,10 +3,10 @@ PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 
-.PHONY: demo test test-slow install install-test bench clean
+.PHONY: demo test test-slow install install-test bench clean wheel docs
 
 # the demo needs only the runtime dependencies; the tests install every extra so that none of them skip
-EXTRAS ?= dev,web,browser,inspect,dask
+EXTRAS ?= dev,web,browser,inspect,dask,docs
 
 # the runtime dependencies only: enough for `make demo` and every command
 $(BIN)/certirank: pyproject.toml
@@ -39,4 +39,12 @@ test-slow: install-test
 	$(BIN)/python -m pytest -q -m slow
 
 clean:
-	rm -rf $(VENV) build *.egg-info src/*.egg-info
+	rm -rf $(VENV) build site *.egg-info src/*.egg-info
+
+# Build the sdist and wheel and check the installed wheel works outside the checkout (what CI runs after the tests).
+wheel: install-test
+	$(BIN)/python .ci/check_wheel.py
+
+# The documentation site (mkdocs-material + mkdocstrings), built with --strict: a broken link or reference fails.
+docs: install-test
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict --quiet -d site

@@ -9,7 +9,7 @@ AnyRank_inf 1317, Bonferroni 2599, weighted Bonferroni 2912 on RoboArena-4; 12/2
 Bonferroni 6950 on RoboArena-7.
 
 Several readings of "the first 20 trials of each policy" and of the counting are reported, because the
-paper's text does not pin them down (see docs/parts/anyrank-reproduction.md):
+paper's text does not pin them down (see docs/reproduction/anyrank.md):
 
 * ``rows``      spec 03 §9.1: prior = mean of rows 0-19 (non-missing), rows 0-19 removed, paired by row.
 * ``per-policy`` prior = mean of each policy's first 20 non-missing trials; those cells removed, rows kept.

@@ -1,4 +1,4 @@
-"""Timing of every baseline on typical sizes (docs/parts/baselines-performance.md).
+"""Timing of every baseline on typical sizes (docs/performance/baselines.md).
 
 Usage (from the repository root):
 

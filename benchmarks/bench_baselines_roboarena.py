@@ -1,4 +1,4 @@
-"""Bradley–Terry baselines on the shipped RoboArena preferences (docs/parts/baselines-reproduction.md).
+"""Bradley–Terry baselines on the shipped RoboArena preferences (docs/reproduction/baselines.md).
 
 Usage (from the repository root):
 

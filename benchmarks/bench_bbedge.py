@@ -93,7 +93,7 @@ def one_rep_topk(child, setting, R, L, N, block_size, k, R0):
     P = bbedge_panels(child, setting, L=L, N=N, R=R + R0, block_size=block_size)
     blocks = list(bbedge_blocks(N, block_size))
     res = {}
-    # the Top-k and epoch studies keep the grid stake: their tables in docs/parts/bbedge-performance.md were
+    # the Top-k and epoch studies keep the grid stake: their tables in docs/performance/bbedge.md were
     # measured with it (before the plug-in became the default)
     full = bbedge_path(P[:R], blocks=blocks, top_k=k, stake="grid")
     res["full graph"] = (bool((full["certified"] & null).any()), full["top_k_at"], full["top_k_set"])

@@ -9,7 +9,7 @@ version of the same test (the project's `OneSampleTest` bettor, two-sided at alp
 task is finite.
 
 Run from the project root:  .venv/bin/python benchmarks/bench_inspect.py [--runs 500] [--write-docs]
-(`--write-docs` rewrites docs/parts/integrations-performance.md with the tables printed.)
+(`--write-docs` rewrites docs/performance/integrations.md with the tables printed.)
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from certirank.evidence import one_sample_batch
 from certirank.integrations._stopping import StoppingCore
 
 ALPHA = 0.05
-PART = Path(__file__).resolve().parents[1] / "docs" / "parts" / "integrations-performance.md"
+PART = Path(__file__).resolve().parents[1] / "docs" / "performance" / "integrations.md"
 
 
 def _orders(pop: np.ndarray, runs: int, rng: np.random.Generator) -> np.ndarray:

@@ -120,7 +120,7 @@ def main() -> None:
         add(f"letters, {n_l} policies, random p={p_l} ({len(diff_l)} different pairs)",
             lambda names_l=names_l, diff_l=diff_l: letters(names_l, diff_l), 1)
     # k disjoint different pairs among 2k policies: 2**k maximal cliques; past MAX_EXACT_COLUMNS (k > 17) the
-    # greedy cover takes over (docs/parts/multitest-performance.md)
+    # greedy cover takes over (docs/performance/multitest.md)
     for k in (16, 17, 19, 25, 50):
         names_d = [f"p{i}" for i in range(2 * k)]
         diff_d = [(names_d[2 * i], names_d[2 * i + 1]) for i in range(k)]

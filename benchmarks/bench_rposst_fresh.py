@@ -2,7 +2,7 @@
 
 Spec 05 §11's protocol holds out part of a fixed pool, so the tuning and the held-out policies are coupled:
 a kind of policy missing from the tuning set is over-represented among the held-out ones (the adverse
-selection of docs/parts/rposst-design-choice.md). The Racing Arrows re-creation can draw genuinely new
+selection of docs/performance/rposst-design-choice.md). The Racing Arrows re-creation can draw genuinely new
 policies from the population instead. For each seed: the game's usual pool (50 leaders, 50 followers,
 `racing_arrows_angles(50, seed)`); every method composes a test from the 50 policies of the chosen side;
 it is scored on 10 new policies of that side (angles uniform in [0.05π, 0.95π]) by its max error over

@@ -1,5 +1,5 @@
 """Reproduce the RPOSST holdout protocol (spec 05 §11) on the shipped RRPS data and the Racing Arrows
-re-creation, and write docs/parts/rposst-reproduction.md.
+re-creation, and write docs/reproduction/rposst.md.
 
 Run (from the repository root):
 
@@ -48,7 +48,7 @@ def main() -> None:
     ap.add_argument("--racing-sets", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=300)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "parts" / "rposst-reproduction.md")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "reproduction" / "rposst.md")
     args = ap.parse_args()
     sm = read_test_matrix(RRPS)
     timings = []

@@ -1,4 +1,4 @@
-"""Issue 21: does the default design (select="cv") hold for new policies? Writes docs/parts/rposst-selection.md.
+"""Issue 21: does the default design (select="cv") hold for new policies? Writes docs/performance/rposst-selection.md.
 
 Runs spec 05's holdout protocol with the default design (`cv`), RPOSST (`select="rposst"`) and the five
 baselines on the shipped RRPS bots (m = 1, 2, 3) and both Racing Arrows configurations, and the item-scale
@@ -11,10 +11,10 @@ Run the parts (possibly in parallel), then render:
     .venv/bin/python benchmarks/bench_rposst_select.py --part racing --json /tmp/sel_racing.json
     .venv/bin/python benchmarks/bench_rposst_select.py --part gsm8k --json /tmp/sel_gsm8k.json
     .venv/bin/python benchmarks/bench_rposst_select.py --render /tmp/sel_rrps.json /tmp/sel_racing.json \
-        /tmp/sel_gsm8k.json --out docs/parts/rposst-selection.md
+        /tmp/sel_gsm8k.json --out docs/performance/rposst-selection.md
 
 With `--seed 1` on every part (other holdout sets and inner folds) the rendered page is
-docs/parts/rposst-selection-seed1.md.
+docs/performance/rposst-selection-seed1.md.
 """
 
 from __future__ import annotations

@@ -2,10 +2,10 @@
 
     .venv/bin/python benchmarks/reproduce_sim.py                 # default (modest) rep counts, jobs = 2
     .venv/bin/python benchmarks/reproduce_sim.py --reps 200 --bbedge-reps 500 --bt-reps 100   # paper-sized
-    .venv/bin/python benchmarks/reproduce_sim.py --out docs/parts/sim-reproduction.md
+    .venv/bin/python benchmarks/reproduce_sim.py --out docs/reproduction/sim.md
 
 Writes a Markdown report (tables of our numbers next to the anchors, with the explanation of every
-discrepancy) to ``docs/parts/sim-reproduction.md`` and prints it. Everything is seeded: the same command gives
+discrepancy) to ``docs/reproduction/sim.md`` and prints it. Everything is seeded: the same command gives
 the same numbers on any machine and for any ``--jobs``.
 """
 
@@ -92,8 +92,8 @@ NOTES = """## Summary: what matches, what does not, and why
    pairs; the authors' fraction is over all 10 pairs (the tied pair can never be correct), i.e. at most 0.9,
    and 0.88/0.9 ≈ 0.98.
 5. *BB-EDGE 90%-power replicate under heterogeneity:* 78 vs 56 (paper), and BFH-e-Holm stays at ≈ 0.34 power at
-   R = 100 (paper: 90% at 95). The BB-EDGE helper's own study finds the same 78 (docs/parts/
-   bbedge-reproduction.md), so the simulator is not the cause. The DGP is a reconstruction (spec 04 §13.2: h,
+   R = 100 (paper: 90% at 95). The BB-EDGE helper's own study finds the same 78 (docs/reproduction/
+   bbedge.md), so the simulator is not the cause. The DGP is a reconstruction (spec 04 §13.2: h,
    the block map and the latent correlations), and so are the e-process details the paper's missing equations
    hid (prediction rule, grid); smaller per-block variance in the paper's generator or a different κ2 would
    shift both numbers. The ordering BB-EDGE > BB-EDGE-PI > BFH-e-Holm > CR-EDGE and the error-control
@@ -305,7 +305,7 @@ def main() -> None:
     ap.add_argument("--n-max", type=int, default=1000, help="AnyRank budget per policy (authors' code 1000)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", choices=["anyrank", "bt", "bbedge"], default=None)
-    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "parts" / "sim-reproduction.md")
+    ap.add_argument("--out", type=Path, default=ROOT / "docs" / "reproduction" / "sim.md")
     args = ap.parse_args()
     t0 = time.time()
     sections = []

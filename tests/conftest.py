@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+# pytester runs the pytest plugin (certirank.integrations.pytest_plugin) on generated test files
+pytest_plugins = ["pytester"]
+
 # Property-based tests draw the same examples on every run, so CI results are reproducible.
 settings.register_profile("certirank", derandomize=True, database=None)
 settings.load_profile("certirank")

@@ -344,7 +344,7 @@ def test_preference_games_generator_and_bt_coin_flip_on_tied_pair():
 def test_bootstrap_bt_hof_full_ranking_grows_with_games():
     """Spec 06 §5, HO-F: the fraction of runs where bootstrapped BT (B = 5000) fully ranks the five policies
     grows with the number of games (authors' anchors 0.08 @500, 0.96 @1000; certirank's generator as specified
-    gives lower values, see docs/parts/baselines-reproduction.md)."""
+    gives lower values, see docs/reproduction/baselines.md)."""
     runs = 60
     truth = {(f"pi{i}", f"pi{j}") for i in range(1, 6) for j in range(1, 6) if i > j}
     frac = {}

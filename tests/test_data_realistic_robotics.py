@@ -115,15 +115,26 @@ def test_a_named_empty_column_or_a_blank_row_inside_still_counts(tmp_path):
         certirank.load(_write(tmp_path / "mid.csv", "policy,score\na,1\n,\nb,0\n"))
 
 
-def test_totals_rows_are_refused_with_their_line(tmp_path):
-    with pytest.raises(DataError, match=r"long.csv, row 4, column 'policy': 'Total' looks like a summary row"):
-        certirank.load(_write(tmp_path / "long.csv", "policy,env,score\na,x,1\nb,x,0\nTotal,,0.5\n"))
-    with pytest.raises(DataError, match=r"wide.csv, row 4, column 'episode': 'mean' looks like a summary row"):
-        certirank.load(_write(tmp_path / "wide.csv", "episode,pi0,ours\n0,1,0\n1,0,1\nmean,0.5,0.5\n"))
+def test_trailing_totals_rows_are_dropped_with_their_line_and_inner_ones_refused(tmp_path):
+    t = certirank.load(_write(tmp_path / "long.csv", "policy,env,score\na,x,1\nb,x,0\nTotal,,0.5\n"))
+    assert set(t["policy"]) == {"a", "b"} and len(t) == 2
+    assert any("line 4 ('Total')" in n for n in t.attrs["notes"])
+    t = certirank.load(_write(tmp_path / "wide.csv", "episode,pi0,ours\n0,1,0\n1,0,1\nmean,0.5,0.5\nTotal,1,1\n"))
+    assert len(t) == 4 and set(t["env"]) == {"0", "1"}
+    assert any("line 4 ('mean'), 5 ('Total')" in n for n in t.attrs["notes"])
     d = tmp_path / "runs"
     _write(d / "pi0.csv", "task,seed,success\ndrawer,0,1\ndrawer,1,0\nTotal,,0.5\n")
     _write(d / "ours.csv", "task,seed,success\ndrawer,0,1\ndrawer,1,1\n")
-    with pytest.raises(DataError, match=r"pi0.csv, row 4: 'Total' looks like a summary row"):
+    t = certirank.load(d)
+    assert len(t) == 4 and any("pi0.csv line 4 'Total'" in n for n in t.attrs["notes"])
+    # a summary row with trials after it: what it summarises is unclear, so it is refused with its line
+    with pytest.raises(DataError, match=r"long.csv, row 4, column 'policy': 'Total' looks like a summary row.*trials "
+                                        r"follow"):
+        certirank.load(_write(tmp_path / "long.csv", "policy,env,score\na,x,1\nb,x,0\nTotal,,0.5\na,y,1\n"))
+    with pytest.raises(DataError, match=r"wide.csv, row 3, column 'episode': 'mean' looks like a summary row"):
+        certirank.load(_write(tmp_path / "wide.csv", "episode,pi0,ours\n0,1,0\nmean,0.5,0.5\n1,0,1\n"))
+    _write(d / "pi0.csv", "task,seed,success\ndrawer,0,1\nTotal,,0.5\ndrawer,1,0\n")
+    with pytest.raises(DataError, match=r"pi0.csv, row 3: 'Total' looks like a summary row"):
         certirank.load(d)
 
 

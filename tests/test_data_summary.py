@@ -10,7 +10,7 @@ import pytest
 
 from certirank.data import load, summarize
 from certirank.data.summary import InspectResult
-from certirank.errors import DataError
+from certirank.errors import CertirankWarning, DataError
 
 
 def test_summary_of_roboarena_matches_pandas(shared_data):
@@ -28,8 +28,9 @@ def test_summary_of_roboarena_matches_pandas(shared_data):
 
 
 def test_missing_counts_envs_not_rows():
-    t = load(pd.DataFrame({"policy": ["a", "a", "a", "b"], "env": ["1", "1", "2", "3"],
-                           "replicate": [0, 1, 0, 0], "score": [1.0, 0.0, 0.5, 1.0]}))
+    with pytest.warns(CertirankWarning, match="no two policies share an environment label"):
+        t = load(pd.DataFrame({"policy": ["a", "a", "a", "b"], "env": ["1", "1", "2", "3"],
+                               "replicate": [0, 1, 0, 0], "score": [1.0, 0.0, 0.5, 1.0]}))
     res = summarize(t)
     by = {p["policy"]: p for p in res.policies}
     assert by["a"]["count"] == 3 and by["a"]["missing"] == 1  # env 3

@@ -11,7 +11,7 @@ from typing import Any
 
 from .errors import CertirankError, DataError, ParameterError, StateError
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 # public name -> module that defines it (spec 00, "Public Python API")
 _LAZY = {

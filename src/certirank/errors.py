@@ -24,6 +24,7 @@ class DataError(CertirankError, ValueError):
         self.source = source
         self.row = row
         self.column = column
+        self._message = message
         where = []
         if source:
             where.append(str(source))
@@ -33,6 +34,11 @@ class DataError(CertirankError, ValueError):
             where.append(f"column {column!r}")
         prefix = ", ".join(where)
         super().__init__(f"{prefix}: {message}" if prefix else message)
+
+    def bare_message(self) -> str:
+        """The message without its "source, row N, column 'c': " prefix, to re-locate the error where the row
+        came from (a reader builds a frame, `validate_table` finds the bad row, the reader names its file/line)."""
+        return getattr(self, "_message", str(self))
 
 
 class ParameterError(CertirankError, ValueError):

@@ -163,7 +163,7 @@ class LeaderboardEngine:
         """
         import pandas as pd
 
-        from ..data.readers import _bare_message, load
+        from ..data.readers import load
         if isinstance(panel, pd.DataFrame) and not {"score"} & {str(c).lower() for c in panel.columns}:
             wide = panel.copy()
         else:
@@ -173,7 +173,7 @@ class LeaderboardEngine:
                 if "--score-range" not in str(err):
                     raise
                 # the reader's hint does not apply: a leaderboard campaign fixes its scores to [0, 1] at init
-                msg = _bare_message(err).split(" (pass score_range", 1)[0]
+                msg = err.bare_message().split(" (pass score_range", 1)[0]
                 raise DataError(f"{msg} (a leaderboard campaign takes scores in [0, 1]; rescale the run's scores "
                                 "before add-run)", source=err.source, row=err.row, column=err.column) from None
             if table["env"].isna().any():

@@ -127,8 +127,9 @@ def rank_cmd(data: Path = DATA_ARG,
              arms: str = typer.Option("paired", "--arms", help="Exact budget test calibration: paired (valid for "
                                       "any correlation) or independent (rollouts of the policies independent)."),
              statistic: Optional[str] = typer.Option(None, "--statistic", help="Exact budget test statistic: bayes "
-                                                     "(fastest decisions; default from --n-max 500) or mixture "
-                                                     "(more power at the budget; default below 500)."),
+                                                     "(fastest decisions; default from --n-max 500), mixture "
+                                                     "(more power at the budget; default below 500) or barnard "
+                                                     "(both success counts; default with --arms independent)."),
              shuffle: Optional[int] = SHUFFLE_OPT,
              group_by: Optional[str] = GROUP_BY_OPT,
              alpha_across_groups: bool = ALPHA_ACROSS_OPT,

@@ -1,7 +1,9 @@
-"""Evaluation data: the validated long table, readers, writers and importers."""
+"""Evaluation data: the validated long table, its readers (one registry: `formats`) and writer."""
 
-from .importers import load_inspect, load_lm_eval
-from .readers import FORMATS, load, load_preferences, validate_preferences, write_table
+from .formats.inspect_logs import load_inspect
+from .formats.lm_eval import load_lm_eval
+from .preferences import load_preferences, validate_preferences
+from .readers import FORMATS, load, write_table
 from .summary import InspectResult, summarize
 from .table import CANONICAL, policies, to_wide, validate_table
 

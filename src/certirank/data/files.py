@@ -87,8 +87,9 @@ def _read_csv(p: Path, sep: str) -> pd.DataFrame:
     kind = "TSV" if sep == "\t" else "CSV"
     try:
         # The header is read on its own because pandas silently renames duplicate columns ("score.1").
+        # skipinitialspace: a quoted cell after "; " or ", " (hand-edited exports) is still one quoted cell
         head = pd.read_csv(p, sep=sep, header=None, nrows=1, dtype=str, keep_default_na=False,
-                           encoding="utf-8-sig", skip_blank_lines=False)
+                           encoding="utf-8-sig", skip_blank_lines=False, skipinitialspace=True)
     except pd.errors.EmptyDataError:
         raise DataError("the file is empty or starts with a blank line (expected a header line naming the "
                         "columns, then data rows)", source=source) from None
@@ -110,7 +111,7 @@ def _read_csv(p: Path, sep: str) -> pd.DataFrame:
             # row has one field too many; it warns instead, which we make an error.
             warnings.simplefilter("error", pd.errors.ParserWarning)
             frame = pd.read_csv(p, sep=sep, dtype=str, keep_default_na=False, na_values=[""], encoding="utf-8-sig",
-                                skip_blank_lines=True, index_col=False)
+                                skip_blank_lines=True, index_col=False, skipinitialspace=True)
     except pd.errors.ParserWarning:
         line = _first_long_row(p, sep, len(names))
         raise DataError(f"malformed {kind}: line {line} has more fields than the "

@@ -37,21 +37,20 @@ from .._validate import check_choice
 from .._compat import keyword_only
 from ..errors import DataError, ParameterError
 from . import formats as _formats
-# the file and preference readers live in their own modules; their names stay importable from here
-from .files import (FILE_TYPES, POLICY_COLUMN_NAMES, SUMMARY_LABELS, _SUFFIX_TYPES, _existing_path,  # noqa: F401
-                    _file_type, _is_missing, jsonl_records, read_frame)
-from .preferences import PREFERENCE_COLUMNS, _preference_columns, load_preferences, validate_preferences
+from .files import (FILE_TYPES, POLICY_COLUMN_NAMES, SUMMARY_LABELS, _SUFFIX_TYPES, _existing_path, _file_type,
+                    _is_missing, read_frame)
+from .pairing import isolated_warning, pairing_note
+from .preferences import PREFERENCE_COLUMNS, _preference_columns, validate_preferences
 from .table import ALIASES, validate_table
 
-__all__ = ["FORMATS", "load", "load_preferences", "validate_preferences", "write_table", "detect_layout"]
+__all__ = ["FORMATS", "load", "write_table", "detect_layout"]
 
 LAYOUTS = ("long", "wide", "preferences")
-IMPORTERS = ("lm-eval", "inspect")
-FORMATS = LAYOUTS + FILE_TYPES + IMPORTERS + _formats.NAMES
+FORMATS = LAYOUTS + FILE_TYPES + _formats.NAMES
 
 # Extra env aliases accepted in files only: spec 03 §9.1 names long replay data (policy, trial, score) and
 # the RRPS matrix is `test_case,policy,score`. validate_table keeps its own alias list unchanged.
-_FILE_ENV_ALIASES = ("trial", "test_case", "environment", "episode", "episode_ix", "seed")
+_FILE_ENV_ALIASES = ("trial", "test_case", "environment", "episode", "episode_ix", "episode_id", "trial_id", "seed")
 # Label columns allowed next to the policy columns of a wide table: at most one environment column and one
 # trial column (then the row label is "<env>#<trial>").
 _WIDE_ID_COLUMNS = ("env", "environment", "item", "task", "scene", "test_case")
@@ -59,7 +58,10 @@ _WIDE_ID_COLUMNS = ("env", "environment", "item", "task", "scene", "test_case")
 # files.POLICY_COLUMN_NAMES). Several candidates for one role are an error rather than a guess; `policy=` /
 # `score=` then name the column. The trial names serve long and wide tables alike.
 _LAB_SCORE = (("score",), ("success", "is_success", "succeeded", "outcome"), ("progress", "task_progress"))
-_LAB_TRIAL = ("trial", "episode", "episode_ix", "seed", "rollout")
+_LAB_TRIAL = ("trial", "episode", "episode_ix", "episode_id", "trial_id", "seed", "rollout")
+# Every header read as the environment/trial of a long file (to name a misspelt one when none is found).
+_ENV_HEADERS = tuple(dict.fromkeys(("env", *(a for a, c in ALIASES.items() if c == "env"), *_FILE_ENV_ALIASES,
+                                    *_LAB_TRIAL, "scene")))
 # Outcome words in score cells (spreadsheets write TRUE/FALSE).
 _WORDS = {"true": 1.0, "yes": 1.0, "success": 1.0, "succeeded": 1.0, "pass": 1.0, "passed": 1.0,
           "false": 0.0, "no": 0.0, "failure": 0.0, "failed": 0.0, "fail": 0.0}
@@ -78,11 +80,9 @@ def _cell_word(v: Any) -> Any:
 # Cells of a wide table that mean "not run".
 _BLANKS = frozenset({"", "nan", "na", "n/a", "null", "none"})
 
-# Options each reader understands; anything else is a ParameterError rather than silently ignored.
-_OPTIONS = {
-    "long": {"sep", "policy", "score"}, "wide": {"sep"}, "preferences": {"sep", "policies"},
-    "lm-eval": {"metric", "filter", "task"}, "inspect": {"scorer", "task"},
-}
+# Options each layout understands (the named readers declare theirs in the registry); anything else is a
+# ParameterError rather than silently ignored.
+_OPTIONS = {"long": {"sep", "policy", "score"}, "wide": {"sep"}, "preferences": {"sep", "policies"}}
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -101,9 +101,9 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
         a folder of inspect_ai logs), or a DataFrame.
     format:
         Force a layout (``long``, ``wide``, ``preferences``), a file type (``csv``, ``tsv``, ``parquet``,
-        ``jsonl``, ``json``; the layout is then still detected), an importer (``lm-eval``, ``inspect``) or a
-        format reader of `certirank.data.formats` (``outcome-lists``, ``folder``, ``helm``, ``arena``,
-        ``lerobot``, ``eee``, ``openai-evals``; see docs/data-formats.md).
+        ``jsonl``, ``json``; the layout is then still detected) or a reader of the registry
+        `certirank.data.formats` (``lm-eval``, ``inspect``, ``helm``, ``lerobot``, ``eee``, ``openai-evals``,
+        ``arena``, ``outcome-lists``, ``folder``; see docs/data-formats.md).
         Default: detected from the extension, the columns and the folder layout.
     score_range:
         ``(lo, hi)``: scores are rescaled to [0, 1]; without it, scores outside [0, 1] are an error.
@@ -129,25 +129,15 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
     fmt = None if format is None else check_choice("format", format, FORMATS)
     if isinstance(path, pd.DataFrame):
         layout = fmt if fmt in LAYOUTS else None
-        # a table read earlier keeps naming its file in later messages
+        # a table read earlier keeps naming its file in later messages, and its reader's notes were said already
         return _from_frame(path, layout, source=path.attrs.get("source"), score_range=score_range, row_offset=0,
-                           file_type="dataframe", options=options)
+                           file_type="dataframe", options=options, read_before="format" in path.attrs)
     p = _existing_path(path)
     source = str(path)
 
-    if fmt in _formats.NAMES:
-        return _formats.read(fmt, p, score_range=score_range, options=options)
-    kind = fmt if fmt in IMPORTERS else None
-    if kind is None and fmt not in LAYOUTS + FILE_TYPES:
-        kind = _detect_importer(p)
-        found = _formats.detect(p) if kind is None else None
-        if found is not None:  # the issue-16 readers (data/formats/), detected only where unambiguous
-            return _formats.read(found, p, score_range=score_range, options=options)
-    if kind is not None:
-        _check_options(kind, options)
-        from . import importers
-        reader = importers.load_lm_eval if kind == "lm-eval" else importers.load_inspect
-        return reader(p, score_range=score_range, **options)
+    reader = fmt if fmt in _formats.NAMES else _formats.detect(p) if fmt is None else None
+    if reader is not None:
+        return _formats.read(reader, p, score_range=score_range, options=options)
 
     if p.is_dir():
         # results.json: lm-eval before 0.4.3 wrote the summary without a date
@@ -237,25 +227,7 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike[str], format: str |
 
 
 # ---------------------------------------------------------------------------------------------------
-# importers and options
-
-def _detect_importer(p: Path) -> str | None:
-    from . import importers
-    if p.is_dir():
-        if importers.lm_eval_files(p):
-            return "lm-eval"
-        if importers.inspect_log_files(p):
-            return "inspect"
-        return None
-    name = p.name.lower()
-    if name.endswith(".eval"):
-        return "inspect"
-    if importers.is_lm_eval_samples_file(p):
-        return "lm-eval"
-    if name.endswith(".json") and importers.is_inspect_json(p):
-        return "inspect"
-    return None
-
+# options
 
 def _check_options(kind: str, options: dict[str, Any]) -> None:
     unknown = set(options) - _OPTIONS[kind]
@@ -269,7 +241,7 @@ def _check_options(kind: str, options: dict[str, Any]) -> None:
 
 def _from_frame(frame: pd.DataFrame, layout: str | None, *, source: str | None,
                 score_range: tuple[float, float] | None, row_offset: int, file_type: str,
-                options: dict[str, Any]) -> pd.DataFrame:
+                options: dict[str, Any], read_before: bool = False) -> pd.DataFrame:
     options = dict(options)
     options.pop("sep", None)
     notes: list[str] = []
@@ -283,16 +255,26 @@ def _from_frame(frame: pd.DataFrame, layout: str | None, *, source: str | None,
         table = validate_preferences(frame, policies=options.get("policies"), source=source,
                                      row_offset=row_offset)
     elif layout == "wide":
-        table = _wide_to_table(frame, source=source, score_range=score_range, row_offset=row_offset)
+        table = _wide_to_table(frame, source=source, score_range=score_range, row_offset=row_offset, notes=notes)
     else:
         frame = _file_aliases(frame, notes) if file_type != "dataframe" else frame
         if file_type != "dataframe":
             frame = _file_cells(frame, source, row_offset, notes, score_range)
         table = validate_table(frame, score_range=score_range, source=source, row_offset=row_offset)
+    if layout != "preferences" and not read_before:
+        note = pairing_note(table, frame.columns, _ENV_HEADERS)
+        notes += [note] if note else []
+        lonely = isolated_warning(table, source or "table", rows=layout == "wide")
+        if lonely:
+            import warnings
+
+            from ..errors import CertirankWarning
+            warnings.warn(lonely, CertirankWarning, stacklevel=3)
     table.attrs["format"] = layout
     table.attrs["file_type"] = file_type
+    known = list(table.attrs.get("notes") or [])  # a table read earlier keeps its notes, each said once
     if notes:
-        table.attrs["notes"] = list(table.attrs.get("notes") or []) + notes
+        table.attrs["notes"] = known + [n for n in notes if n not in known]
     return table
 
 
@@ -357,14 +339,10 @@ def _all_numbers(col: pd.Series) -> bool:
 
 def _file_cells(frame: pd.DataFrame, source: str | None, row_offset: int, notes: list[str],
                 score_range: tuple[float, float] | None = None) -> pd.DataFrame:
-    """Spreadsheet cells of a long file: TRUE/FALSE outcomes as 1/0; a totals row is refused."""
+    """Spreadsheet cells of a long file: TRUE/FALSE outcomes as 1/0; totals rows after the last trial are dropped
+    (and noted), one between trials is refused."""
     if "policy" in frame.columns:
-        names = frame["policy"].map(lambda v: "" if _is_missing(v) else str(v).strip().lower())
-        summary = np.flatnonzero(names.isin(SUMMARY_LABELS).to_numpy())
-        if len(summary):
-            i = int(summary[0])
-            raise DataError(f"{frame['policy'].iloc[i]!r} looks like a summary row, not a policy; delete it (each "
-                            "row is one trial)", source=source, row=i + row_offset, column="policy")
+        frame = _drop_summary_rows(frame, frame["policy"], "policy", source, row_offset, notes)
     if "score" in frame.columns and not pd.api.types.is_numeric_dtype(frame["score"]):
         words = frame["score"].map(_cell_word)
         pct = np.flatnonzero(frame["score"].map(lambda v: isinstance(v, str) and bool(_PERCENT.fullmatch(v))))
@@ -403,8 +381,29 @@ def _file_aliases(frame: pd.DataFrame, notes: list[str] | None = None) -> pd.Dat
     return frame
 
 
+def _drop_summary_rows(frame: pd.DataFrame, labels: pd.Series, column: str, source: str | None, row_offset: int,
+                       notes: list[str]) -> pd.DataFrame:
+    """`frame` without its trailing summary rows (a label such as 'Total' or 'Mean' after the last trial), each
+    named in `notes`; a summary row with trials after it is refused (it is not clear what it summarises)."""
+    low = labels.map(lambda v: "" if _is_missing(v) else str(v).strip().lower()).to_numpy(dtype=object)
+    summary = np.flatnonzero(np.isin(low, list(SUMMARY_LABELS)))
+    if not len(summary):
+        return frame
+    trials = np.flatnonzero(~np.isin(low, list(SUMMARY_LABELS)))
+    last = int(trials[-1]) if len(trials) else -1
+    inside = summary[summary < last]
+    if len(inside):
+        i = int(inside[0])
+        raise DataError(f"{labels.iloc[i]!r} looks like a summary row, not a trial, and trials follow it; delete it "
+                        "(each row is one trial)", source=source, row=i + row_offset, column=column)
+    shown = ", ".join(f"{int(i) + row_offset} ({labels.iloc[int(i)]!r})" for i in summary[:5])
+    notes.append(f"summary row(s) after the last trial dropped: line {shown}" if row_offset == 2 else
+                 f"summary row(s) after the last trial dropped: row {shown}")
+    return frame.iloc[:last + 1]
+
+
 def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tuple[float, float] | None,
-                   row_offset: int) -> pd.DataFrame:
+                   row_offset: int, notes: list[str]) -> pd.DataFrame:
     """Melt a wide per-trial table (row j = environment j) into the long table, row by row.
 
     Blank cells are trials that were not run and are dropped; every other cell goes through
@@ -429,12 +428,11 @@ def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tupl
     if id_cols:
         parts = [frame[c].map(lambda v: "" if _is_missing(v) else _cell_label(v)).to_numpy(dtype=object)
                  for c in id_cols]
+        for k, c in enumerate(id_cols):  # each drop only cuts the tail, so the labels stay aligned
+            frame = _drop_summary_rows(frame, pd.Series(parts[k][:len(frame)]), str(c), source, row_offset, notes)
+        n = len(frame)
+        parts = [q[:n] for q in parts]
         for c, part in zip(id_cols, parts):
-            summary = np.flatnonzero([str(v).lower() in SUMMARY_LABELS for v in part])
-            if len(summary):
-                raise DataError(f"{part[summary[0]]!r} looks like a summary row, not an environment; delete it "
-                                "(each row is one trial)", source=source, row=int(summary[0]) + row_offset,
-                                column=str(c))
             empty = np.flatnonzero(part == "")
             if len(empty):
                 raise DataError("empty row label", source=source, row=int(empty[0]) + row_offset, column=str(c))
@@ -485,7 +483,7 @@ def _wide_to_table(frame: pd.DataFrame, *, source: str | None, score_range: tupl
         if err.row is None:
             raise
         i = err.row
-        raise DataError(_bare_message(err), source=source, row=int(rows_idx[i]) + row_offset,
+        raise DataError(err.bare_message(), source=source, row=int(rows_idx[i]) + row_offset,
                         column=str(pol_cols[int(col_idx[i])]).strip()) from None
     return table
 
@@ -513,20 +511,6 @@ def _cell_label(v: Any) -> str:
     if isinstance(v, (float, np.floating)) and float(v).is_integer():
         return str(int(v))
     return str(v).strip()
-
-
-def _bare_message(err: DataError) -> str:
-    """The message of `err` without its "source, row N, column 'c': " prefix (to re-locate it)."""
-    where = []
-    if err.source:
-        where.append(str(err.source))
-    if err.row is not None:
-        where.append(f"row {err.row}")
-    if err.column is not None:
-        where.append(f"column {err.column!r}")
-    text = str(err)
-    prefix = ", ".join(where) + ": " if where else ""
-    return text[len(prefix):] if prefix and text.startswith(prefix) else text
 
 
 def _json_value(v: Any) -> Any:

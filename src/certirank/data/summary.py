@@ -10,7 +10,7 @@ import pandas as pd
 
 from ..errors import DataError
 from ..results import ResultMixin
-from .readers import PREFERENCE_COLUMNS
+from .preferences import PREFERENCE_COLUMNS
 from .table import policies as table_policies
 
 __all__ = ["InspectResult", "summarize"]

@@ -14,12 +14,13 @@ block      str      optional: design block of the env (BB-EDGE)
 weight     float64  optional: item weight (BB-EDGE)
 ========== ======== ==========================================================================
 
-`validate_table` is the only function that checks evaluation data; readers and importers build a raw
-frame and hand it over, so every entry path produces the same errors.
+`validate_table` is the only function that checks evaluation data; every reader builds a raw
+frame and hands it over, so every entry path produces the same errors.
 """
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Sequence
 
 import numpy as np
@@ -72,9 +73,11 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
         raise DataError("the table is empty (no observations)", source=source)
     missing = [c for c in REQUIRED if c not in df.columns]
     if missing:
+        miss = near_miss(df.columns, ("policy", "model", "score"))
+        hint = f"; {miss[0]!r} looks like a misspelling of {miss[1]!r}" if miss else ""
         raise DataError(f"missing required column(s) {', '.join(map(repr, missing))}; found columns: "
                         f"{', '.join(map(repr, df.columns)) or 'none'} (a long table needs 'policy' or 'model', "
-                        "and 'score')", source=source)
+                        f"and 'score'){hint}", source=source)
     df = df.reset_index(drop=True)
 
     # policy
@@ -163,6 +166,22 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
     result = df[cols + extra].copy()
     result.attrs["source"] = source
     return result
+
+
+def near_miss(columns: Sequence[object], known: Sequence[str]) -> tuple[str, str] | None:
+    """(column, known name) for a column that looks like a misspelling of a known name, else None."""
+    exact = {str(c).strip() for c in columns}
+    for c in columns:
+        name = str(c).strip()
+        text = name.lower()
+        if text in known:
+            if name != text and text not in exact:  # 'Policy' where 'policy' is meant
+                return name, text
+            continue
+        match = difflib.get_close_matches(text, [k for k in known if k not in exact], n=1, cutoff=0.75) if text else []
+        if match:
+            return name, match[0]
+    return None
 
 
 def _label(v: object) -> str:

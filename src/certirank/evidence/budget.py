@@ -45,13 +45,15 @@ from ..errors import DataError, ParameterError
 from ._core import require_binary
 
 __all__ = ["ARMS", "STATISTICS", "log_statistic", "log_upper_tail", "crossing_boundary", "first_passage", "level_of", "threshold",
-           "tune_concentration", "BudgetDesign", "design", "budget_batch", "MAX_BUDGET"]
+           "tune_concentration", "BudgetDesign", "design", "make_design", "budget_batch", "MAX_BUDGET"]
 
 ARMS = ("paired", "independent")
 #: the statistic thresholded: ``mixture`` = the Beta(a, a)-mixture likelihood ratio (spec 08 §3's example; most
 #: power at the budget once its concentration is tuned); ``bayes`` = the fastest-decision statistic for the
 #: same Beta(a, a) prior (`budget_bayes`: fewest expected trials to a decision within the budget)
-STATISTICS = ("mixture", "bayes")
+#: ``barnard`` (independent arms only) = the Barnard-type statistic of both success counts (`barnard`): the default
+#: for independent arms up to `barnard.MAX_BUDGET`
+STATISTICS = ("mixture", "bayes", "barnard")
 #: largest supported budget: the level computations are O(n_max^2)
 MAX_BUDGET = 20000
 _TABLE_MAX = 2500
@@ -318,6 +320,9 @@ class BudgetDesign:
         self.arms = check_arms(arms)
         self.ties = check_ties(ties)
         self.statistic = check_statistic(statistic)
+        if self.statistic == "barnard":
+            raise ParameterError("statistic='barnard' is the independent-arms test of both success counts: build it "
+                                 "with make_design(n_max, arms='independent')")
         if self.statistic == "bayes":
             _check_bayes_budget(self.n_max)
             if concentration is None:  # the tuning below is the mixture's (power at the budget)
@@ -362,6 +367,52 @@ class BudgetDesign:
     def threshold(self, level: float) -> float:
         return threshold(float(level), self.n_max, self.a, self.arms, self.statistic)
 
+    #: the running maximum R before any data: T(0, 0) = 1
+    r0 = 0.0
+    #: the state this design's statistic reads (the discordant pairs: their number and the challenger's wins)
+    state = ("k", "s")
+
+    def stats(self, t: Any, a: Any, b: Any, k: Any, s: Any) -> np.ndarray:
+        """(..., 2): log T for the `less` side (wins s of k) and the `more` side (k - s of k)."""
+        return np.stack([self.log_t(k, s), self.log_t(k, np.asarray(k) - np.asarray(s))], axis=-1)
+
+    def reachable(self, t: Any, a: Any, b: Any, k: Any, s: Any) -> np.ndarray:
+        """(..., 2): log T at the end of the all-win continuation, the largest any continuation reaches within the
+        budget (T(k + 1, s + 1) >= T(k, s) >= T(k + 1, s)); the caller takes the max with R."""
+        r = np.maximum(self.n_max - np.asarray(t), 0)
+        kk = np.asarray(k) + r
+        return np.stack([self.log_t(kk, np.asarray(s) + r), self.log_t(kk, np.asarray(k) - np.asarray(s) + r)], axis=-1)
+
+    def pvalue_grid(self) -> tuple[np.ndarray, np.ndarray]:
+        from .budget_streams import pvalue_grid
+
+        return pvalue_grid(self.n_max, self.a, self.arms, statistic=self.statistic)
+
+
+def make_design(n_max: int, *, alpha: float = 0.05, arms: str = "paired", ties: str = "allow",
+                concentration: float | None = None, statistic: str | None = None) -> Any:
+    """The design of one comparison: `BudgetDesign` (discordant pairs) or `barnard.BarnardDesign` (independent
+    arms, both success counts: the default for independent arms up to `barnard.MAX_BUDGET`, statistic None)."""
+    from . import barnard
+
+    n_max = check_positive_int("n_max", n_max)
+    arms = check_arms(arms)
+    if statistic is None:
+        statistic = ("barnard" if arms == "independent" and n_max <= barnard.MAX_BUDGET and concentration is None
+                     else "mixture")
+    statistic = check_statistic(statistic)
+    if statistic == "barnard":
+        if arms != "independent":
+            raise ParameterError("statistic='barnard' uses both success counts of independent arms; with "
+                                 "arms='paired' use 'mixture' or 'bayes' (they are valid for any correlation)")
+        if n_max > barnard.MAX_BUDGET:
+            raise ParameterError(f"statistic='barnard' is built for n_max <= {barnard.MAX_BUDGET}, got {n_max}; "
+                                 "use statistic='mixture' for longer budgets")
+        return barnard.barnard_design(n_max, check_alpha(alpha), _ties(ties))
+    if concentration is None and statistic == "mixture":
+        return design(n_max, check_alpha(alpha), arms, _ties(ties))
+    return BudgetDesign(n_max, alpha=alpha, arms=arms, ties=ties, concentration=concentration, statistic=statistic)
+
 
 @functools.lru_cache(maxsize=32)
 def design(n_max: int, alpha: float = 0.05, arms: str = "paired", ties: str = "allow") -> BudgetDesign:
@@ -373,12 +424,21 @@ def check_binary(v: np.ndarray, name: str) -> None:
     require_binary(v, name, "the exact budget test", "for partial-progress scores compare without n_max")
 
 
-def budget_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, *, extendable: bool = False,
+def _counts(x: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
+    """Running state of binary trials (runs, T): steps t, successes a (x) and b (y), discordant pairs k, wins s."""
+    win = (y > x).astype(np.int64)
+    t = np.broadcast_to(np.arange(1, x.shape[1] + 1), x.shape)
+    return {"t": t, "a": np.cumsum(x.astype(np.int64), axis=1), "b": np.cumsum(y.astype(np.int64), axis=1),
+            "k": np.cumsum(win + (x > y), axis=1), "s": np.cumsum(win, axis=1)}
+
+
+def budget_batch(x: np.ndarray, y: np.ndarray, des: Any, *, extendable: bool = False,
                  weight: float = 0.9, bettor: str = "adaptive") -> dict[str, np.ndarray]:
-    """Many runs at once: x, y binary arrays (runs, T) with T <= n_max (any T if `extendable`).
+    """Many runs at once: x, y binary arrays (runs, T) with T <= n_max (any T if `extendable`); `des` a
+    `BudgetDesign` or a `barnard.BarnardDesign` (`make_design`).
 
     Returns ``decision`` (+1 "x<y", -1 "x>y", 0), ``decided_at`` (1-based trial index, 0 = never) at level
-    ``des.alpha`` under its tie mode, and the final log running maxima ``log_r`` (runs, 2) (less, more)
+    ``des.alpha`` under its tie mode, and the final running maxima ``log_r`` (runs, 2) (less, more)
     of the exact statistic. Same decisions as `BudgetTest` fed each row.
     """
     if extendable:
@@ -391,27 +451,22 @@ def budget_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, *, extendable:
         raise DataError(f"{x.shape[1]} trials exceed the budget n_max = {des.n_max}")
     check_binary(x, "x")
     check_binary(y, "y")
-    win = (y > x).astype(np.int64)
-    loss = (x > y).astype(np.int64)
-    k = np.cumsum(win + loss, axis=1)
-    s = np.cumsum(win, axis=1)
-    lt_less = des.log_t(k, s)
-    lt_more = des.log_t(k, k - s)
+    st = des.stats(**_counts(x, y))  # (runs, T, 2)
     m = des.threshold(des.side_level)
-    hit = np.stack([_reaches(lt_less, m), _reaches(lt_more, m)], axis=-1)  # (runs, T, 2)
+    hit = _reaches(st, m)
     any_hit = hit.any(axis=1)
     first = np.where(any_hit, hit.argmax(axis=1), x.shape[1])
     # direction of the first crossing; both sides cannot cross at the same trial (that needs s and k - s
-    # both far above k / 2)
+    # both far above k / 2, or b and a both far above each other)
     t_less, t_more = first[:, 0], first[:, 1]
     decision = np.where(t_less < t_more, 1, np.where(t_more < t_less, -1, 0))
     decision = np.where(any_hit.any(axis=1), decision, 0)
     decided_at = np.where(decision != 0, np.minimum(t_less, t_more) + 1, 0)
-    log_r = np.stack([np.maximum(lt_less.max(axis=1), 0.0), np.maximum(lt_more.max(axis=1), 0.0)], axis=1)
+    log_r = np.maximum(st.max(axis=1), des.r0) if st.shape[1] else np.full((x.shape[0], 2), des.r0)
     return {"decision": decision, "decided_at": decided_at, "log_r": log_r}
 
 
-def _extendable_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, weight: float,
+def _extendable_batch(x: np.ndarray, y: np.ndarray, des: Any, weight: float,
                       bettor: str) -> dict[str, np.ndarray]:
     from .streams import PairedStreams
 
@@ -421,14 +476,10 @@ def _extendable_batch(x: np.ndarray, y: np.ndarray, des: BudgetDesign, weight: f
     check_binary(y, "y")
     runs, horizon = x.shape
     n = min(horizon, des.n_max)
-    win = (y[:, :n] > x[:, :n]).astype(np.int64)
-    k = np.cumsum(win + (x[:, :n] > y[:, :n]), axis=1)
-    s = np.cumsum(win, axis=1)
     # one side is rejected when p_exact / w <= level or p_ville / (1 - w) <= level (level = side level)
     m = des.threshold(weight * des.side_level)
     exact_hit = np.zeros((runs, horizon, 2), dtype=bool)
-    exact_hit[:, :n, 0] = _reaches(des.log_t(k, s), m)
-    exact_hit[:, :n, 1] = _reaches(des.log_t(k, k - s), m)
+    exact_hit[:, :n] = _reaches(des.stats(**_counts(x[:, :n], y[:, :n])), m)
     exact_hit = np.maximum.accumulate(exact_hit, axis=1)
     streams = PairedStreams(runs, bettor=bettor, ties=des.ties, bins="binary")
     ville_log = -math.log((1.0 - weight) * des.side_level)
@@ -461,12 +512,9 @@ class BudgetTest:
 
     def __init__(self, n_max: int, *, alpha: float = 0.05, ties: str = "allow", arms: str = "paired",
                  extendable: bool = False, weight: float = 0.9, bettor: str = "mixture",
-                 concentration: float | None = None) -> None:
-        if concentration is None:
-            self.design = design(check_positive_int("n_max", n_max), check_alpha(alpha), check_arms(arms),
-                                 _ties(ties))
-        else:
-            self.design = BudgetDesign(n_max, alpha=alpha, arms=arms, ties=ties, concentration=concentration)
+                 concentration: float | None = None, statistic: str | None = None) -> None:
+        self.design = make_design(n_max, alpha=check_alpha(alpha), arms=arms, ties=ties, concentration=concentration,
+                                  statistic=statistic)
         self.extendable = bool(extendable)
         self.weight = float(weight)
         if not 0.0 < self.weight < 1.0:
@@ -479,7 +527,9 @@ class BudgetTest:
         self.n = 0
         self._k = 0
         self._s = 0
-        self._log_r = [0.0, 0.0]  # running maxima of log T for (less, more); T(0, 0) = 1
+        self._a = 0
+        self._b = 0
+        self._log_r = [self.design.r0, self.design.r0]  # running maxima of the statistic for (less, more)
         self._sign = 0
         self.decided_at: int | None = None
 
@@ -521,18 +571,41 @@ class BudgetTest:
         self.n += 1
         if self._ville is not None:
             self._ville.update(0, x, y)
-        if x != y and self.n <= self.design.n_max:
+        live = self.n <= self.design.n_max
+        if live:
+            self._a += int(x)
+            self._b += int(y)
+        if x != y and live:
             self._k += 1
             self._s += int(y > x)
-            lt = self.design.log_t(np.array([self._k, self._k]), np.array([self._s, self._k - self._s]))
+        if live and (x != y or self.design.r0 == -math.inf):
+            lt = self.design.stats(self.n, self._a, self._b, self._k, self._s)
             self._log_r = [max(self._log_r[0], float(lt[0])), max(self._log_r[1], float(lt[1]))]
-        if self._sign == 0:
-            from .streams import combine
-
-            pl, pm = self.p_less, self.p_more
-            if pl != pm and float(combine(pl, pm, self.ties)) <= self.alpha:
-                self._sign = 1 if pl < pm else -1
+        if self._sign != 0:
+            return
+        if self.design.statistic == "barnard":
+            # p <= level exactly when R reaches the level's threshold (G is non-increasing): one dynamic
+            # programme per level instead of one per new running maximum
+            side = self._crossed()
+            if side[0] != side[1]:
+                self._sign = 1 if side[0] else -1
                 self.decided_at = self.n
+            return
+        from .streams import combine
+
+        pl, pm = self.p_less, self.p_more
+        if pl != pm and float(combine(pl, pm, self.ties)) <= self.alpha:
+            self._sign = 1 if pl < pm else -1
+            self.decided_at = self.n
+
+    def _crossed(self) -> list[bool]:
+        level = self.design.side_level
+        m = self.design.threshold(self.weight * level if self._ville is not None else level)
+        out = [bool(_reaches(np.array(r), m)) for r in self._log_r]
+        if self._ville is not None:
+            ville = (float(self._ville.pvalue_less[0]), float(self._ville.pvalue_more[0]))
+            out = [o or v <= (1.0 - self.weight) * level for o, v in zip(out, ville)]
+        return out
 
     def _one_sided(self, side: int) -> float:
         p = self.design.pvalue_of(self._log_r[side])

@@ -26,7 +26,7 @@ import numpy as np
 
 from .._validate import check_alpha, check_positive_int
 from ..errors import DataError, ParameterError
-from .budget import _TOL, MAX_BUDGET, BudgetDesign, check_arms, check_statistic, design, level_of
+from .budget import _TOL, MAX_BUDGET, BudgetDesign, check_arms, check_statistic, level_of, make_design
 from .streams import _index, _values, combine
 
 __all__ = ["GRID_FLOOR", "GRID_STEP", "BudgetStreams", "out_of_reach", "pvalue_grid"]
@@ -70,10 +70,11 @@ class _BankState:
     """The bank's arrays in the ``engine.state`` / ``engine.load_arrays`` form that engine snapshots use
     (``certirank.methods.anyrank.state``), so a live campaign on the budget test checkpoints like any other."""
 
-    _KEYS = (("t", np.int64), ("k", np.int64), ("s", np.int64), ("log_r", np.float64), ("p", np.float64))
-
     def __init__(self, owner: BudgetStreams) -> None:
         self._o = owner
+        # the counts the design's statistic reads (saved states of the discordant-pair test keep their layout)
+        self._KEYS = (("t", np.int64),) + tuple((key, np.int64) for key in owner.design.state) + (
+            ("log_r", np.float64), ("p", np.float64))
 
     @property
     def state(self) -> dict[str, np.ndarray]:
@@ -138,7 +139,7 @@ class BudgetStreams:
 
     def __init__(self, n: int, n_max: int, *, alpha: float = 0.05, ties: str = "allow", arms: str = "paired",
                  extendable: bool = False, weight: float = 0.9, bettor: str = "adaptive",
-                 concentration: float | None = None, statistic: str = "mixture") -> None:
+                 concentration: float | None = None, statistic: str | None = "mixture") -> None:
         from ._core import check_ties
 
         self._n = check_positive_int("n", n)
@@ -146,8 +147,9 @@ class BudgetStreams:
         if n_max > MAX_BUDGET:
             raise ParameterError(f"n_max = {n_max} is above the exact test's limit {MAX_BUDGET}")
         self.ties = check_ties(ties)
-        if concentration is None and statistic == "mixture":
-            self.design = design(n_max, check_alpha(alpha), check_arms(arms), self.ties)
+        if statistic is None or statistic == "barnard" or (concentration is None and statistic == "mixture"):
+            self.design = make_design(n_max, alpha=check_alpha(alpha), arms=check_arms(arms), ties=self.ties,
+                                      statistic=statistic)
         else:
             self.design = _fixed_design(n_max, check_alpha(alpha), check_arms(arms), self.ties, concentration,
                                         check_statistic(statistic))
@@ -155,12 +157,15 @@ class BudgetStreams:
         self.weight = float(weight)
         if not 0.0 < self.weight < 1.0:
             raise ParameterError(f"weight must be in (0, 1), got {weight!r}")
-        self._grid_m, self._grid_p = pvalue_grid(self.design.n_max, self.design.a, self.design.arms,
-                                                 statistic=self.design.statistic)
+        self._grid_m, self._grid_p = self.design.pvalue_grid()
         self._t = np.zeros(self._n, dtype=np.int64)
         self._k = np.zeros(self._n, dtype=np.int64)
         self._s = np.zeros(self._n, dtype=np.int64)
-        self._log_r = np.zeros((self._n, 2))  # running maxima of log T, (less, more); T(0, 0) = 1
+        self._a = np.zeros(self._n, dtype=np.int64)
+        self._b = np.zeros(self._n, dtype=np.int64)
+        # running maxima of the statistic, (less, more): log T(0, 0) = 0 for the discordant-pair test, -inf for the
+        # Barnard-type one (no step may reject before the first trial)
+        self._log_r = np.full((self._n, 2), self.design.r0)
         self._p = np.ones((self._n, 2))
         self._ville = None
         if self.extendable:
@@ -216,13 +221,18 @@ class BudgetStreams:
             raise DataError(f"trial {int(t.max())} exceeds the final budget n_max = {self.design.n_max} of the "
                             "exact test; a final budget cannot be extended (use the extendable form)")
         self._t[sel] = t
-        live = (xa != ya) & (t <= self.design.n_max)
+        within = t <= self.design.n_max
+        if within.any():
+            idx = np.arange(self._n)[sel][within]
+            self._a[idx] += xa[within].astype(np.int64)
+            self._b[idx] += ya[within].astype(np.int64)
+        live = within if self.design.r0 == -math.inf else (xa != ya) & within
         if live.any():
             idx = np.arange(self._n)[sel][live]
-            self._k[idx] += 1
+            disc = xa[live] != ya[live]
+            self._k[idx] += disc
             self._s[idx] += (ya[live] > xa[live]).astype(np.int64)
-            kk, ss = self._k[idx], self._s[idx]
-            lt = np.stack([self.design.log_t(kk, ss), self.design.log_t(kk, kk - ss)], axis=1)
+            lt = self.design.stats(self._t[idx], self._a[idx], self._b[idx], self._k[idx], self._s[idx])
             r = np.maximum(self._log_r[idx], lt)
             self._log_r[idx] = r
             self._p[idx] = self._read(r)
@@ -232,7 +242,9 @@ class BudgetStreams:
     def _read(self, log_r: np.ndarray) -> np.ndarray:
         """Conservative p = G(largest grid point <= R) (the tolerance is the one thresholds use)."""
         gm = self._grid_m
-        j = np.searchsorted(gm, log_r + _TOL * (1.0 + np.abs(log_r)), side="right") - 1
+        fin = np.isfinite(log_r)
+        key = np.where(fin, log_r + _TOL * (1.0 + np.abs(np.where(fin, log_r, 0.0))), log_r)
+        j = np.searchsorted(gm, key, side="right") - 1
         return self._grid_p[np.clip(j, 0, gm.size - 1)]
 
     # ---- reading ---------------------------------------------------------------------------------
@@ -269,9 +281,7 @@ class BudgetStreams:
         """
         if self.extendable:
             return np.full((self._n, 2), np.inf)
-        r = np.maximum(self.design.n_max - self._t, 0)
-        kk = self._k + r
-        ends = np.stack([self.design.log_t(kk, self._s + r), self.design.log_t(kk, self._k - self._s + r)], axis=1)
+        ends = self.design.reachable(self._t, self._a, self._b, self._k, self._s)
         return np.maximum(self._log_r, ends)
 
     def threshold_for(self, level: Any) -> np.ndarray:

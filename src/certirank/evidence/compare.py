@@ -155,7 +155,8 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     arms : {"paired", "independent"}
         Budget test only. ``paired`` (default): valid whatever the correlation of x[t] and y[t] (shared
         environments). ``independent``: the two policies' rollouts are independent, paired only by
-        order (an A/B study); calibrated for that design and more powerful.
+        order (an A/B study); calibrated for that design and more powerful: up to n_max = 400 the
+        Barnard-type test of both success counts (`certirank.evidence.barnard`).
     extendable : bool
         Budget test only: keep a valid p-value past `n_max` (Bonferroni with the e-process, weight 0.9
         on the exact test), at a small cost in power.
@@ -221,10 +222,10 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     if n_max is not None and binary:
         from .budget import BudgetTest
 
-        unknown = set(options) - {"concentration", "weight"}
+        unknown = set(options) - {"concentration", "weight", "statistic"}
         if unknown:
             raise ParameterError(f"the exact budget test does not take option(s) {', '.join(sorted(unknown))}; "
-                                 "it takes: concentration, weight")
+                                 "it takes: concentration, statistic, weight")
         bt = BudgetTest(n_max, alpha=alpha, ties=ties, arms=arms, extendable=extendable, bettor=bettor,
                         **options)
         bt.update_many(xa, ya)

@@ -195,7 +195,7 @@ def _grid(lo: float, hi: float, gamma: float, size: int) -> np.ndarray:
 # uniform on [1/2, 1] (continuous: the test is consistent against every alternative). Chosen by the exact
 # dynamic programme of `decision_time_dp` to keep the worst ratio to oracle Kelly low over q in [0.55, 0.95]
 # without being worse than the previous default (Beta(1.5, 1.5)) anywhere in [0.52, 0.97]; see
-# docs/parts/evidence-performance.md for the search and the curve.
+# docs/performance/evidence.md for the search and the curve.
 _PRIOR_Q = 0.5 + np.concatenate([_grid(0.04, 0.49, 0.5, 32), _grid(0.01, 0.04, 1.0, 16)])
 _PRIOR_LOGW = np.concatenate([np.full(32, math.log(0.85 / 32)), np.full(16, math.log(0.10 / 16))])
 _PRIOR_UNIFORM = 0.05

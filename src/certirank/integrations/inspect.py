@@ -348,7 +348,7 @@ class CertifiedStopping:
         if isinstance(ref, pd.DataFrame):
             table = ref
         elif isinstance(ref, (str, Path)):
-            from ..data.importers import inspect_log_files, is_inspect_json
+            from ..data.formats.inspect_logs import inspect_log_files, is_inspect_json
             from ..data.readers import load
 
             sr = None if (lo, hi) == (0.0, 1.0) else (lo, hi)

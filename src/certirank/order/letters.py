@@ -4,7 +4,7 @@ Two items share at least one letter iff they were *not* declared different. Colu
 over display indices. The absorb step is incremental (a split column survives iff it is still a maximal clique
 of the "not different" graph) and the sweep keeps pair co-membership counts, so each membership test is one
 integer operation. Both give exactly the output of the spec's literal algorithm (tests/test_order.py keeps a
-literal reference and compares) at a small fraction of its cost (see docs/parts/multitest-performance.md).
+literal reference and compares) at a small fraction of its cost (see docs/performance/multitest.md).
 """
 
 from __future__ import annotations

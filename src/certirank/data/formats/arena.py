@@ -18,7 +18,8 @@ import pandas as pd
 
 from ..._validate import check_choice
 from ...errors import DataError
-from ..readers import read_frame, _file_type, validate_preferences
+from ..files import _file_type, read_frame
+from ..preferences import validate_preferences
 from ._common import outcome
 
 _COLS = ("model_a", "model_b", "winner")

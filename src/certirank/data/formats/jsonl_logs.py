@@ -22,7 +22,7 @@ from typing import Any
 import pandas as pd
 
 from ...errors import DataError
-from ..readers import jsonl_records
+from ..files import jsonl_records
 from ._common import finish, outcome
 
 _SUFFIXES = (".jsonl", ".ndjson", ".log")
@@ -70,8 +70,12 @@ def detect_kind(p: Path) -> str | None:
     return kinds.pop() if len(kinds) == 1 else None
 
 
-def detect(p: Path) -> bool:
-    return detect_kind(p) is not None
+def detect_eee(p: Path) -> bool:
+    return detect_kind(p) == "eee"
+
+
+def detect_openai_evals(p: Path) -> bool:
+    return detect_kind(p) == "openai-evals"
 
 
 def read_eee(p: Path, *, score_range: tuple[float, float] | None = None, score: str = "score",

@@ -11,8 +11,10 @@ columns, by default every column left of the policy column) gets the environment
 ``"<key values>#i"``, so the k-th rollouts of two methods are compared with each other (pairing by
 order within the group); the key columns and ``rollout`` are kept, for ``--group-by``.
 
-The file is parsed line by line with the list cell cut out first: stray quote characters next to or
-inside a list (an export artefact) are ignored and said so, instead of swallowing the rest of the file.
+The file is parsed line by line with the list cell cut out first: stray quote characters (``"`` or ``'``)
+and spaces next to or inside a list (export artefacts) are ignored and said so with the line, instead of
+swallowing the rest of the file; an error about a cell quotes the cell as the file has it. A policy that shares
+no group with any other policy could never be compared: that is an error naming it and the group columns.
 """
 
 from __future__ import annotations
@@ -21,17 +23,20 @@ import ast
 import csv
 import json
 import re
+import warnings
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
-from ...errors import DataError
+from ...errors import CertirankWarning, DataError
 from ..files import POLICY_COLUMN_NAMES, semicolon_error
+from ..pairing import unshared
 from ._common import finish, is_blank, outcome
 
 # spaces only around the brackets: a tab next to a list is a TSV separator
-_LIST_RE = re.compile(r"\"*[ ]*\[([^\[\]]*)\][ ]*\"*")
+_LIST_RE = re.compile(r"[\"']*[ ]*\[([^\[\]]*)\][ ]*[\"']*")
+_PLACEHOLDER = re.compile(r"\x00(\d+)\x00")
 _SUFFIXES = {".csv": ",", ".tsv": "\t", ".tab": "\t", ".txt": None}
 # names validate_table gives a meaning to: key columns called so are kept under "key:<name>"
 _RESERVED = frozenset({"policy", "model", "env", "item", "task", "trial", "test_case", "score", "replicate",
@@ -115,20 +120,25 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
         if not line.strip():
             continue
         lists: list[str] = []
+        texts: list[str] = []  # each list as the file writes it, to quote a cell in a message
 
         def cut(m: re.Match[str]) -> str:
             inner = m.group(1)
-            outer = m.group(0).count('"') - inner.count('"')
-            if outer == 2 and '"' not in inner.replace('""', ""):
+            around = m.group(0).replace(f"[{inner}]", "", 1)
+            if around.count('"') == 2 and "'" not in around and '"' not in inner.replace('""', ""):
                 inner = inner.replace('""', '"')  # a properly quoted CSV cell: its quotes were doubled
-            elif outer not in (0, 2) or '"' in inner:
+            elif around.count('"') not in (0, 2) or "'" in around or '"' in inner:
                 tidied.append(n)
             lists.append("[" + inner + "]")
+            texts.append(m.group(0).strip())
             return f"\x00{len(lists) - 1}\x00"
+
+        def shown(cell: str) -> str:
+            return _PLACEHOLDER.sub(lambda m: texts[int(m.group(1))], cell).strip()
 
         rest = _LIST_RE.sub(cut, line)
         if "[" in rest:
-            frag = rest[rest.index("["):].strip()
+            frag = shown(rest[rest.index("["):])
             raise DataError(f"the outcome list {frag[:40]!r} is not closed with ']' (truncated row?)", source=source,
                             row=n)
         if '"' in rest.replace('""', "") and rest.count('"') % 2:
@@ -149,6 +159,8 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
             if m:
                 found[k] = lists[int(m.group(1))]
                 cells[k] = ""
+            else:
+                cells[k] = shown(c) if "\x00" in c else c
         records.append((n, cells, found))
     if not records:
         raise DataError("no data rows after the header", source=source)
@@ -194,10 +206,11 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
         rows[c] = []
     where: list[tuple[Any, Any]] = []
     seen: dict[tuple[str, ...], int] = {}
+    groups: dict[str, dict[str, int]] = {}  # policy -> {group: first line}, rollouts listed only
     for n, cells, found in records:
         text = found.get(out_k)
         if text is None:
-            if "[" in cells[out_k]:
+            if "[" in cells[out_k] and "]" not in cells[out_k]:
                 raise DataError(f"the outcome list {cells[out_k].strip()!r} is not closed with ']' (truncated row?)",
                                 source=source, row=n, column=header[out_k])
             if is_blank(cells[out_k]):
@@ -218,6 +231,8 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
                             "each (group, policy) lists its rollouts in one row", source=source, row=n)
         seen[ident] = n
         prefix = "/".join(kv)
+        if items:
+            groups.setdefault(name, {}).setdefault(prefix, n)
         for i, item in enumerate(items):
             v = outcome(item)
             if v is None:
@@ -230,6 +245,8 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
             for c, val in zip(key_cols, kv):
                 rows[c].append(val)
             where.append((n, header[out_k]))
+    _check_groups(groups, {name for _, cells, _ in records if (name := cells[pol_k].strip())},
+                  [header[k] for k in key_k], source)
     notes = [f"outcome-lists: outcomes from column {header[out_k]!r}, policy from {header[pol_k]!r}, groups from "
              f"{', '.join(repr(header[k]) for k in key_k) or 'none'}; rollout i of each policy in a group is "
              "compared with rollout i of the others (pairing by order)"]
@@ -242,3 +259,21 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, sep: str | 
     if any(c.startswith("key:") for c in key_cols):
         notes.append("outcome-lists: key columns whose names certirank reserves are kept as 'key:<name>'")
     return finish(rows, where, source=source, score_range=score_range, notes=notes)
+
+
+def _check_groups(groups: dict[str, dict[str, int]], named: set[str], keys: list[str], source: str) -> None:
+    """Refuse a policy that no other policy meets in any group (it could never be compared); warn about a policy
+    whose every list is empty (it is left out, as a wide table's empty column is)."""
+    lonely = unshared(groups)
+    if lonely:
+        name = lonely[0]
+        where = ", ".join(repr(g) for g in list(groups[name])[:3])
+        raise DataError(f"policy {name!r} shares no group with any other policy (no other policy has rollouts in "
+                        f"{where}; groups from {', '.join(map(repr, keys))}), so it could never be compared; check the "
+                        "spelling of those cells, or choose the group columns with --read-option keys=COLUMN[,COLUMN]",
+                        source=source, row=min(groups[name].values()))
+    empty = sorted(named - set(groups))
+    if empty:
+        warnings.warn(f"{source}: every outcome list of {', '.join(map(repr, empty[:5]))} is empty; "
+                      f"{'that policy is' if len(empty) == 1 else 'those policies are'} left out", CertirankWarning,
+                      stacklevel=3)

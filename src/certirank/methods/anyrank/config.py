@@ -257,9 +257,16 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
         if budget_horizon > MAX_BUDGET:
             raise ParameterError(f"n_max = {budget_horizon} is above the exact budget test's limit {MAX_BUDGET}; "
                                  "use budget='none' (the anytime e-process) for longer campaigns")
+        from ...evidence.barnard import MAX_BUDGET as BARNARD_MAX_BUDGET
+
+        if statistic is None and arms == "independent" and budget_horizon <= BARNARD_MAX_BUDGET:
+            statistic = "barnard"  # both success counts (issue 31): the most powerful test for independent arms
         if statistic is None:
             statistic = BUDGET_STATISTIC if BAYES_MIN_BUDGET <= budget_horizon <= BAYES_MAX_BUDGET else "mixture"
         statistic = check_statistic(statistic)
+        if statistic == "barnard" and (arms != "independent" or budget_horizon > BARNARD_MAX_BUDGET):
+            raise ParameterError("statistic='barnard' needs arms='independent' and a budget of at most "
+                                 f"{BARNARD_MAX_BUDGET} trials, got arms={arms!r}, budget {budget_horizon}")
     nmax = default_nmax if nmax is None else check_positive_int("n_max", nmax, maximum=MAX_NMAX)
     if budget == "final" and nmax != budget_horizon:
         raise ParameterError(f"a final budget cannot change: n_max {nmax} != the exact test's budget "

@@ -29,7 +29,7 @@ def _make_streams(setup: _Setup, n: int) -> PairedStreams | BudgetStreams:
 def _budget_note(s: _Setup) -> str:
     if s.budget == "none":
         return ""
-    stat = {"bayes": "fastest-decision", "mixture": "Beta-mixture"}[s.statistic]
+    stat = {"bayes": "fastest-decision", "mixture": "Beta-mixture", "barnard": "Barnard-type"}[s.statistic]
     if s.budget == "final":
         return (f" Per-comparison test: exact budget test (spec 08, {s.arms} arms, {stat} statistic); its guarantee "
                 f"holds up to the final budget of {s.budget_horizon} trials per comparison.")

@@ -423,7 +423,7 @@ def betting_terms(v_a: np.ndarray, v_b: np.ndarray, a_row: np.ndarray, b_row: np
     s2 = np.empty(E)
     out = np.empty((E, K))
     # a few directions at a time in reused buffers: the K passes of multiply, add and log then read cached
-    # rows instead of a fresh multi-MB array each (2.1x at L = 100, M = 10,000: docs/performance.md); every
+    # rows instead of a fresh multi-MB array each (2.1x at L = 100, M = 10,000: docs/performance/bbedge.md); every
     # row's arithmetic, and so the result, is the same whatever the block size
     rows = max(1, min(E, BETTING_BLOCK_ENTRIES // max(1, M)))
     x, y, f = np.empty((rows, M)), np.empty((rows, M)), np.empty((rows, M))

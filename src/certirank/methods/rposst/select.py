@@ -40,7 +40,7 @@ class SelectRule:
 SELECT_RULES = {
     # anchored on the lowest-variance design (uniform weights, average-error objective), as the one-s.e. rule
     # of cross-validation keeps the simplest model; chosen in the issue-21 rule study
-    # (docs/parts/rposst-design-choice.md): with RPOSST as the anchor the adverse selection between tuning and
+    # (docs/performance/rposst-design-choice.md): with RPOSST as the anchor the adverse selection between tuning and
     # held-out policies kept the overfitted design too often
     "cv": SelectRule(("miniaverage", "rposst", "minimax-uniform"), ("miniaverage", "rposst", "minimax-uniform"),
                      repeats=2),
@@ -66,7 +66,7 @@ class Candidate:
     single RPOSST fit follows the policies it happened to see (at m = 1 it is worse out of sample than
     miniaverage); voting over resamples keeps only a tuple that is optimal for most of them, aiming at the
     variance the nested holdout cannot select away. `bagw` = B keeps RPOSST's own tuple and only averages its
-    weights over B resamples. Measured in docs/parts/rposst-design-choice.md ("Bagged RPOSST"): neither beat
+    weights over B resamples. Measured in docs/performance/rposst-design-choice.md ("Bagged RPOSST"): neither beat
     the default rule out of sample, so they are in no default pool.
     """
 

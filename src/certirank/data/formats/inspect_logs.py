@@ -1,4 +1,13 @@
-"""inspect_ai logs, ``.eval`` archives and ``.json`` (see the package docstring)."""
+"""inspect_ai logs: ``.eval`` archives and ``.json`` logs.
+
+``.eval`` is a zip archive with ``header.json`` or ``_journal/start.json`` and one ``samples/<id>_epoch_<n>.json``
+per sample and epoch (members deflate- or zstd-compressed); ``.json`` holds the whole log in one object with
+``eval`` and ``samples``. The model is ``eval.model``, the item is the sample ``id`` (``<task>/<id>`` for several
+tasks), epoch ``n`` becomes replicate ``n - 1`` and further logs of the same model and task continue the replicate
+count. Score values ``C``/``I``/``P``/``N`` (correct, incorrect, partial, no answer) become 1/0/0.5/0; numbers and
+booleans are kept. A run stopped early by an early-stopping manager simply lacks the stopped samples (they are
+not errors); its ``results.early_stopping`` summary is kept in ``attrs["early_stopping"]`` (one entry per log).
+"""
 
 from __future__ import annotations
 
@@ -16,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DataError
-from ._shared import _describe, _label, _names, _sort_key, _validate_located
+from ._common import describe, label, name_set, sort_key, validate_located
 
 _INSPECT_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
 # inspect names sample members samples/<id>_epoch_<n>.json; an id holding '/' ("test/12") puts it in a sub-folder
@@ -34,6 +43,13 @@ def is_inspect_json(p: Path) -> bool:
         return False
     text = head.lstrip()
     return text.startswith(b"{") and re.search(rb'"eval"\s*:\s*\{', head) is not None
+
+
+def detect(p: Path) -> bool:
+    """A folder of inspect_ai logs, an ``.eval`` archive, or a ``.json`` log."""
+    if p.is_dir():
+        return bool(inspect_log_files(p))
+    return p.name.lower().endswith(".eval") or (p.name.lower().endswith(".json") and is_inspect_json(p))
 
 
 def inspect_log_files(p: Path) -> list[Path]:
@@ -84,7 +100,7 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
         raise DataError("no inspect_ai logs (*.eval, *.json) in this folder", source=source)
     parsed = [_read_inspect_log(f) for f in logs]
     if task is not None:
-        wanted = _names(task)
+        wanted = name_set(task)
         found = sorted({t for _, t, _, _ in parsed})
         parsed = [x for x in parsed if x[1] in wanted]
         if not wanted <= set(found):
@@ -112,13 +128,13 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
             if isinstance(epoch, bool) or not isinstance(epoch, int) or epoch < 1:
                 raise DataError(f"sample {sid!r} has epoch {epoch!r}; expected an integer >= 1",
                                 source=f"{fsrc} {member}")
-            if (_label(sid), epoch) in seen:
-                raise DataError(f"sample {sid!r} epoch {epoch} appears twice ({seen[(_label(sid), epoch)]} and "
+            if (label(sid), epoch) in seen:
+                raise DataError(f"sample {sid!r} epoch {epoch} appears twice ({seen[(label(sid), epoch)]} and "
                                 f"{member})", source=fsrc)
-            seen[(_label(sid), epoch)] = member
+            seen[(label(sid), epoch)] = member
             scores = s.get("scores") or {}
             if not isinstance(scores, dict):
-                raise DataError(f"sample {sid!r} epoch {epoch}: 'scores' is {_describe(scores)}, expected an object",
+                raise DataError(f"sample {sid!r} epoch {epoch}: 'scores' is {describe(scores)}, expected an object",
                                 source=f"{fsrc} {member}")
             if log_scorer is None and scores:
                 log_scorer = next(iter(scores))
@@ -141,9 +157,9 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
             value = score.get("value") if isinstance(score, dict) else score
             if isinstance(value, dict):
                 value = _inspect_dict_value(value, key, sid, epoch, log_scorer, f"{fsrc} {member}")
-            rows.append((model, f"{task_name}/{_label(sid)}" if several_tasks else _label(sid),
+            rows.append((model, f"{task_name}/{label(sid)}" if several_tasks else label(sid),
                          offset + epoch - 1, _inspect_value(value, sid, epoch, log_scorer, f"{fsrc} {member}")))
-            where.append(f"{fsrc} {member} (sample {sid!r}, epoch {epoch})")
+            where.append((f"{fsrc} {member} (sample {sid!r}, epoch {epoch})", None))
             max_epoch = max(max_epoch, epoch)
         next_replicate[(model, task_name)] = offset + max_epoch
         scorers_used[fsrc] = log_scorer if key is None else f"{log_scorer}/{key}"
@@ -151,7 +167,7 @@ def load_inspect(path: str | Path, *, scorer: str | None = None, task: str | Seq
         raise DataError("the log(s) contain no scored samples", source=source)
     frame = pd.DataFrame(rows, columns=["policy", "env", "replicate", "score"])
     frame["order"] = np.arange(len(frame), dtype="int64")
-    table = _validate_located(frame, where, score_range=score_range, source=source, column=None)
+    table = validate_located(frame, where, score_range=score_range, source=source)
     table.attrs.update({"format": "inspect", "file_type": "eval" if all(f.suffix == ".eval" for f in logs)
                         else "json", "scorer": scorers_used, "skipped_errors": skipped,
                         "tasks": sorted({t for _, t, _, _ in parsed})})
@@ -276,7 +292,7 @@ def _read_inspect_log(p: Path) -> tuple[str, str, list[tuple[str, dict[str, Any]
             if not isinstance(s, dict):
                 raise DataError("sample is not a JSON object", source=f"{source} {name}")
             samples.append((name, s))
-    samples.sort(key=lambda x: (_sort_key(x[1].get("id")), x[1].get("epoch", 1) if isinstance(x[1].get("epoch"), int)
+    samples.sort(key=lambda x: (sort_key(x[1].get("id")), x[1].get("epoch", 1) if isinstance(x[1].get("epoch"), int)
                                 else 0))
     return model, task, samples, source
 

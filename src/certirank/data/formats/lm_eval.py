@@ -1,4 +1,12 @@
-"""lm-evaluation-harness ``--log_samples`` output (see the package docstring)."""
+"""lm-evaluation-harness ``--log_samples`` output.
+
+``<output_path>/<model>/samples_<task>_<date>.jsonl``: one JSON object per (document, filter) with ``doc_id``,
+``filter``, ``metrics`` (the metric names) and one key per metric holding that document's value. The model is
+the folder name (lm-eval's sanitised model name), the item is ``doc_id`` (``<task>/<doc_id>`` when several
+tasks are read), and several files for the same model and task (repeated runs, told apart by their date
+stamp) become replicates 0, 1, … in date order. Also lm-eval 0.4.0-0.4.2's layout: ``results.json`` beside
+``<model_args>_<task>.jsonl`` JSON arrays.
+"""
 
 from __future__ import annotations
 
@@ -13,7 +21,8 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DataError
-from ._shared import _describe, _label, _names, _validate_located
+from ..files import jsonl_records
+from ._common import describe, label, name_set, validate_located
 
 _SAMPLES_RE = re.compile(r"^samples_(?P<task>.+?)(?:_(?P<date>\d{4}-\d{2}-\d{2}T[0-9][0-9.\-:]*))?\.jsonl$")
 # Keys of an lm-eval sample line that are bookkeeping, not metric values.
@@ -41,6 +50,11 @@ def is_lm_eval_samples_file(p: Path) -> bool:
     except OSError:
         return False
     return False
+
+
+def detect(p: Path) -> bool:
+    """An lm-eval output folder (or one model's folder) holding samples files, or one samples file."""
+    return bool(lm_eval_files(p)) if p.is_dir() else is_lm_eval_samples_file(p)
 
 
 def _legacy_tasks(folder: Path) -> list[str]:
@@ -145,18 +159,16 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
         raise DataError("no lm-eval samples files found; expected <out>/<model>/samples_<task>_<date>.jsonl "
                         "(run lm_eval with --log_samples)", source=source)
     if task is not None:
-        wanted = _names(task)
+        wanted = name_set(task)
         tasks_found = sorted({f.task for f in files})
         files = [f for f in files if f.task in wanted]
         if not wanted <= set(tasks_found):
             raise DataError(f"no samples for task(s) {', '.join(sorted(wanted - set(tasks_found)))}; tasks found: "
                             f"{', '.join(tasks_found)}", source=source)
 
-    from ..readers import jsonl_records  # readers imports this module lazily too; keep the cycle at call time
-
     records = []  # (file index, line number, record)
     for k, f in enumerate(files):
-        for line_no, rec in _samples_records(f.path, jsonl_records):
+        for line_no, rec in _samples_records(f.path):
             if "doc_id" not in rec:
                 raise DataError("line has no 'doc_id'; not an lm-eval --log_samples line", source=str(f.path),
                                 row=line_no)
@@ -243,7 +255,7 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
     for k, line_no, rec in records:
         f = files[k]
         fsrc = str(f.path)
-        doc = _label(rec["doc_id"])
+        doc = label(rec["doc_id"])
         key = (k, doc)
         metric_t = chosen_metric[f.task]
         if key in seen:
@@ -257,16 +269,14 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
         value = _lm_eval_value(rec[metric_t])
         if value is None:
             have = _lm_eval_numeric_keys(rec)
-            raise DataError(f"metric {metric_t!r} is {_describe(rec[metric_t])}, not one number per document; choose "
+            raise DataError(f"metric {metric_t!r} is {describe(rec[metric_t])}, not one number per document; choose "
                             f"another metric (numeric ones here: {', '.join(have) or 'none'})",
                             source=fsrc, row=line_no)
         rows.append((f.model, f"{f.task}/{doc}" if several_tasks else doc, replicate_of[k], value))
-        where.append((fsrc, line_no))
+        where.append(((fsrc, line_no), metric_t))
     frame = pd.DataFrame(rows, columns=["policy", "env", "replicate", "score"])
     frame["order"] = np.arange(len(frame), dtype="int64")
-    metrics_used = sorted(set(chosen_metric.values()))
-    table = _validate_located(frame, where, score_range=score_range, source=source,
-                              column=metrics_used[0] if len(metrics_used) == 1 else None)
+    table = validate_located(frame, where, score_range=score_range, source=source)
     table.attrs.update({"format": "lm-eval", "file_type": "jsonl", "metric": dict(chosen_metric),
                         "filter": dict(chosen_filter),
                         "tasks": sorted({f.task for f in files})})
@@ -275,7 +285,7 @@ def load_lm_eval(path: str | Path, *, metric: str | None = None, filter: str | N
     return table
 
 
-def _samples_records(p: Path, jsonl_records: Any) -> list[tuple[int, dict[str, Any]]]:
+def _samples_records(p: Path) -> list[tuple[int, dict[str, Any]]]:
     """(line or record number, sample) of a samples file: JSON lines, or the pretty-printed JSON array that
     lm-eval 0.4.0-0.4.2 wrote under a .jsonl name (numbered by record)."""
     if _SAMPLES_RE.match(p.name):  # samples_<task>_<date>.jsonl (0.4.3 on) is always JSON lines
