@@ -161,3 +161,43 @@ def test_ranking_margin_refusals():
         certirank.anyrank(tab, bins="binary", margin=0.0)
     with pytest.raises(ParameterError, match="guarantee='paper'"):
         certirank.anyrank(tab, bins="binary", margin=0.1, guarantee="strict")
+
+
+def _board(rng, n_items, shifts, reps=3):
+    import pandas as pd
+
+    p = rng.uniform(0.2, 0.7, n_items)
+    rows = []
+    for r in range(reps):
+        for m, shift in shifts.items():
+            s = (rng.random(n_items) < np.clip(p + shift, 0, 1)).astype(float)
+            rows += [(m, i, r, s[i]) for i in range(n_items)]
+    return pd.DataFrame(rows, columns=["model", "item", "replicate", "score"])
+
+
+def test_leaderboard_equivalence():
+    rng = np.random.default_rng(0)
+    res = certirank.leaderboard(_board(rng, 400, {"A": 0.0, "B": 0.0, "C": 0.3}), 0.05, margin=0.1)
+    assert res.equivalent == [["A", "B"]] and ["C", "A"] in res.edges and res.alpha == 0.05
+    assert any("split in half" in n for n in res.ranking.notes)
+    assert res.to_dict()["equivalent"] == [["A", "B"]]
+
+
+def test_leaderboard_equivalence_level_at_the_margin():
+    """B is better than A by exactly the margin (on every item): P(A, B certified equivalent) <= alpha/2."""
+    runs, alpha, margin = 30, 0.2, 0.1
+    false = 0
+    for run in range(runs):
+        rng = np.random.default_rng(run)
+        res = certirank.leaderboard(_board(rng, 200, {"A": 0.0, "B": margin}, reps=2), alpha, margin=margin)
+        false += bool(res.equivalent)
+    assert false <= _binom_upper(runs, alpha / 2)
+
+
+def test_leaderboard_margin_refusals():
+    rng = np.random.default_rng(1)
+    df = _board(rng, 20, {"A": 0.0, "B": 0.0}, reps=1)
+    with pytest.raises(ParameterError, match="margin"):
+        certirank.leaderboard(df, margin=1.0)
+    with pytest.raises(ParameterError, match="top_k"):
+        certirank.leaderboard(df, margin=0.1, top_k=1)

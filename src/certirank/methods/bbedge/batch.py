@@ -9,6 +9,7 @@ import numpy as np
 import pandas as pd
 
 from ..._compat import keyword_only
+from ..._validate import check_alpha
 from ...errors import DataError, ParameterError
 from .engine import Leaderboard
 from .result import LeaderboardResult
@@ -118,7 +119,8 @@ def table_panels(table: pd.DataFrame) -> tuple[list[str], list[str], list[int], 
 @keyword_only(("tau", "blocks", "top_k", "pilot"))
 def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None, top_k: int | None = None,
                 pilot: int | None = None, method: str = "bb-edge", weights: Any = None, output: str = "current",
-                score_range: Any = None, format: str | None = None, stake: str | None = None) -> LeaderboardResult:
+                score_range: Any = None, format: str | None = None, stake: str | None = None,
+                margin: float | None = None) -> LeaderboardResult:
     """Certify a leaderboard from per-item scores of L models over R replicates (BB-EDGE, spec 04).
 
     Parameters
@@ -145,6 +147,13 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
         For "bb-edge" / "cr-edge": the predictable plug-in stake on the exact betting factor (default), the
         same on the empirical-Bernstein factor, or the 41-point stake mixture of spec 04 (see
         :class:`Leaderboard`).
+    margin : float, optional
+        Equivalence margin in (0, 1), fixed before the data: a pair is listed in ``equivalent`` when
+        |Delta_{a,b}| < margin is certified. The level is split in half (Bonferroni across two families):
+        difference edges by direct e-Holm at alpha/2 over the L(L-1) directions (margin `tau`), equivalence by
+        direct e-Holm at alpha/2 over the L(L-1) directions a -> b with margin -margin (each certifies
+        Delta_{a,b} > -margin; both directions of a pair give |Delta| < margin). FWER <= alpha over both kinds
+        of claim (Theorem 1 for each family, union bound).
 
     Returns
     -------
@@ -169,7 +178,21 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
         weights = _item_weights(table, items)
     if pilot is not None and top_k is None:
         raise ParameterError("--pilot needs --top-k: the pilot replicates choose the candidate Top-k set")
-    board = Leaderboard(models, alpha=alpha, tau=tau, blocks=blk, weights=weights, items=items, method=method,
+    eq_board = None
+    level = alpha
+    if margin is not None:
+        from ...evidence.equivalence import check_margin
+
+        margin = check_margin(margin)
+        if top_k is not None:
+            raise ParameterError("margin and top_k together are not supported: Top-k certification uses the "
+                                 "whole level")
+        level = check_alpha(alpha) / 2.0
+        eq_board = Leaderboard(models, alpha=level, tau=0.0, blocks=blk, weights=weights, items=items,
+                               method=method, output=output, keep_history=False, blocks_source=source,
+                               blocks_column=column, stake=stake)
+        eq_board.tau = -margin  # H: Delta_{a,b} <= -margin; the e-process is valid for any tau in (-1, 1)
+    board = Leaderboard(models, alpha=level, tau=tau, blocks=blk, weights=weights, items=items, method=method,
                         top_k=top_k, pilot=pilot, output=output, keep_history=False, blocks_source=source,
                         blocks_column=column, stake=stake)
     if pilot is not None and pilot >= len(panels):
@@ -177,7 +200,22 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
                         source=table.attrs.get("source"))
     for rid, arr in zip(reps, panels):
         board.add_replicate(arr, replicate=rid)
+        if eq_board is not None:
+            eq_board.add_replicate(arr, replicate=rid)
     res = board.result()
+    if eq_board is not None:
+        import dataclasses
+
+        cert = eq_board.certified_matrix()
+        eq = [[models[a], models[b]] for a in range(len(models)) for b in range(a + 1, len(models))
+              if cert[a, b] and cert[b, a]]
+        note = (f"equivalence margin {margin:g}: alpha = {alpha:g} split in half between the difference edges and "
+                "the equivalence claims (direct e-Holm at alpha/2 for each)")
+        ranking = res.ranking
+        if ranking is not None:
+            ranking = dataclasses.replace(ranking, notes=(*ranking.notes, note), alpha=alpha)
+        # alpha stays the whole answer's level (glossary); the guarantee sentence states the edges' half
+        res = dataclasses.replace(res, margin=margin, equivalent=eq, ranking=ranking, alpha=alpha)
     from ...data.table import dropped_notes
     notes = dropped_notes(table)
     if notes and res.ranking is not None:
