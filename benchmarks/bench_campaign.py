@@ -75,7 +75,7 @@ def _p90(xs: list[float]) -> float:
 
 
 def _ranker_from(c: Campaign) -> Ranker:
-    r = Ranker(c._names(), alpha=0.05, nmax=100_000)
+    r = Ranker(c.policies, alpha=0.05, n_max=100_000)
     for rec in c.records():
         r.record(rec.policy, rec.trial, rec.score, ahead=True)
     return r

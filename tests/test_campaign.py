@@ -29,7 +29,7 @@ def _score(policy: str, trial: int, seed: int = 0) -> float:
 
 def _state(c: Campaign) -> dict:
     """The checkpointed engine snapshot, decoded."""
-    blob = c._conn.execute("SELECT state FROM checkpoint").fetchone()[0]
+    blob = c._store._conn.execute("SELECT state FROM checkpoint").fetchone()[0]
     return _blob.unpack(bytes(blob))
 
 
@@ -312,15 +312,19 @@ def test_verify_detects_edited_records_and_checkpoints(finished):
     early = Campaign.init(c.path.with_name("early.campaign"), POLICIES, alpha=0.1, n_max=400,
                           environments=["kitchen", "sink", "table"], seed=5)
     _run_to_completion(early, limit=5)
-    blob, sha = early._conn.execute("SELECT state, state_sha256 FROM checkpoint").fetchone()
+    blob, sha = early._store._conn.execute("SELECT state, state_sha256 FROM checkpoint").fetchone()
     con.execute("UPDATE checkpoint SET state = ?, state_sha256 = ?", (blob, sha))
     con.commit()
     con.close()
-    fresh = Campaign.open(c.path)
-    assert "replay of the records equals the checkpoint" in [x.name for x in fresh.verify().failures]
+    # the head entry seals the checkpoint it wrote: opening refuses the swap, verify lists it
+    with pytest.raises(StateError, match="checkpoint state is not the one entry"):
+        Campaign.open(c.path)
+    failed = [x.name for x in Campaign(c.path, _check_config=False).verify().failures]
+    assert "replay of the records equals the checkpoint" in failed and "checkpoint is at the head of the log" in failed
     # a corrupted checkpoint is refused on use
     con = sqlite3.connect(c.path)
-    con.execute("UPDATE checkpoint SET state = x'00'")
+    con.execute("UPDATE checkpoint SET state = x'00', state_sha256 = (SELECT state_sha256 FROM records ORDER BY id "
+                "DESC LIMIT 1)")
     con.commit()
     con.close()
     with pytest.raises(StateError, match="checkpoint does not match its checksum"):

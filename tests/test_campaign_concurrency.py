@@ -158,3 +158,87 @@ def test_kill_9_while_recording(tmp_path):
 @pytest.mark.slow
 def test_kill_9_while_recording_60_times(tmp_path):
     _kill_loop(tmp_path, kills=60, seed=2)
+
+
+# ============================================================================== the write lock is short
+
+def _lock_is_free(path: Path) -> bool:
+    """Whether another connection could take the write lock right now (no waiting)."""
+    con = sqlite3.connect(path, timeout=0, isolation_level=None)
+    try:
+        con.execute("BEGIN IMMEDIATE")
+        con.execute("ROLLBACK")
+        return True
+    except sqlite3.OperationalError:
+        return False
+    finally:
+        con.close()
+
+
+def test_engine_work_runs_outside_the_write_lock(tmp_path, monkeypatch):
+    """Restoring, applying and checkpointing the engine (the slow part of a write) happen while any other
+    process could still take the lock: the lock is held only to re-check the head and append."""
+    from certirank.campaign import _engines
+
+    db = tmp_path / "lock.campaign"
+    Campaign.init(db, ["a", "b", "c"], alpha=0.1, n_max=50).close()
+    seen: list[tuple[str, bool]] = []
+    cls = _engines.AnyRankEngine
+
+    def spy(name):
+        original = getattr(cls, name)
+
+        def call(*args):
+            seen.append((name, _lock_is_free(db)))
+            return original(*args)
+        return call
+
+    for name in ("restore", "fresh"):  # classmethods: the bound original is called with the arguments
+        monkeypatch.setattr(cls, name, staticmethod(spy(name)))
+    for name in ("apply", "checkpoint"):
+        monkeypatch.setattr(cls, name, spy(name))
+    c = Campaign.open(db)
+    for s in c.next():
+        c.record(s.policy, s.trial, 1.0)
+    c.undo()
+    assert {n for n, _ in seen} >= {"restore", "apply", "checkpoint", "fresh"}
+    assert all(free for _, free in seen), [n for n, free in seen if not free]
+
+
+def test_a_write_that_loses_the_race_is_computed_again(tmp_path, monkeypatch):
+    """Two writers read the same head; the second to take the lock sees the head moved, recomputes on the new
+    head and appends after the first: both records are kept, chained, and the checkpoint equals a replay."""
+    db = tmp_path / "race.campaign"
+    Campaign.init(db, ["a", "b"], alpha=0.1, n_max=50).close()
+    first, second = Campaign.open(db), Campaign.open(db)
+    first.next()
+    calls = {"n": 0}
+    from certirank.campaign import _engines
+    original = _engines.AnyRankEngine.apply
+
+    def apply(self, row):
+        calls["n"] += 1
+        if calls["n"] == 1:  # while `second` computes outside the lock, `first` records and commits
+            first.record("a", 0, 1.0, by="first")
+        return original(self, row)
+
+    monkeypatch.setattr(_engines.AnyRankEngine, "apply", apply)
+    rec = second.record("b", 0, 0.0, by="second")
+    monkeypatch.setattr(_engines.AnyRankEngine, "apply", original)
+    assert rec.id == 2 and calls["n"] >= 3  # b applied, a applied (by first), b applied again on the new head
+    log = second.log().entries
+    assert [(e.policy, e.by) for e in log] == [("a", "first"), ("b", "second")]
+    rep = second.verify()
+    assert rep.ok and rep.records == 2, rep.failures
+    assert second.status().ranking.samples == {"a": 1, "b": 1}
+
+
+def test_a_write_never_leaves_the_lock_held_after_a_refusal(tmp_path):
+    db = tmp_path / "refuse.campaign"
+    c = Campaign.init(db, ["a", "b"], alpha=0.1, n_max=50)
+    c.next()
+    c.record("a", 0, 1.0)
+    for bad in (lambda: c.record("a", 0, 0.0), lambda: c.record("a", 7, 1.0), lambda: c.undo(99)):
+        with pytest.raises(Exception):
+            bad()
+        assert _lock_is_free(db) and not c._store._conn.in_transaction

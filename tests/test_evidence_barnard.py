@@ -165,3 +165,75 @@ def test_no_claim_under_exact_ties_at_200_rollouts(p):
     y = (rng.random((runs, n)) < p).astype(float)
     res = budget_batch(x, y, make_design(n, alpha=alpha, arms="independent"))
     assert np.mean(res["decision"] != 0) <= _upper(alpha, runs)
+
+
+# ---- McNemar's exact test at the budget (issue 31 item 7: tables read whole) ---------------------------------
+
+def test_final_share_reads_mcnemars_exact_pvalue_at_the_budget():
+    from scipy import stats
+
+    from certirank.evidence.budget import final_pvalues
+
+    rng = np.random.default_rng(3)
+    x = (rng.random(300) < 0.6).astype(float)
+    y = (rng.random(300) < 0.5).astype(float)
+    test = BudgetTest(300, final_share=0.9).update_many(x, y)
+    k, s = int(((x != y)).sum()), int((y > x).sum())
+    mc_more = stats.binomtest(k - s, k, 0.5, alternative="greater").pvalue
+    assert final_pvalues(k, s)[1] == pytest.approx(mc_more, rel=1e-12)
+    assert test.p_more <= mc_more / 0.9 + 1e-15
+    assert "McNemar" in test.name
+
+
+@pytest.mark.parametrize("arms", ["paired", "independent"])
+def test_final_share_keeps_the_level_at_every_stop(arms):
+    n, runs, alpha = 120, 4000, 0.05
+    rng = np.random.default_rng(21 if arms == "paired" else 22)
+    if arms == "paired":  # the paired worst case: every trial discordant, a fair coin
+        x = rng.integers(0, 2, (runs, n)).astype(float)
+        y = 1.0 - x
+    else:
+        x = (rng.random((runs, n)) < 0.5).astype(float)
+        y = (rng.random((runs, n)) < 0.5).astype(float)
+    des = make_design(n, alpha=alpha, arms=arms, statistic="mixture")
+    res = budget_batch(x, y, des, final_share=0.95)
+    assert np.mean(res["decision"] != 0) <= _upper(alpha, runs)
+
+
+def test_final_share_agrees_between_the_batch_the_stream_and_the_bank():
+    n = 60
+    rng = np.random.default_rng(9)
+    x = (rng.random((30, n)) < 0.55).astype(float)
+    y = (rng.random((30, n)) < 0.75).astype(float)
+    des = make_design(n, statistic="mixture")
+    res = budget_batch(x, y, des, final_share=0.8)
+    bank = BudgetStreams(30, n, final_share=0.8)
+    for t in range(n):
+        bank.update(None, x[:, t], y[:, t])
+    for r in range(30):
+        test = BudgetTest(n, final_share=0.8).update_many(x[r], y[r])
+        assert (test.decided_at or 0) == res["decided_at"][r]
+        assert bank.pvalue[r] == pytest.approx(test.pvalue, rel=1e-12)
+
+
+def test_a_clear_regression_on_1000_paired_items_is_certified():
+    # 4.9 points: the challenger loses 60 items the baseline solves and wins 11 (1,000 items, 70 % baseline)
+    rng = np.random.default_rng(49)
+    x = np.zeros(1000)
+    x[rng.permutation(1000)[:700]] = 1
+    y = x.copy()
+    solved, unsolved = np.flatnonzero(x == 1), np.flatnonzero(x == 0)
+    y[rng.choice(solved, 60, replace=False)] = 0
+    y[rng.choice(unsolved, 11, replace=False)] = 1
+    assert x.mean() - y.mean() == pytest.approx(0.049)
+    r = certirank.compare(x, y, bins="binary", n_max=1000, final_share=0.95)
+    assert r.decision == "x>y" and r.pvalue <= 0.05
+    # a smaller regression (35 items lost, 11 won: 2.4 points) is certified at the budget by McNemar's part only
+    y2 = x.copy()
+    y2[rng.choice(solved, 35, replace=False)] = 0
+    y2[rng.choice(unsolved, 11, replace=False)] = 1
+    seq = certirank.compare(x, y2, bins="binary", n_max=1000)
+    both = certirank.compare(x, y2, bins="binary", n_max=1000, final_share=0.95)
+    assert seq.decision is None and both.decision == "x>y" and both.decided_at == 1000
+    with pytest.raises(ParameterError, match="final_share"):
+        BudgetTest(50, arms="independent", final_share=0.5)  # the Barnard-type test has no final part

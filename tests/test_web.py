@@ -249,3 +249,52 @@ def test_leaderboard_campaign_pages_and_upload(tmp_path):
     for page in ("/ranking", "/history", "/export"):
         assert client.get(page).status_code == 200
     assert client.get("/run", follow_redirects=False).status_code == 303
+
+
+# ============================================================================== GETs never write
+
+def _fingerprint(path):
+    import sqlite3
+    con = sqlite3.connect(path)
+    try:
+        return (con.execute("SELECT * FROM records ORDER BY id").fetchall(),
+                con.execute("SELECT last_id, head_hash FROM checkpoint").fetchone(),
+                con.execute("SELECT * FROM suggested").fetchall())
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize("with_token", [False, True])
+def test_page_reads_never_write_the_file(db, with_token):
+    """What a page or /api/next shows is computed, not stored: no GET, with or without the token, writes a row
+    (nor takes the write lock)."""
+    client = _client(db)
+    s = _next(client)[0]
+    assert _record(client, s["policy"], s["trial"], 1).status_code == 200
+    before = _fingerprint(db)
+    headers = _auth() if with_token else {}
+    for path in ("/", "/run", "/ranking", "/ranking/panel", "/history", "/export", "/api/status", "/api/next",
+                 "/api/next?count=1", "/export/records.csv", "/export/report.html"):
+        assert client.get(path, headers=headers).status_code == 200, path
+    assert _fingerprint(db) == before
+    assert before[2] == []  # nothing was ever remembered: the page's suggestions live in its forms
+
+
+def test_a_suggestion_the_page_showed_is_accepted_after_the_campaign_moved_on(tmp_path):
+    """The page remembers nothing; its form sends back the entry it was shown at (shown_at), so a rollout it
+    handed out stays acceptable once the campaign has moved on (as a remembered `next` suggestion is), while a
+    trial beyond anything reached is still refused as not suggested."""
+    path = tmp_path / "moved.db"
+    c = Campaign.init(path, ["a", "b"], alpha=0.1, n_max=50)
+    client = _client(path)
+    shown = _next(client)
+    assert [(s["policy"], s["trial"], s["shown_at"]) for s in shown] == [("a", 0, 0), ("b", 0, 0)]
+    # meanwhile, in the shell: a's trial 0 could not be run, so the pair skips trial 0 and needs trial 1
+    c.record("a", 0, None)
+    assert [(s.policy, s.trial) for s in c.next(remember=False)] == [("a", 1), ("b", 1)]
+    r = _record(client, "b", 0, 1.0)
+    assert r.status_code == 400 and "not suggested" in r.json()["error"]
+    assert _record(client, "b", 0, 1.0, shown_at=0).status_code == 200
+    r = _record(client, "b", 40, 1.0, shown_at=0)  # never reached: a typo, not a late suggestion
+    assert r.status_code == 400 and "not suggested" in r.json()["error"]
+    assert [(e.policy, e.trial) for e in c.records()] == [("a", 0), ("b", 0)]

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from typing import Any
 
 __all__ = ["visible_controls", "terminal_text", "dot_string", "mermaid_label", "markdown_cell", "csv_cell",
-           "csv_uncell", "CSV_FORMULA_STARTS"]
+           "csv_guarded", "csv_uncell", "CSV_FORMULA_STARTS"]
 
 # C0 and C1 controls, DEL, and the bidirectional overrides/isolates that can reorder what a reader sees
 # ("Trojan Source"); line and paragraph separators also break single-line outputs.
@@ -80,6 +81,20 @@ def csv_cell(text: object) -> str:
     if s[:1] in CSV_FORMULA_STARTS or (s[:1] == "'" and (s[1:2] in CSV_FORMULA_STARTS or s[1:2] == "'")):
         return "'" + s
     return s
+
+
+def csv_guarded(frame: Any) -> Any:
+    """A copy of a pandas table ready for ``to_csv``: every text cell and column name through :func:`csv_cell`
+    (the one guard of every CSV certirank writes; its readers undo it, so tables still round-trip)."""
+    from pandas.api.types import is_string_dtype  # the frame is pandas: pandas is loaded
+
+    guarded = frame.copy()
+    for c in guarded.columns:
+        col = guarded[c]
+        if col.dtype == object or is_string_dtype(col):
+            guarded[c] = col.map(lambda v: csv_cell(v) if isinstance(v, str) else v)
+    guarded.columns = [csv_cell(str(c)) for c in guarded.columns]
+    return guarded
 
 
 def csv_uncell(text: str) -> str:

@@ -7,7 +7,7 @@ thin shells over it. See docs/campaigns.md.
 """
 
 from .results import AuditLog, CampaignStatus, Check, ExportResult, Record, Suggestion, VerifyReport
-from .store import FORMAT, Campaign
+from ._campaign import FORMAT, Campaign
 
 __all__ = ["Campaign", "FORMAT", "Suggestion", "Record", "CampaignStatus", "AuditLog", "ExportResult",
            "VerifyReport", "Check"]

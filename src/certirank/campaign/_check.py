@@ -49,7 +49,7 @@ def check_campaign(path: str | os.PathLike[str], claims: Any, *, alpha: float | 
     hold at the campaign's (stronger) level, which the result reports. In a blind campaign claims name the
     codes (``campaign status`` shows them) until the campaign is unblinded.
     """
-    from .store import Campaign
+    from ._campaign import Campaign
 
     claims, parsed = parse_claims(claims)
     with Campaign.open(path) as camp:

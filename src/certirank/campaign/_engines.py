@@ -67,6 +67,23 @@ class AnyRankEngine:
         from ..methods.anyrank.state import snapshot_differences
         return snapshot_differences(_blob.unpack(a), _blob.unpack(b))
 
+    def settings(self) -> dict[str, Any]:
+        """What the locked configuration fixes, as this engine holds it (compared with :meth:`locked_settings`
+        on every open: a checkpoint that runs other settings than the configuration was edited)."""
+        r = self.ranker
+        draw = None if r._envs is None else {"choices": list(r._envs), "seed": r._env_seed}
+        return {"setup": r._setup.locked(), "environment_draw": draw}
+
+    @staticmethod
+    def locked_settings(config: Mapping[str, Any]) -> dict[str, Any]:
+        import warnings
+
+        from ..methods.anyrank.config import _setup_from_dict
+        with warnings.catch_warnings():  # read back, not given: its warnings were shown at init
+            warnings.simplefilter("ignore")
+            setup = _setup_from_dict(config["ranker"])
+        return {"setup": setup.locked(), "environment_draw": config.get("environment_draw")}
+
     # ---------------------------------------------------------------- the loop
     @property
     def policies(self) -> list[str]:
@@ -134,6 +151,16 @@ class LeaderboardEngine:
     def differences(a: bytes, b: bytes) -> list[str]:
         sa, sb = json.loads(a), json.loads(b)
         return [k for k in sorted(set(sa) | set(sb)) if sa.get(k) != sb.get(k)]
+
+    _SETTINGS = ("models", "alpha", "tau", "method", "stake", "top_k", "resolution", "blocks_source")
+
+    def settings(self) -> dict[str, Any]:
+        state = self.board.to_state()
+        return {k: state.get(k) for k in self._SETTINGS}
+
+    @classmethod
+    def locked_settings(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return cls.fresh(config).settings()
 
     @property
     def policies(self) -> list[str]:

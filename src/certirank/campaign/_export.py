@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from .._escape import csv_guarded
 from ..errors import ParameterError
 from ._util import _environment
 from .results import ExportResult
@@ -25,6 +27,8 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
     import pandas as pd
 
     from .._io import atomic_path
+    if not isinstance(out, (str, os.PathLike)) or "\0" in os.fspath(out):
+        raise ParameterError(f"export needs a file name (OUT.csv or OUT.parquet), got {out!r}")
     out = Path(out)
     suffix = out.suffix.lower()
     if suffix not in (".csv", ".parquet"):
@@ -35,66 +39,71 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
         raise ParameterError(f"{out} is the campaign file itself; export to another file")
     if unblind:
         camp.unblind(by=by)
-    with camp._read() as conn:
-        camp._current(conn)
-        show = camp._revealed or not camp.blind
-        rows = conn.execute("SELECT id, policy, trial, score, raw_score, payload, by, note, at FROM records WHERE "
-                            "action = 'record' AND undone_by IS NULL ORDER BY id").fetchall()
+    with camp._store.read() as conn:
+        camp._sync(conn)
+        # every row is read anyway: the whole chain is checked, so an edited entry is refused, never exported
+        rows = [r for r in camp._store.rows(conn) if r["action"] == "record" and r["undone_by"] is None]
+    show = camp._revealed or not camp.blind
+    names = camp._names.names
     if camp.kind == "anyrank":
         # under codes, the configured order within a trial would tell which code is which policy
-        names = camp._names() if show else sorted(camp._names(), key=lambda p: camp._shown(p))
-        order = {p: i for i, p in enumerate(names)}
+        ordered = names if show else sorted(names, key=lambda p: camp._shown(p))
+        order = {p: i for i, p in enumerate(ordered)}
         draw = camp.config["engine"].get("environment_draw")
-        data = sorted(rows, key=lambda r: (r[2], order[r[1]]))
+        data = sorted(rows, key=lambda r: (r["trial"], order[r["policy"]]))
         frame = pd.DataFrame({
-            "policy": [camp._shown(r[1], show) for r in data],
-            "trial": [int(r[2]) for r in data],
-            "score": pd.array([r[3] for r in data], dtype="Float64"),
+            "policy": [camp._shown(r["policy"], show) for r in data],
+            "trial": [int(r["trial"]) for r in data],
+            "score": pd.array([r["score"] for r in data], dtype="Float64"),
         })
         if camp.config.get("score_range") is not None:
-            frame["raw_score"] = pd.array([r[4] for r in data], dtype="Float64")
+            frame["raw_score"] = pd.array([r["raw_score"] for r in data], dtype="Float64")
         if draw:
-            frame["environment"] = [_environment(draw, int(r[2])) for r in data]
-        frame["by"] = [r[6] for r in data]
-        frame["note"] = [r[7] for r in data]
-        frame["recorded_at"] = [r[8] for r in data]
-        frame["record_id"] = [int(r[0]) for r in data]
+            frame["environment"] = [_environment(draw, int(r["trial"])) for r in data]
+        frame["by"] = [r["by"] for r in data]
+        frame["note"] = [r["note"] for r in data]
+        frame["recorded_at"] = [r["at"] for r in data]
+        frame["record_id"] = [int(r["id"]) for r in data]
         command = _rank_command(camp, out, show)
     else:
         parts = []
         for r in rows:
-            p = json.loads(r[5])
+            p = json.loads(r["payload"])
             arr = np.asarray(p["scores"], dtype=float)
-            for j, m in enumerate(camp._names()):
-                parts.append(pd.DataFrame({"model": m, "item": p["items"], "replicate": int(r[2]),
+            for j, m in enumerate(names):
+                parts.append(pd.DataFrame({"model": m, "item": p["items"], "replicate": int(r["trial"]),
                                            "score": arr[:, j]}))
         frame = (pd.concat(parts, ignore_index=True) if parts
                  else pd.DataFrame(columns=["model", "item", "replicate", "score"]))
         e = camp.config["engine"]
-        command = (f"certirank leaderboard {out} --alpha {e['alpha']:g} --tau {e['tau']:g} --method {e['method']}"
-                   + (f" --blocks {e['blocks']}" if e["blocks"] else "") + (f" --top-k {e['top_k']}" if e["top_k"]
-                                                                            else ""))
+        words = ["certirank", "leaderboard", str(out), "--alpha", f"{e['alpha']:g}", "--tau", f"{e['tau']:g}",
+                 "--method", e["method"]]
+        if e["blocks"]:
+            words += ["--blocks", e["blocks"]]
+        if e["top_k"]:
+            words += ["--top-k", str(e["top_k"])]
+        command = shlex.join(words)
     with atomic_path(out) as tmp:
         if suffix == ".csv":
-            frame.to_csv(tmp, index=False)
+            csv_guarded(frame).to_csv(tmp, index=False)
         else:
             frame.to_parquet(tmp, index=False)
     return ExportResult(path=str(out), rows=len(frame), columns=[str(c) for c in frame.columns],
                         rank_command=command)
 
+
 def _rank_command(camp: Any, out: Path, show: bool) -> str:
+    """The exact `certirank rank` command line (every word shell-quoted: names and paths are anyone's text)."""
     r = camp.config["engine"]["ranker"]
-    parts = [f"certirank rank {out}", f"--alpha {r['alpha']!r}", f"--method {r['method']}", f"--n-max {r['nmax']}",
-             f"--ties {r['ties']}", f"--guarantee {r['guarantee']}", f"--bins {r['metric']}",
-             f"--budget {r.get('budget', 'none')}"]  # the campaign's test, not the replay's default
+    words = ["certirank", "rank", str(out), "--alpha", repr(r["alpha"]), "--method", r["method"], "--n-max",
+             str(r["nmax"]), "--ties", r["ties"], "--guarantee", r["guarantee"], "--bins", r["metric"],
+             "--budget", r.get("budget", "none")]  # the campaign's test, not the replay's default
     if r.get("budget", "none") != "none":
         # a campaign saved before the statistic option ran the mixture
-        parts.append(f"--arms {r.get('arms', 'paired')} --statistic {r.get('statistic') or 'mixture'}")
+        words += ["--arms", r.get("arms", "paired"), "--statistic", r.get("statistic") or "mixture"]
     if r["prior"] is not None:
-        # sorted, as everything under codes is: the configured order would tell which code is which policy
-        pairs = ",".join(sorted(f"{camp._shown(p, show)}={v!r}" for p, v in zip(r["policies"], r["prior"])) if not show
-                         else [f"{p}={v!r}" for p, v in zip(r["policies"], r["prior"])])
-        parts += [f"--prior-means '{pairs}'", f"--gamma {r['gamma']!r}"]
-    return " ".join(parts)
-
-# ------------------------------------------------------------------------------------------ verify
+        pairs = [f"{camp._shown(p, show)}={v!r}" for p, v in zip(r["policies"], r["prior"])]
+        if not show:  # sorted, as everything under codes is: the configured order would tell which code is which
+            pairs.sort()
+        words += ["--prior-means", ",".join(pairs), "--gamma", repr(r["gamma"])]
+    return shlex.join(words)

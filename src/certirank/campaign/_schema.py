@@ -1,4 +1,4 @@
-"""The campaign file: one SQLite database (stdlib ``sqlite3``, WAL journal), schema version 1.
+"""The campaign file: one SQLite database (stdlib ``sqlite3``, WAL journal), schema version 2.
 
 Tables
 ------
@@ -6,19 +6,29 @@ Tables
 ``records``     append-only event log, the source of truth: ``record`` (a rollout or a leaderboard replicate),
                 ``undo`` (marks an earlier record undone; ``target``) and ``unblind``. Each row carries
                 ``hash = sha256(prev_hash, row)``; the first ``prev_hash`` is the configuration's SHA-256, so
-                the chain binds config and history. ``undone_by`` is the only column ever updated (it mirrors
-                the undo rows, which ``verify`` checks).
+                the chain binds config and history. Since schema 2 a row also seals ``state_sha256``, the
+                checksum of the engine checkpoint written with it, so the checkpoint is bound to the chain's
+                head. ``undone_by`` is the only column ever updated (it mirrors the undo rows).
 ``suggested``   rollouts handed out by ``next`` and not yet recorded (still accepted after the engine moved on).
 ``checkpoint``  one row: the derived engine state after the last record, written in the same transaction.
+
+Schema 1 files (before ``state_sha256``) are read as they are and migrated by their first write: the column is
+added, old rows keep their hashes, and every later row seals its checkpoint.
 """
 
 from __future__ import annotations
 
+import os
 import sqlite3
+from pathlib import Path
 
-SCHEMA_VERSION = 1
+from ..errors import StateError
+
+SCHEMA_VERSION = 2
+READABLE_VERSIONS = (1, 2)
 APPLICATION_ID = 0x43524B31  # "CRK1": lets `file`-like tools and our open() tell a campaign from any SQLite file
 BUSY_TIMEOUT_MS = 30_000
+TABLES = ("meta", "records", "suggested", "checkpoint")
 
 DDL = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -37,7 +47,8 @@ CREATE TABLE records (
     at TEXT NOT NULL,
     undone_by INTEGER REFERENCES records(id),
     prev_hash TEXT NOT NULL,
-    hash TEXT NOT NULL UNIQUE
+    hash TEXT NOT NULL UNIQUE,
+    state_sha256 TEXT
 );
 -- a rollout (policy, trial) or a replicate (trial = replicate id) is live at most once: a second writer that
 -- slipped past the checks would fail here, never store a duplicate
@@ -61,11 +72,63 @@ CREATE TABLE checkpoint (
 """
 
 
-def connect(path: str) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), WAL journal, FULL sync, busy timeout."""
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False)
+def _configure(conn: sqlite3.Connection) -> sqlite3.Connection:
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute("PRAGMA foreign_keys = ON")
     # FULL: a record that `record` reported is on disk even after a power cut, not only after a process crash
     conn.execute("PRAGMA synchronous = FULL")
     return conn
+
+
+def connect(path: str | os.PathLike[str]) -> sqlite3.Connection:
+    """A read-write connection in autocommit mode (transactions are explicit), FULL sync, busy timeout."""
+    conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                           check_same_thread=False)
+    return _configure(conn)
+
+
+def may_write(path: Path) -> bool:
+    """Whether this user may write the file and the folder its WAL journal lives in."""
+    folder = path.parent if str(path.parent) else Path(".")
+    return os.access(path, os.W_OK) and os.access(folder, os.W_OK)
+
+
+def connect_for(path: Path) -> tuple[sqlite3.Connection, bool]:
+    """(connection, writable): read-write when this user may write the file and its folder; otherwise a
+    read-only connection that creates nothing beside the file (a reviewer's copy in a folder they cannot
+    write, or someone else's campaign they may only read).
+
+    A WAL database read with ``mode=ro`` needs its ``-shm`` file, and leaves ``-shm``/``-wal`` behind when the
+    folder is writable, so a reader opens the file ``immutable`` when no writer has pending pages in a
+    ``-wal`` journal (then the main file holds everything); with a non-empty journal it asks SQLite for a
+    shared read-only view and, failing that, says why in one line.
+    """
+    if may_write(path):
+        return connect(path), True
+    uri = path.resolve().as_uri()
+    wal = Path(f"{path}-wal")
+    try:
+        pending = wal.is_file() and wal.stat().st_size > 0
+    except OSError:
+        pending = True
+    try:
+        if not pending:
+            conn = sqlite3.connect(f"{uri}?mode=ro&immutable=1", uri=True, isolation_level=None,
+                                   check_same_thread=False)
+        else:
+            conn = sqlite3.connect(f"{uri}?mode=ro", uri=True, timeout=BUSY_TIMEOUT_MS / 1000,
+                                   isolation_level=None, check_same_thread=False)
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+    except sqlite3.DatabaseError as exc:
+        raise StateError(f"{path}: cannot read the campaign read-only while another process is writing it ({exc}); "
+                         "this user may not write its folder, which SQLite needs for a live campaign: read it "
+                         "when the writer has closed it, or read a copy") from None
+    return conn, False
+
+
+def migrate(conn: sqlite3.Connection, version: int) -> None:
+    """Bring a readable older file to the current schema (inside the caller's write transaction)."""
+    if version == 1:
+        conn.execute("ALTER TABLE records ADD COLUMN state_sha256 TEXT")
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

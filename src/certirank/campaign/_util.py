@@ -5,15 +5,15 @@ from __future__ import annotations
 import getpass
 import hashlib
 import json
-import math
 import os
-from collections.abc import Mapping, Sequence
+import unicodedata
+from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import Any
 
 import numpy as np
 
-from ..errors import ParameterError
+from ..errors import DataError, ParameterError
 
 
 def _now() -> str:
@@ -28,56 +28,78 @@ def _sha(data: str | bytes) -> str:
     return hashlib.sha256(data.encode() if isinstance(data, str) else data).hexdigest()
 
 
-_HASHED = ("id", "action", "policy", "trial", "score", "raw_score", "payload", "target", "by", "note", "ahead", "at")
+#: longest operator name kept (a name, not a note: the CLI prints it back in one line)
+MAX_OPERATOR = 100
+#: longest note kept with an entry
+MAX_NOTE = 10_000
+#: largest trial, replicate or record number: SQLite stores 64-bit integers, JSON readers keep 2**53 exact
+MAX_INDEX = 2**53 - 1
 
 
-def _row_hash(prev: str, row: Mapping[str, Any]) -> str:
-    return _sha(prev + "\n" + _canon([row[k] for k in _HASHED]))
+def _has_control(text: str) -> bool:
+    return any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in text)
 
 
-def _operator(by: str | None) -> str | None:
-    if by is not None:
-        by = str(by).strip()
-        if not by:
-            raise ParameterError("--by (the operator's name) must not be empty")
-        return by
-    env = os.environ.get("CERTIRANK_OPERATOR")
-    if env:
-        return env
+def _operator(by: Any) -> str | None:
+    """The operator's name for the audit trail: given, else $CERTIRANK_OPERATOR, else the login name."""
+    if by is None:
+        env = os.environ.get("CERTIRANK_OPERATOR")
+        if env:
+            by, what = env, "$CERTIRANK_OPERATOR"
+        else:
+            try:
+                return getpass.getuser()
+            except Exception:  # no user database (containers): record no name rather than fail
+                return None
+    else:
+        what = "--by (the operator's name)"
+    if not isinstance(by, str):
+        raise ParameterError(f"{what} must be text, got {type(by).__name__}")
+    by = by.strip()
+    if not by:
+        raise ParameterError(f"{what} must not be empty")
+    if len(by) > MAX_OPERATOR:
+        raise ParameterError(f"{what} is {len(by)} characters long; keep it under {MAX_OPERATOR} (a note can hold "
+                             "more)")
+    if _has_control(by):
+        raise ParameterError(f"{what} {by!r} contains a control character (newline, escape, ...); give a plain name")
+    return by
+
+
+def _check_range(score_range: Any) -> list[float]:
+    # the reader's rule (one home): finite, lo < hi, and hi - lo neither overflows nor underflows
+    from ..data.table import _check_range as check
+    if isinstance(score_range, (str, bytes)):
+        raise ParameterError(f"score_range must be two numbers (lo, hi), got {score_range!r}")
     try:
-        return getpass.getuser()
-    except Exception:  # no user database (containers): record no name rather than fail
-        return None
-
-
-def _check_range(score_range: Sequence[float]) -> list[float]:
-    try:
-        lo, hi = (float(v) for v in score_range)
-    except (TypeError, ValueError):
-        raise ParameterError(f"score_range must be two numbers (lo, hi), got {score_range!r}") from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
-        raise ParameterError(f"score_range must satisfy lo < hi (finite), got ({lo:g}, {hi:g})")
+        lo, hi = check(score_range, None)
+    except DataError as exc:
+        raise ParameterError(str(exc)) from None
     return [lo, hi]
 
 
 def _check_trial(value: Any, what: str = "trial") -> int:
     if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise ParameterError(f"{what} must be a non-negative integer, got {value!r}") from None
+        text = value.strip()
+        # ASCII digits only: int() also reads full-width and other scripts' digits, which no operator means
+        if not (text.isascii() and text.isdigit()):
+            raise ParameterError(f"{what} must be a non-negative integer, got {value!r}")
+        value = int(text)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) or value < 0:
         raise ParameterError(f"{what} must be a non-negative integer, got {value!r}")
+    if value > MAX_INDEX:
+        raise ParameterError(f"{what} {value} is too large (at most {MAX_INDEX})")
     return int(value)
 
 
 def _check_note(note: Any) -> str | None:
     if note is None:
         return None
-    text = str(note)
-    if len(text) > 10_000:
-        raise ParameterError(f"note is {len(text)} characters long; keep it under 10,000")
-    return text
+    if not isinstance(note, str):
+        raise ParameterError(f"note must be text, got {type(note).__name__}")
+    if len(note) > MAX_NOTE:
+        raise ParameterError(f"note is {len(note)} characters long; keep it under {MAX_NOTE:,}")
+    return note
 
 
 def _environment(draw: Mapping[str, Any], trial: int) -> str:

@@ -19,6 +19,8 @@ class Suggestion(ResultMixin):
     trial: int
     environment: str | None = None
     kind: str = "rollout"  # "rollout" (AnyRank) or "replicate" (a leaderboard: run every model once more)
+    #: the log entry (head id) this was computed at; `record(..., shown_at=)` accepts it after the campaign moved on
+    shown_at: int | None = None
 
 
 @dataclass(frozen=True)

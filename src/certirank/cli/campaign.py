@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
-from ._common import JSON_OPT, app, console, emit, parse_score_range
+from ._common import JSON_OPT, app, console, emit, one_line, parse_score_range
 
 campaign_app = typer.Typer(help="Live evaluation campaigns: what to run next, record it, can I stop? "
                            "(one SQLite file; safe for several operators at once)", no_args_is_help=True)
@@ -21,15 +23,25 @@ NOTE_OPT = typer.Option(None, "--note", help="Free text kept with the entry.")
 
 
 def _names(text: str | None, what: str) -> list[str] | None:
+    from ..errors import ParameterError
     if text is None:
         return None
-    return [p.strip() for p in text.split(",") if p.strip()]
+    names = [p.strip() for p in text.split(",")]
+    if names and not names[-1]:  # a trailing comma is a habit, not a name
+        names.pop()
+    empty = [i + 1 for i, p in enumerate(names) if not p]
+    if empty:
+        raise ParameterError(f"{what} {text!r}: name {empty[0]} is empty (names are separated by single commas)")
+    return names
 
 
 def _read_environments(path: Path) -> list[str]:
     from ..errors import ParameterError
     try:
         lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise ParameterError(f"environments file {path} is not a UTF-8 text file (one environment name per line)"
+                             ) from None
     except OSError as exc:
         raise ParameterError(f"cannot read environments file {path}: {exc.strerror or exc}") from None
     envs = [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
@@ -75,22 +87,22 @@ def init_cmd(db: Path = DB_ARG,
     from ..campaign import Campaign
     from ..methods.anyrank.demo import read_prior_file
     options = {} if metric == "progress" else {"metric": metric}
-    c = Campaign.init(db, _names(policies, "--policies"), kind=kind, models=_names(models, "--models"),
-                      alpha=alpha, method=method, prior=None if prior is None else read_prior_file(prior),
-                      gamma=gamma, n_max=n_max, ties=ties, guarantee=guarantee,
-                      environments=None if environments is None else _read_environments(environments), seed=seed,
-                      blind=blind, score_range=parse_score_range(score_range), blocks=blocks, tau=tau, top_k=top_k,
-                      by=by, **options)
-    info = {"path": str(db), "kind": c.kind, "policies": c.policies, "blind": c.blind,
-            "config_sha256": c.config_sha256, "config": c.config if not c.blind else
-            {k: v for k, v in c.config.items() if k != "codes"}}
+    with Campaign.init(db, _names(policies, "--policies"), kind=kind, models=_names(models, "--models"),
+                       alpha=alpha, method=method, prior=None if prior is None else read_prior_file(prior),
+                       gamma=gamma, n_max=n_max, ties=ties, guarantee=guarantee,
+                       environments=None if environments is None else _read_environments(environments), seed=seed,
+                       blind=blind, score_range=parse_score_range(score_range), blocks=blocks, tau=tau, top_k=top_k,
+                       by=by, **options) as c:
+        info = {"path": str(db), "kind": c.kind, "policies": c.policies, "blind": c.blind,
+                "config_sha256": c.config_sha256, "config": c.config if not c.blind else
+                {k: v for k, v in c.config.items() if k != "codes"}}
 
     def render(d: dict[str, Any]) -> None:
-        console.print(f"Created {d['kind']} campaign {d['path']} with {len(d['policies'])} "
+        console.print(f"Created {d['kind']} campaign {one_line(d['path'])} with {len(d['policies'])} "
                       f"{'policies' if d['kind'] == 'anyrank' else 'models'}"
                       + (" (blind: codes " + ", ".join(d["policies"]) + ")" if d["blind"] else "") + ".")
         console.print(f"Configuration locked (sha256 {d['config_sha256'][:16]}...). Next: certirank campaign next "
-                      f"{d['path']}")
+                      f"{_q(Path(d['path']))}", soft_wrap=True)
     emit(info, as_json, render)
 
 
@@ -98,34 +110,44 @@ def init_cmd(db: Path = DB_ARG,
 def next_cmd(db: Path = DB_ARG, count: int | None = typer.Option(None, "--count", help="At most K rollouts."),
              as_json: bool = JSON_OPT) -> None:
     """The next rollouts to run: policy (or blind code), trial index, environment."""
-    c = _open(db)
-    todo = c.next(count)
+    with _open(db) as c:
+        todo = c.next(count)  # remembered (a suggestion stays valid once handed out) when this user may write
+        st = None if todo or c.kind != "anyrank" else c.status()
+        blind_now = c.blind and not c.unblinded
+        range_text = _range_text(c)
     if as_json:
         # an empty list says nothing on its own: why (what the text's "Nothing to run" line says) goes with it
-        st = None if todo or c.kind != "anyrank" else c.status()
         emit({"path": str(db), "suggestions": [s.to_dict() for s in todo], "done": bool(st and st.done),
               "termination": st.termination if st else None}, True, lambda d: None)
         return
-    if c.kind == "leaderboard":
-        s = todo[0]
-        console.print(f"Run every model on the whole benchmark once more (replicate {s.trial}), then: certirank "
-                      f"campaign add-run {db} RUN.csv")
+    if todo and todo[0].kind == "replicate":
+        console.print(f"Run every model on the whole benchmark once more (replicate {todo[0].trial}), then: "
+                      f"certirank campaign add-run {_q(db)} RUN.csv", markup=False)
         return
     if not todo:
-        st = c.status()
         console.print(f"Nothing to run: the campaign has stopped ({st.termination}). See: certirank campaign status "
-                      f"{db}")
+                      f"{_q(db)}", markup=False)
         return
     t = Table(title=f"Run next ({len(todo)} rollout{'s' if len(todo) != 1 else ''})")
     has_env = any(s.environment is not None for s in todo)
-    for col in ("code" if c.blind else "policy", "trial", *(["environment"] if has_env else [])):
+    for col in ("code" if blind_now else "policy", "trial", *(["environment"] if has_env else [])):
         t.add_column(col)
     for s in todo:
-        t.add_row(s.policy, str(s.trial), *([s.environment or ""] if has_env else []))
+        t.add_row(_cell(s.policy), str(s.trial), *([_cell(s.environment or "")] if has_env else []))
     console.print(t)
-    console.print(f"Then: certirank campaign record {db} {'CODE' if c.blind and not c.unblinded else 'POLICY'} "
-                  "TRIAL SCORE (score in "
-                  f"{_range_text(c)}; 'missing' if the run could not be performed)")
+    console.print(f"Then: certirank campaign record {_q(db)} {'CODE' if blind_now else 'POLICY'} TRIAL SCORE (score "
+                  f"in {range_text}; 'missing' if the run could not be performed)", markup=False)
+
+
+def _q(path: Path) -> str:
+    """A path as a shell word: the printed commands can be pasted as they are."""
+    return shlex.quote(str(path))
+
+
+def _cell(text: Any) -> Text:
+    """A name in a rich table cell: markup-free, controls (newlines included) made visible."""
+    from .._escape import terminal_text
+    return Text(terminal_text(text))
 
 
 def _range_text(c: Any) -> str:
@@ -151,11 +173,11 @@ def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
     if stray or ctx.args:
         what = f"no such option: {stray[0]}" if stray else f"unexpected extra argument(s): {' '.join(ctx.args)}"
         raise ParameterError(f"{what} (see 'certirank campaign record --help')")
-    c = _open(db)
-    rec = c.record(policy, trial, score, by=by, note=note, ahead=ahead)
+    with _open(db) as c:
+        rec = c.record(policy, trial, score, by=by, note=note, ahead=ahead)
     emit(rec, as_json, lambda r: console.print(
-        f"Recorded entry {r.id}: {r.policy} trial {r.trial} score {r.score_text}"
-        + (f" by {r.by}" if r.by else "") + "."))
+        f"Recorded entry {r.id}: {one_line(r.policy)} trial {r.trial} score {r.score_text}"
+        + (f" by {one_line(r.by)}" if r.by else "") + "."))
 
 
 def _is_number(text: str) -> bool:
@@ -171,9 +193,9 @@ def add_run_cmd(db: Path = DB_ARG, file: Path = typer.Argument(..., help="One co
                 replicate: int | None = typer.Option(None, "--replicate", help="Replicate number (default: next)."),
                 by: str | None = BY_OPT, note: str | None = NOTE_OPT, as_json: bool = JSON_OPT) -> None:
     """Record one replicate of a leaderboard campaign (every model on every item)."""
-    c = _open(db)
-    rec = c.add_run(file, replicate=replicate, by=by, note=note)
-    emit(rec, as_json, lambda r: console.print(f"Recorded entry {r.id}: replicate {r.trial} from {file}."))
+    with _open(db) as c:
+        rec = c.add_run(file, replicate=replicate, by=by, note=note)
+    emit(rec, as_json, lambda r: console.print(f"Recorded entry {r.id}: replicate {r.trial} from {one_line(file)}."))
 
 
 @campaign_app.command("status")
@@ -187,8 +209,8 @@ def status_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT,
     if plot is not None:
         from ..report.cli import check_plot_path
         check_plot_path(plot)
-    c = _open(db)
-    st = c.status(unblind=unblind, by=by)
+    with _open(db) as c:
+        st = c.status(unblind=unblind, by=by)
     emit(st, as_json, _render_status)
     if plot is not None:
         from ..report.cli import save_plot
@@ -225,7 +247,8 @@ def _render_status(st: Any) -> None:
         for line in res.sentences():
             console.print(f"  {line}")
         console.print("Every pair is decided." if st.complete else "Some pairs are undecided: add more runs.")
-    console.print(f"Log: {st.records} live record(s), {st.undone} undone; head {st.head_hash[:16]}...")
+    # the whole head hash: kept somewhere else, it anchors this history (`campaign verify --anchor HASH`)
+    console.print(f"Log: {st.records} live record(s), {st.undone} undone; head {st.head_hash}")
 
 
 @campaign_app.command("undo")
@@ -233,19 +256,19 @@ def undo_cmd(db: Path = DB_ARG, record_id: int | None = typer.Argument(None, hel
                                                                            "latest record)."),
              by: str | None = BY_OPT, note: str | None = NOTE_OPT, as_json: bool = JSON_OPT) -> None:
     """Mark a record undone (it is kept, with who and when); the ranking is recomputed without it."""
-    c = _open(db)
-    rec = c.undo(record_id, by=by, note=note)
+    with _open(db) as c:
+        rec = c.undo(record_id, by=by, note=note)
     emit(rec, as_json, lambda r: console.print(
         f"Undid entry {r.id}"
-        + (f" ({r.policy} trial {r.trial}, score {r.score_text})"
+        + (f" ({one_line(r.policy)} trial {r.trial}, score {r.score_text})"
            if r.policy else f" (replicate {r.trial})") + f" as entry {r.undone_by}; the ranking is recomputed."))
 
 
 @campaign_app.command("log")
 def log_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
     """The audit trail: every record, undo and unblinding, with who and when."""
-    c = _open(db)
-    lg = c.log()
+    with _open(db) as c:
+        lg = c.log()
 
     def render(lg: Any) -> None:
         t = Table(title=f"{lg.path}: created {lg.created_at}" + (f" by {lg.created_by}" if lg.created_by else ""))
@@ -258,8 +281,8 @@ def log_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
             else:
                 what = f"undo {e.target}" if e.action == "undo" else e.action
                 sc = ""
-            t.add_row(str(e.id), e.at, e.by or "", what, e.policy or "", "" if e.trial is None else str(e.trial), sc,
-                      e.note or "")
+            t.add_row(str(e.id), e.at, _cell(e.by or ""), what, _cell(e.policy or ""),
+                      "" if e.trial is None else str(e.trial), sc, Text(e.note or ""))
         console.print(t)
     emit(lg, as_json, render)
 
@@ -270,19 +293,24 @@ def export_cmd(db: Path = DB_ARG, out: Path = typer.Argument(..., help="OUT.csv 
                                             "(unblinds the campaign, logged in the audit trail)."),
                by: str | None = BY_OPT, as_json: bool = JSON_OPT) -> None:
     """Write the long table of live records; `certirank rank` on it gives the same certified result."""
-    c = _open(db)
-    res = c.export(out, unblind=unblind, by=by)
-    emit(res, as_json, lambda r: console.print(f"Wrote {r.rows} rows to {r.path}. Replay: {r.rank_command}"))
+    with _open(db) as c:
+        res = c.export(out, unblind=unblind, by=by)
+    emit(res, as_json, lambda r: console.print(f"Wrote {r.rows} rows to {one_line(r.path)}. Replay: {r.rank_command}",
+                                               soft_wrap=True))
 
 
 @campaign_app.command("verify")
-def verify_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
+def verify_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT,
+               anchor: str | None = typer.Option(None, "--anchor", help="A head hash kept outside the file (from an "
+                                                 "earlier `campaign status`): the log must still contain it, which "
+                                                 "an older copy of the file cannot.")) -> None:
     """Recompute everything from the records and compare (integrity, config lock, hash chain, checkpoint).
 
     Exit code 0 if every check passes, 1 if one fails."""
     from ..campaign import Campaign
-    c = Campaign(db, _check_config=False)  # a changed configuration is a failed check (exit 1), not a refusal
-    rep = c.verify()
+    # a changed configuration or head is a failed check (exit 1), not a refusal
+    with Campaign(db, _check_config=False) as c:
+        rep = c.verify(anchor=anchor)
 
     def render(r: Any) -> None:
         for ch in r.checks:

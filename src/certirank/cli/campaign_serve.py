@@ -3,12 +3,41 @@
 from __future__ import annotations
 
 import ipaddress
+import os
 from pathlib import Path
 
 import typer
 
-from ._common import err_console
+from ._common import err_console, one_line
 from .campaign import DB_ARG, campaign_app
+
+TOKEN_ENV = "CERTIRANK_TOKEN"
+
+
+def _read_token(token_file: Path | None, given: str | None) -> str | None:
+    """The write token: from ``--token-file``, else ``$CERTIRANK_TOKEN``, else None (a fresh one is made)."""
+    from ..errors import ParameterError
+    if given is not None:
+        # a value on the command line is visible to every local user in `ps` and lands in shell history
+        raise ParameterError(f"--token VALUE is visible to every user of this machine (ps, shell history): put the "
+                             f"token in a file and pass --token-file FILE, or set ${TOKEN_ENV}; without either, a "
+                             "fresh token is made")
+    if token_file is not None:
+        try:
+            text = token_file.read_text(encoding="utf-8")
+        except UnicodeDecodeError:
+            raise ParameterError(f"--token-file {token_file} is not a text file") from None
+        except OSError as exc:
+            raise ParameterError(f"cannot read --token-file {token_file}: {exc.strerror or exc}") from None
+        lines = text.strip().splitlines()
+        token, what = (lines[0].strip() if lines else ""), f"--token-file {token_file}"
+    elif os.environ.get(TOKEN_ENV):
+        token, what = os.environ[TOKEN_ENV].strip(), f"${TOKEN_ENV}"
+    else:
+        return None
+    if len(token) < 16 or not token.isascii() or not token.isprintable() or " " in token:
+        raise ParameterError(f"the token in {what} must be at least 16 printable ASCII characters without spaces")
+    return token
 
 
 @campaign_app.command("serve")
@@ -16,32 +45,30 @@ def serve_cmd(db: Path = DB_ARG,
               host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on (default: this machine "
                                        "only)."),
               port: int = typer.Option(8000, "--port", min=1, max=65535, help="TCP port."),
-              token: str = typer.Option("auto", "--token", help="Write token: 'auto' (a fresh random one, printed "
-                                        "with the URL) or your own. Without it the page is read-only."),
+              token_file: Path | None = typer.Option(None, "--token-file", help="File whose first line is the write "
+                                                     "token (else $CERTIRANK_TOKEN, else a fresh random one). Without "
+                                                     "a token nobody can write."),
+              token: str | None = typer.Option(None, "--token", hidden=True),
               read_only: bool = typer.Option(False, "--read-only", help="Nobody can write (reviewers' view)."),
               ) -> None:
     """Serve the campaign page: what to run next, one-click results, the certified ranking as it forms."""
-    from ..errors import ParameterError
     from ..web import create_app, make_token
 
-    if token == "auto":
-        token = make_token()
-    elif len(token) < 8:
-        raise ParameterError("--token must be at least 8 characters (or 'auto')")
-    create_app(db, token=None if read_only else token, read_only=read_only)  # refuses a bad file before binding
+    secret = None if read_only else (_read_token(token_file, token) or make_token())
+    create_app(db, token=secret, read_only=read_only)  # refuses a bad file before binding
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{port}"
     if read_only:
         typer.echo(f"certirank campaign page (read-only): {base}/ranking")
     else:
-        typer.echo(f"certirank campaign page: {base}/run?token={token}")
+        typer.echo(f"certirank campaign page: {base}/run?token={secret}")
         typer.echo(f"read-only view for reviewers: {base}/ranking")
     try:
         loopback = ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = host == "localhost"
     if not loopback:
-        err_console.print(f"warning: listening on {host}, not only on this machine; anyone who can reach it can "
-                          "read the campaign (writes still need the token)")
+        err_console.print(f"warning: listening on {one_line(host)}, not only on this machine; anyone who can reach it "
+                          "can read the campaign (writes still need the token)")
     from ..web import serve
-    serve(db, host=host, port=port, token=None if read_only else token, read_only=read_only)
+    serve(db, host=host, port=port, token=secret, read_only=read_only)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from .._escape import csv_cell
+from .._escape import csv_guarded
 from .._io import atomic_path
 from .._validate import check_choice
 from .._compat import keyword_only
@@ -210,12 +210,7 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike[str], format: str |
         if file_type in ("csv", "tsv"):
             # names such as '=HYPERLINK(...)' must not run as formulas when the file is opened in a spreadsheet;
             # the reader undoes the guard, so the table still round-trips exactly
-            guarded = out.copy()
-            for c in guarded.columns:
-                if guarded[c].dtype == object or pd.api.types.is_string_dtype(guarded[c]):
-                    guarded[c] = guarded[c].map(lambda v: csv_cell(v) if isinstance(v, str) else v)
-            guarded.columns = [csv_cell(str(c)) for c in guarded.columns]
-            guarded.to_csv(tmp, index=False, sep="," if file_type == "csv" else "\t")
+            csv_guarded(out).to_csv(tmp, index=False, sep="," if file_type == "csv" else "\t")
         elif file_type == "parquet":
             out.to_parquet(tmp, index=False)
         else:

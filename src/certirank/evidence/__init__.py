@@ -6,7 +6,9 @@ User-facing API
   extendable=False)`` -> ``CompareResult`` (``decision`` "x>y" / "x<y" / None, ``pvalue``, ``decided_at``
   (1-based), ``n``, ``test`` (which test), ``horizon`` (trials up to which the guarantee holds; None = for
   ever)). With ``n_max`` and ``bins="binary"`` the exact budget test of spec 08 is used
-  (:mod:`certirank.evidence.budget`: ``BudgetTest``, ``BudgetDesign``, ``budget_batch``).
+  (:mod:`certirank.evidence.budget`: ``BudgetTest``, ``BudgetDesign``, ``make_design``, ``budget_batch``); with
+  ``arms="independent"`` (up to n_max = 400) its Barnard-type form of both success counts
+  (:mod:`certirank.evidence.barnard`: exact level over every nuisance rate, proven between grid points).
 - ``PairedTest(alpha=0.05, *, bettor, ties, bins)`` — streaming mirrored comparison: ``update(x, y)``,
   ``update_many(xs, ys)``, ``.pvalue``, ``.log_pvalue``, ``.p_less``, ``.p_more``, ``.log_evalue``
   (log of (E_less + E_more)/2), ``.log_evalue_less/_more``, ``.lam_next``, ``.decision``, ``.decided_at``,

@@ -424,6 +424,37 @@ def check_binary(v: np.ndarray, name: str) -> None:
     require_binary(v, name, "the exact budget test", "for partial-progress scores compare without n_max")
 
 
+def check_final_share(final_share: Any, des: Any, extendable: bool = False) -> float:
+    """The share of the side level kept for the fixed-size exact test at the budget (`final_pvalues`)."""
+    try:
+        f = float(final_share)
+    except (TypeError, ValueError):
+        raise ParameterError(f"final_share must be a number in [0, 1), got {final_share!r}") from None
+    if not 0.0 <= f < 1.0:
+        raise ParameterError(f"final_share must be in [0, 1), got {final_share!r}")
+    if f > 0 and getattr(des, "statistic", "") == "barnard":
+        raise ParameterError("final_share adds McNemar's exact test of the discordant pairs at the budget; the "
+                             "Barnard-type test (independent arms) does not take it: pass statistic='mixture'")
+    if f > 0 and extendable:
+        raise ParameterError("final_share and extendable cannot be combined (the final test ends at the budget)")
+    return f
+
+
+def final_pvalues(k: Any, s: Any) -> np.ndarray:
+    """(..., 2): McNemar's exact one-sided p-values at the budget, P(Bin(k, 1/2) >= s) for `less` (the challenger
+    won s of k discordant pairs) and P(Bin(k, 1/2) >= k - s) for `more`.
+
+    Used with ``final_share = f`` (issue 31 item 7): per side p_t = min(1, p_seq,t / (1 - f), p_final / f), with
+    p_final = 1 before the budget and McNemar's p at it. Both parts are valid (p_seq at every stop up to the budget,
+    spec 08 §3; McNemar's conditionally on the discordant count, whatever the within-pair correlation, and
+    stochastically smaller for q < 1/2), so by the union bound P(exists t <= budget: p_t <= a) <= (1 - f) a + f a = a.
+    For tables read whole (LLM items) f near 1 makes the final decision nearly McNemar's at the full level while
+    peeking before the end stays valid."""
+    k = np.asarray(k)
+    s = np.asarray(s)
+    return np.stack([stats.binom.sf(s - 1, k, 0.5), stats.binom.sf(k - s - 1, k, 0.5)], axis=-1)
+
+
 def _counts(x: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
     """Running state of binary trials (runs, T): steps t, successes a (x) and b (y), discordant pairs k, wins s."""
     win = (y > x).astype(np.int64)
@@ -433,14 +464,15 @@ def _counts(x: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
 
 
 def budget_batch(x: np.ndarray, y: np.ndarray, des: Any, *, extendable: bool = False,
-                 weight: float = 0.9, bettor: str = "adaptive") -> dict[str, np.ndarray]:
+                 weight: float = 0.9, bettor: str = "adaptive", final_share: float = 0.0) -> dict[str, np.ndarray]:
     """Many runs at once: x, y binary arrays (runs, T) with T <= n_max (any T if `extendable`); `des` a
     `BudgetDesign` or a `barnard.BarnardDesign` (`make_design`).
 
     Returns ``decision`` (+1 "x<y", -1 "x>y", 0), ``decided_at`` (1-based trial index, 0 = never) at level
     ``des.alpha`` under its tie mode, and the final running maxima ``log_r`` (runs, 2) (less, more)
-    of the exact statistic. Same decisions as `BudgetTest` fed each row.
+    of the exact statistic. Same decisions as `BudgetTest` fed each row. ``final_share``: see `final_pvalues`.
     """
+    f = check_final_share(final_share, des, extendable)
     if extendable:
         return _extendable_batch(x, y, des, weight, bettor)
     x = np.asarray(x, dtype=float)
@@ -451,9 +483,12 @@ def budget_batch(x: np.ndarray, y: np.ndarray, des: Any, *, extendable: bool = F
         raise DataError(f"{x.shape[1]} trials exceed the budget n_max = {des.n_max}")
     check_binary(x, "x")
     check_binary(y, "y")
-    st = des.stats(**_counts(x, y))  # (runs, T, 2)
-    m = des.threshold(des.side_level)
+    cnt = _counts(x, y)
+    st = des.stats(**cnt)  # (runs, T, 2)
+    m = des.threshold((1.0 - f) * des.side_level)
     hit = _reaches(st, m)
+    if f > 0 and x.shape[1] == des.n_max:
+        hit[:, -1] |= final_pvalues(cnt["k"][:, -1], cnt["s"][:, -1]) <= f * des.side_level
     any_hit = hit.any(axis=1)
     first = np.where(any_hit, hit.argmax(axis=1), x.shape[1])
     # direction of the first crossing; both sides cannot cross at the same trial (that needs s and k - s
@@ -512,10 +547,12 @@ class BudgetTest:
 
     def __init__(self, n_max: int, *, alpha: float = 0.05, ties: str = "allow", arms: str = "paired",
                  extendable: bool = False, weight: float = 0.9, bettor: str = "mixture",
-                 concentration: float | None = None, statistic: str | None = None) -> None:
+                 concentration: float | None = None, statistic: str | None = None,
+                 final_share: float = 0.0) -> None:
         self.design = make_design(n_max, alpha=check_alpha(alpha), arms=arms, ties=ties, concentration=concentration,
                                   statistic=statistic)
         self.extendable = bool(extendable)
+        self.final_share = check_final_share(final_share, self.design, self.extendable)
         self.weight = float(weight)
         if not 0.0 < self.weight < 1.0:
             raise ParameterError(f"weight must be in (0, 1), got {weight!r}")
@@ -544,6 +581,8 @@ class BudgetTest:
     @property
     def name(self) -> str:
         base = self.design.name
+        if self.final_share > 0:
+            return base + f" + McNemar's exact test at the budget (share {self.final_share:g} of the level)"
         return base + (f" + {self._ville.bettor} e-process (extendable, w = {self.weight:g})"
                        if self._ville is not None else " (final budget)")
 
@@ -609,6 +648,9 @@ class BudgetTest:
 
     def _one_sided(self, side: int) -> float:
         p = self.design.pvalue_of(self._log_r[side])
+        if self.final_share > 0:
+            last = (float(final_pvalues(self._k, self._s)[side]) if self.n == self.design.n_max else 1.0)
+            return min(1.0, p / (1.0 - self.final_share), last / self.final_share)
         if self._ville is None:
             return p
         pv = float((self._ville.pvalue_less if side == 0 else self._ville.pvalue_more)[0])

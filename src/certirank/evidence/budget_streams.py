@@ -129,6 +129,9 @@ class BudgetStreams:
     statistic : str
         ``mixture`` (default: the Beta-mixture likelihood ratio) or ``bayes`` (the fastest-decision boundaries
         for the same prior, `budget_bayes`; needs `concentration`): see `budget.STATISTICS`.
+    final_share : float
+        Share of each side's level kept for McNemar's exact test at the budget (`budget.final_pvalues`); 0 (default)
+        = the sequential test alone. For tables read whole (LLM items: the budget is the table size).
     extendable : bool
         False (``final`` budget): a stream refuses trial n_max + 1 with a `DataError`. True: per direction
         p = min(1, p_exact / w, p_ville / (1 - w)), p_ville the `bettor` e-process's p-process over the
@@ -139,7 +142,8 @@ class BudgetStreams:
 
     def __init__(self, n: int, n_max: int, *, alpha: float = 0.05, ties: str = "allow", arms: str = "paired",
                  extendable: bool = False, weight: float = 0.9, bettor: str = "adaptive",
-                 concentration: float | None = None, statistic: str | None = "mixture") -> None:
+                 concentration: float | None = None, statistic: str | None = "mixture",
+                 final_share: float = 0.0) -> None:
         from ._core import check_ties
 
         self._n = check_positive_int("n", n)
@@ -154,6 +158,9 @@ class BudgetStreams:
             self.design = _fixed_design(n_max, check_alpha(alpha), check_arms(arms), self.ties, concentration,
                                         check_statistic(statistic))
         self.extendable = bool(extendable)
+        from .budget import check_final_share
+
+        self.final_share = check_final_share(final_share, self.design, self.extendable)
         self.weight = float(weight)
         if not 0.0 < self.weight < 1.0:
             raise ParameterError(f"weight must be in (0, 1), got {weight!r}")
@@ -250,6 +257,12 @@ class BudgetStreams:
     # ---- reading ---------------------------------------------------------------------------------
     def _side(self, col: int) -> np.ndarray:
         p = self._p[:, col]
+        if self.final_share > 0:
+            from .budget import final_pvalues
+
+            f = self.final_share
+            last = np.where(self._t == self.design.n_max, final_pvalues(self._k, self._s)[:, col], 1.0)
+            return np.minimum(1.0, np.minimum(p / (1.0 - f), last / f))
         if self._ville is None:
             return p.copy()
         pv = self._ville.pvalue_less if col == 0 else self._ville.pvalue_more
@@ -279,7 +292,7 @@ class BudgetStreams:
         +inf for the extendable form (its e-process part has no horizon). Non-increasing in time: a loss or
         a concordant pair lowers the end point, a win keeps it.
         """
-        if self.extendable:
+        if self.extendable or self.final_share > 0:  # no horizon, or a final test the bound does not cover
             return np.full((self._n, 2), np.inf)
         ends = self.design.reachable(self._t, self._a, self._b, self._k, self._s)
         return np.maximum(self._log_r, ends)

@@ -222,10 +222,10 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     if n_max is not None and binary:
         from .budget import BudgetTest
 
-        unknown = set(options) - {"concentration", "weight", "statistic"}
+        unknown = set(options) - {"concentration", "weight", "statistic", "final_share"}
         if unknown:
             raise ParameterError(f"the exact budget test does not take option(s) {', '.join(sorted(unknown))}; "
-                                 "it takes: concentration, statistic, weight")
+                                 "it takes: concentration, final_share, statistic, weight")
         bt = BudgetTest(n_max, alpha=alpha, ties=ties, arms=arms, extendable=extendable, bettor=bettor,
                         **options)
         bt.update_many(xa, ya)

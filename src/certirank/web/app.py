@@ -19,6 +19,7 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Redirect
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.background import BackgroundTask
+from starlette.concurrency import run_in_threadpool
 
 from ..errors import CertirankError
 from .limits import BodyLimit
@@ -85,9 +86,10 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
                 "message": None, **extra}
 
     def run_context(request: Request, camp: Any, message: dict[str, str] | None = None) -> dict[str, Any]:
-        # a server that cannot record only looks: it must work on a file it may not write
+        # a page render never writes (what a reader is shown is computed, not stored): each suggestion carries
+        # the entry it was computed at, and the record form sends it back (record(shown_at=...))
         suggestions = ([] if camp.kind == "leaderboard"
-                       else [s.to_dict() for s in camp.next(count=None, remember=writable)])
+                       else [s.to_dict() for s in camp.next(count=None, remember=False)])
         entries = [e for e in camp.log().entries if e.live]
         last = entry_rows(entries[-1:])[0] if entries else None
         return page_context(request, "run", camp, suggestions=suggestions, last=last, message=message)
@@ -203,19 +205,26 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     @app.get("/api/next", name="api_next")
     def api_next(count: int | None = None) -> Response:
         with open_campaign() as camp:
-            return JSONResponse([s.to_dict() for s in camp.next(count=count, remember=writable)])
+            return JSONResponse([s.to_dict() for s in camp.next(count=count, remember=False)])
 
+    # The write handlers read the form on the event loop, then run the store call (which may wait for the
+    # campaign's write lock) in a worker thread: a waiting write never stalls other requests.
     @app.post("/api/record", name="record")
     async def record(request: Request) -> Response:
         form = await request.form()
         require_write(request, form)
+        return await run_in_threadpool(record_sync, request, form)
+
+    def record_sync(request: Request, form: Any) -> Response:
         with open_campaign() as camp:
             try:
                 policy = _field(form, "policy", required=True)
                 trial = _int_field(form, "trial")
                 # the store parses the text itself, so 'missing' and a declared range mean what they mean in the CLI
                 score = _field(form, "score", required=True)
-                rec = camp.record(policy, trial, score, by=_field(form, "by"), note=_field(form, "note"))
+                shown = None if _field(form, "shown_at") is None else _int_field(form, "shown_at")
+                rec = camp.record(policy, trial, score, by=_field(form, "by"), note=_field(form, "note"),
+                                  shown_at=shown)
             except CertirankError as exc:
                 return write_refused(request, form, camp, "Not recorded", exc)
             return written(request, form, camp, rec,
@@ -225,6 +234,9 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     async def undo(request: Request) -> Response:
         form = await request.form()
         require_write(request, form)
+        return await run_in_threadpool(undo_sync, request, form)
+
+    def undo_sync(request: Request, form: Any) -> Response:
         with open_campaign() as camp:
             try:
                 raw = _field(form, "record_id")
@@ -241,17 +253,21 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         upload = form.get("file")
         if upload is None or not hasattr(upload, "read"):
             raise _Refused(400, "attach the replicate file as 'file': nothing was changed")
-        suffix = "".join(Path(upload.filename or "run.csv").suffixes[-2:]) or ".csv"
+        data = await upload.read()
+        return await run_in_threadpool(add_run_sync, request, form, upload.filename, data)
+
+    def add_run_sync(request: Request, form: Any, filename: str | None, data: bytes) -> Response:
+        suffix = _upload_suffix(filename)
         tmp = Path(tempfile.mkdtemp(prefix="certirank-upload-"))
         path = tmp / f"replicate{suffix}"
         try:
-            path.write_bytes(await upload.read())
+            path.write_bytes(data)
             with open_campaign() as camp:
                 try:
                     rec = camp.add_run(path, by=_field(form, "by"))
                 except CertirankError as exc:
                     # name the operator's file, not the server's temporary copy of it
-                    text = str(exc).replace(str(path), upload.filename or "the uploaded file")
+                    text = str(exc).replace(str(path), filename or "the uploaded file")
                     return after_write(request, form, camp, f"Not added: {text}", "error", 400)
                 return after_write(request, form, camp, f"Added replicate {rec.trial} (entry #{rec.id}).", "ok",
                                    200)
@@ -289,6 +305,13 @@ def _number_field(form: Any, name: str, kind: type, expected: str) -> Any:
         return kind(value)
     except ValueError:
         raise ParameterError(f"{name} must be {expected}, got {value!r}") from None
+
+
+def _upload_suffix(filename: str | None) -> str:
+    """The uploaded file's type suffix (``.csv``, ``.csv.gz``, ...), which tells the reader how to read the copy:
+    only short alphanumeric parts are kept, so a hostile name can neither traverse nor exceed a file name's length."""
+    parts = [p for p in Path(filename or "run.csv").suffixes[-2:] if p[1:].isalnum() and len(p) <= 10]
+    return "".join(parts) or ".csv"
 
 
 def _remove_tree(path: Path) -> None:
