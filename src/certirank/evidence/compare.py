@@ -229,8 +229,12 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
         bt = BudgetTest(n_max, alpha=alpha, ties=ties, arms=arms, extendable=extendable, bettor=bettor,
                         **options)
         bt.update_many(xa, ya)
-        # the exact statistic's log running maxima against its crossing boundary, in its own log units
-        wealth = (bt._log_r[0], bt._log_r[1], float(bt.design.threshold(bt.design.side_level)))
+        # the forecast speaks log-wealth: the exact test's statistics have other units (a Barnard statistic is
+        # not a wealth), so it reads the default e-process on the same pairs; the exact test decides no later
+        fc_test = PairedTest(alpha, ties=bt.ties, bins=bins).update_many(xa, ya) if bt.decision is None else None
+        side = bt.alpha / 2 if bt.ties == "allow" else bt.alpha
+        wealth = ((fc_test.log_evalue_less, fc_test.log_evalue_more, math.log(1.0 / side)) if fc_test is not None
+                  else (0.0, 0.0, 0.0))
         fc = _forecast(bt.decision, eq, wealth, xa, ya, margin, bt.design.n_max, futility)
         return CompareResult(decision=bt.decision, pvalue=bt.pvalue, decided_at=bt.decided_at, n=bt.n,
                              alpha=bt.alpha, bettor=bettor if extendable else "exact", ties=bt.ties,
