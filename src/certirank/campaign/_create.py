@@ -39,6 +39,11 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
             raise ParameterError("models= is for --kind leaderboard; an AnyRank campaign takes policies=")
         if policies is None:
             raise ParameterError("give the policies to rank (--policies a,b,c)")
+        if environments is not None and not isinstance(environments, str):
+            envs = [str(e).strip() for e in environments]
+            repeated = sorted({e for e in envs if envs.count(e) > 1})
+            if repeated:  # a repeated name would be drawn twice as often, silently
+                raise ParameterError(f"environments must be distinct; repeated: {', '.join(repeated[:5])}")
         if seed is not None and environments is None and not blind:
             raise ParameterError("seed draws the environments and the blind codes; give environments or blind "
                                  "as well")

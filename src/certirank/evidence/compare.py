@@ -8,13 +8,13 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_alpha, check_positive_int
+from .._params import validated
 from ..errors import DataError, ParameterError
 from .._compat import keyword_only
 from ..results import ResultMixin
-from ._core import BINARY_BINS, DEFAULT_BETTOR, check_scores, check_ties, resolve_bins
-from .equivalence import EquivalenceTest, check_margin
-from .forecast import FUTILITY, Side, check_futility, forecast
+from ._core import BINARY_BINS, DEFAULT_BETTOR, check_scores, resolve_bins
+from .equivalence import EquivalenceTest
+from .forecast import FUTILITY, Side, forecast
 from .sequential import DECISION_WORDS, PairedTest
 
 __all__ = ["compare", "CompareResult"]
@@ -122,6 +122,7 @@ class CompareResult(ResultMixin):
 
 
 @keyword_only(("bettor", "ties"))
+@validated("compare")
 def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, ties: str = "allow",
             bins: Any = "progress", n_max: int | None = None, arms: str = "paired", extendable: bool = False,
             margin: float | None = None, proxy_x: Any = None, proxy_y: Any = None, label_rate: float | None = None,
@@ -193,18 +194,8 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     >>> certirank.compare([0] * 10, [1] * 10, bins="binary", n_max=10).decided_at
     6
     """
-    from .budget import check_arms
-
-    arms = check_arms(arms)
-    if margin is not None:
-        margin = check_margin(margin)
-        if check_ties(ties) != "allow":
-            raise ParameterError("margin needs ties='allow': the equivalence claim shares the pair's level with "
-                                 "the difference test at alpha/2 per side (with assume_none the sum exceeds alpha)")
-    futility = check_futility(futility)
     if proxy_x is not None or proxy_y is not None or label_rate is not None:
         return _compare_with_proxy(x, y, alpha, proxy_x, proxy_y, label_rate, margin, futility, n_max=n_max,
-                                   bettor=bettor, ties=ties, bins=bins, arms=arms, extendable=extendable,
                                    options=options)
     xa = check_scores(x, "x")
     ya = check_scores(y, "y")
@@ -240,8 +231,6 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
                              alpha=bt.alpha, bettor=bettor if extendable else "exact", ties=bt.ties,
                              p_less=bt.p_less, p_more=bt.p_more, test=bt.name, horizon=bt.horizon,
                              n_max=bt.design.n_max, arms=bt.design.arms, **_eq_fields(eq, margin), forecast=fc)
-    if n_max is not None:
-        check_positive_int("n_max", n_max)
     test = PairedTest(alpha, bettor=bettor, ties=ties, bins=bins, **options)
     test.update_many(xa, ya)
     name = f"{test.bettor} e-process (spec 01)"
@@ -281,26 +270,14 @@ def _forecast(decision: str | None, eq: EquivalenceTest | None, wealth: tuple[fl
     return forecast(routes, n_seen=xa.size, n_max=n_max, futility=futility)
 
 
-def _compare_with_proxy(x: Any, y: Any, alpha: float, proxy_x: Any, proxy_y: Any, label_rate: Any,
-                        margin: float | None, futility: float, *, n_max: int | None, bettor: Any, ties: Any,
-                        bins: Any, arms: str, extendable: bool, options: dict[str, Any]) -> CompareResult:
+def _compare_with_proxy(x: Any, y: Any, alpha: float, proxy_x: Any, proxy_y: Any, label_rate: float,
+                        margin: float | None, futility: float, *, n_max: int | None,
+                        options: dict[str, Any]) -> CompareResult:
     from .ppi import check_proxy_inputs, proxy_batch
 
-    alpha = check_alpha(alpha)
-    missing = [n for n, v in (("proxy_x", proxy_x), ("proxy_y", proxy_y), ("label_rate", label_rate)) if v is None]
-    if missing:
-        raise ParameterError(f"a proxy-assisted comparison needs proxy_x, proxy_y and label_rate; missing: "
-                             f"{', '.join(missing)}")
-    refused = [n for n, bad in (("bettor", bettor is not None), ("bins", bins != "progress"),
-                                ("arms", arms != "paired"), ("extendable", extendable), ("options", bool(options)))
-               if bad]
-    if refused:
-        raise ParameterError(f"{', '.join(refused)} shape the real-only tests; the proxy-assisted test takes "
-                             "alpha, ties='allow', margin, n_max (forecast budget) and futility")
-    if check_ties(ties) != "allow":
-        raise ParameterError("the proxy-assisted test needs ties='allow'")
-    if n_max is not None:
-        n_max = check_positive_int("n_max", n_max)
+    if options:  # bettor tuning constants of the real-only e-processes (the contract checks the named ones)
+        raise ParameterError(f"option(s) {', '.join(sorted(options))} shape the real-only tests; the "
+                             "proxy-assisted test takes alpha, ties='allow', margin, n_max and futility")
     xa, ya, fx, fy, lab, pi = check_proxy_inputs(x, y, proxy_x, proxy_y, label_rate)
     out = proxy_batch(xa[None], ya[None], fx[None], fy[None], lab[None], pi, alpha, margin=margin)
     decision = DECISION_WORDS[int(out["decision"][0])]

@@ -41,8 +41,9 @@ from typing import Any
 
 import numpy as np
 
-from .._validate import check_alpha
-from ..errors import DataError, ParameterError
+from .._params import MARGIN
+from .._validate import check_alpha, refuse
+from ..errors import DataError
 from ._core import check_scores
 from .betgrid import BetGrid
 
@@ -54,18 +55,11 @@ LOWER = 0
 UPPER = 1
 
 
-def check_margin(margin: Any, *, scale: str = "[0, 1]") -> float:
-    """A margin in (0, 1): a difference of means of scores in [0, 1] lies in [-1, 1]."""
-    if isinstance(margin, (str, bytes, bool, np.bool_)):
-        raise ParameterError(f"margin must be a number in (0, 1), got {margin!r}")
-    try:
-        d = float(margin)
-    except (TypeError, ValueError):
-        raise ParameterError(f"margin must be a number in (0, 1), got {margin!r}") from None
-    if not 0.0 < d < 1.0 or math.isnan(d):
-        raise ParameterError(f"margin must be in (0, 1) for scores on {scale} (a difference smaller than it "
-                             f"counts as equivalent), got {margin!r}")
-    return d
+def check_margin(margin: Any) -> float:
+    """A margin as the parameter contract declares it (``certirank._params.MARGIN``), required here."""
+    if margin is None:
+        raise refuse("margin", "a number in (0, 1)", margin)
+    return MARGIN.check(margin)
 
 
 def halves(d: np.ndarray, margin: float) -> tuple[np.ndarray, np.ndarray]:

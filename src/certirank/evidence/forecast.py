@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy import special
 
-from ..errors import ParameterError
+from .._params import FUTILITY as DECLARED_FUTILITY
 from ..results import ResultMixin
 
 __all__ = ["Forecast", "Side", "forecast", "FUTILITY", "FORECAST_NOTE"]
@@ -114,15 +114,8 @@ class Forecast(ResultMixin):
 
 
 def check_futility(futility: Any) -> float:
-    if isinstance(futility, (str, bytes, bool, np.bool_)):
-        raise ParameterError(f"futility must be a probability in (0, 1), got {futility!r}")
-    try:
-        v = float(futility)
-    except (TypeError, ValueError):
-        raise ParameterError(f"futility must be a probability in (0, 1), got {futility!r}") from None
-    if not 0.0 < v < 1.0:
-        raise ParameterError(f"futility must be a probability in (0, 1), got {futility!r}")
-    return v
+    """The futility level as the parameter contract declares it (``certirank._params.FUTILITY``)."""
+    return DECLARED_FUTILITY.check(futility)
 
 
 def forecast(routes: Sequence[Sequence[Side]], *, n_seen: int, n_max: int | None = None,

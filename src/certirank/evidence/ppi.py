@@ -35,8 +35,9 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from .._validate import check_alpha
-from ..errors import DataError, ParameterError
+from .._params import LABEL_RATE
+from .._validate import check_alpha, refuse
+from ..errors import DataError
 from ._core import check_scores
 from .betgrid import BetGrid
 from .equivalence import check_margin
@@ -49,16 +50,10 @@ _RATE_CHECK = 1e-6
 
 
 def check_label_rate(label_rate: Any) -> float:
-    if isinstance(label_rate, (str, bytes, bool, np.bool_)):
-        raise ParameterError(f"label_rate must be a number in (0, 1], got {label_rate!r}")
-    try:
-        pi = float(label_rate)
-    except (TypeError, ValueError):
-        raise ParameterError(f"label_rate must be a number in (0, 1], got {label_rate!r}") from None
-    if not 0.0 < pi <= 1.0 or math.isnan(pi):
-        raise ParameterError(f"label_rate must be in (0, 1] (the probability that a unit gets a real label), "
-                             f"got {label_rate!r}")
-    return pi
+    """The label rate as the parameter contract declares it (``certirank._params.LABEL_RATE``), required."""
+    if label_rate is None:
+        raise refuse("label_rate", "a number in (0, 1]", label_rate)
+    return LABEL_RATE.check(label_rate)
 
 
 def _real(values: Any, name: str) -> np.ndarray:
