@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import validated
 from ..errors import CertirankError, DataError, ParameterError, StateError
 from ._audit import as_record
 from ._blind import Names
@@ -91,11 +92,13 @@ class Campaign:
                 raise
 
     @classmethod
+    @validated("Campaign.open")
     def open(cls, path: str | os.PathLike[str]) -> Campaign:
         """Open an existing campaign file (O(1) in its history: one checkpoint read)."""
         return cls(path)
 
     @classmethod
+    @validated("Campaign.init")
     def init(cls, path: str | os.PathLike[str], policies: Sequence[str] | None = None, *, kind: str = "anyrank",
              models: Sequence[str] | None = None, alpha: float = 0.05, method: str | None = None,
              prior: Any = None, gamma: float = 1.0, n_max: int | None = None, ties: str = "allow",
@@ -261,6 +264,7 @@ class Campaign:
         return row
 
     # ------------------------------------------------------------------------------------------ next / record
+    @validated("Campaign.next")
     def next(self, count: int | None = None, *, remember: bool | None = None) -> list[Suggestion]:
         """The rollouts to run next: (policy or code, trial index, environment), at most ``count``.
 
@@ -302,6 +306,7 @@ class Campaign:
             need = sorted(need, key=lambda e: (e[1], self._names.code_of[e[0]]))
         return need if count is None else need[:int(count)]
 
+    @validated("Campaign.record")
     def record(self, policy: str, trial: int, score: float | None, *, by: str | None = None,
                note: str | None = None, ahead: bool = False, shown_at: int | None = None) -> Record:
         """Record one rollout in one transaction and return its audit row.
@@ -362,6 +367,7 @@ class Campaign:
         raise StateError(f"{self._shown(name)} trial {r} was not suggested; the campaign needs: {shown}. "
                          "Record it with --ahead (ahead=True) if it was run in advance on purpose")
 
+    @validated("Campaign.add_run")
     def add_run(self, panel: Any, *, replicate: int | None = None, by: str | None = None,
                 note: str | None = None) -> Record:
         """Record one complete replicate of a leaderboard campaign (a file or table: model, item, score)."""
@@ -431,6 +437,7 @@ class Campaign:
         return v, (v - lo) / (hi - lo)
 
     # ------------------------------------------------------------------------------------------ undo
+    @validated("Campaign.undo")
     def undo(self, record_id: int | None = None, *, by: str | None = None, note: str | None = None) -> Record:
         """Mark a record undone (default: the latest live one). It is kept, with who undid it and when; the
         engine is rebuilt from the remaining records exactly as if it had never been recorded.
@@ -476,6 +483,7 @@ class Campaign:
         return eng
 
     # ------------------------------------------------------------------------------------------ reading
+    @validated("Campaign.status")
     def status(self, *, unblind: bool = False, by: str | None = None) -> CampaignStatus:
         """The certified ranking now, rollouts per policy, whether every pair is decided, and the remaining budget.
 
@@ -511,8 +519,10 @@ class Campaign:
                               unblinded=bool(self.blind and show_names), ranking=ranking, rollouts=rollouts,
                               records=head.live_records, undone=undone, complete=complete, done=bool(eng.done),
                               termination=termination, remaining=left, last_record_id=head.last_id,
-                              head_hash=head.head_hash, config_sha256=self.config_sha256)
+                              head_hash=head.head_hash, config_sha256=self.config_sha256,
+                              test=self._engine_cls.test_line(self.config["engine"]))
 
+    @validated("Campaign.unblind")
     def unblind(self, *, by: str | None = None, note: str | None = None) -> Record | None:
         """Reveal the policy names of a blind campaign, for good: every view shows names from now on. Writes an
         ``unblind`` entry (who, when) to the audit trail; None if the campaign is not blind or already unblinded."""
@@ -552,11 +562,13 @@ class Campaign:
         return AuditLog(path=str(self.path), created_at=meta["created_at"], created_by=meta.get("created_by") or None,
                         config_sha256=self.config_sha256, entries=[self._as_record(r) for r in rows])
 
+    @validated("Campaign.records")
     def records(self, *, live_only: bool = True) -> list[Record]:
         """Recorded results (default: those not undone), in recording order."""
         return [r for r in self.log().entries if r.action == "record" and (r.live or not live_only)]
 
     # ------------------------------------------------------------------------------------------ export
+    @validated("Campaign.export")
     def export(self, out: str | os.PathLike[str], *, unblind: bool = False, by: str | None = None) -> ExportResult:
         """Write the long table of live records (CSV or Parquet, atomically); see :func:`._export.export`.
 
@@ -569,6 +581,7 @@ class Campaign:
         from ._export import export
         return export(self, out, unblind=unblind, by=by)
 
+    @validated("Campaign.verify")
     def verify(self, *, anchor: str | None = None) -> VerifyReport:
         """Check the file end to end: SQLite integrity, the configuration lock, the hash chain, the undo marks,
         that the checkpoint is the log's head, and that replaying the live records on a fresh engine gives exactly

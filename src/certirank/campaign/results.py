@@ -76,6 +76,7 @@ class CampaignStatus(ResultMixin):
     done : the engine has stopped (complete ranking, budget exhausted, or no level left).
     remaining : what it would cost at most to finish: per policy, the paired trials left on its open
         comparisons before they reach n_max, and their total (None for a leaderboard: it has no budget).
+    test : which test runs and why, in one line (from the design locked at init, never from the data).
     """
 
     path: str
@@ -94,6 +95,7 @@ class CampaignStatus(ResultMixin):
     last_record_id: int
     head_hash: str
     config_sha256: str
+    test: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()

@@ -72,8 +72,17 @@ def init_cmd(db: Path = DB_ARG,
                                                  "(default 5000)."),
              ties: str = typer.Option("allow", "--ties", help="allow or assume_none."),
              guarantee: str = typer.Option("paper", "--guarantee", help="paper or strict."),
-             bins: str | None = typer.Option(None, "--bins", help="progress (partial credit; default) or binary."),
+             bins: str | None = typer.Option(None, "--bins", help="progress (partial credit; default) or binary: the "
+                                             "scale, declared now (a campaign never infers it from what it "
+                                             "records)."),
              metric: str | None = typer.Option(None, "--metric", hidden=True, help="Deprecated: --bins."),
+             budget: int | None = typer.Option(None, "--budget", help="The design's budget: at most N rollouts per "
+                                                "policy in each comparison. With binary scores the exact budget "
+                                                "test, valid at every stop up to N (the same as --n-max N "
+                                                "otherwise)."),
+             arms: str | None = typer.Option(None, "--arms", help="paired (default: trial r of every policy runs on "
+                                             "the same environment) or independent (separate rollouts, e.g. a blind "
+                                             "A/B study); independent needs binary scores and --budget."),
              environments: Path | None = typer.Option(None, "--environments", help="File with one environment "
                                                          "name per line; each trial's environment is drawn from it."),
              seed: int | None = typer.Option(None, "--seed", help="Seed of the environment draws and blind codes."),
@@ -88,8 +97,11 @@ def init_cmd(db: Path = DB_ARG,
     from ..campaign import Campaign
     from ..methods.anyrank.demo import read_prior_file
     from ._common import deprecated_alias
-    bins = deprecated_alias(bins, metric, "--metric", "--bins") or "progress"
+    bins = deprecated_alias(bins, metric, "--metric", "--bins")
+    bins = "progress" if bins is None else bins  # '' is refused as a choice, not taken as the default
     options = {} if bins == "progress" else {"bins": bins}
+    n_max, design = _design(budget, n_max, arms, bins, environments)
+    options.update(design)
     with Campaign.init(db, _names(policies, "--policies"), kind=kind, models=_names(models, "--models"),
                        alpha=alpha, method=method, prior=None if prior is None else read_prior_file(prior),
                        gamma=gamma, n_max=n_max, ties=ties, guarantee=guarantee,
@@ -107,6 +119,38 @@ def init_cmd(db: Path = DB_ARG,
         console.print(f"Configuration locked (sha256 {d['config_sha256'][:16]}...). Next: certirank campaign next "
                       f"{_q(Path(d['path']))}", soft_wrap=True)
     emit(info, as_json, render)
+
+
+def _design(budget: int | None, n_max: int | None, arms: str | None, bins: str,
+            environments: Path | None) -> tuple[int | None, dict[str, Any]]:
+    """(n_max, Ranker options) from the design declared at init: the budget, the scale and the arms."""
+    from ..errors import ParameterError
+    from ..methods.anyrank.config import ARMS
+    options: dict[str, Any] = {}
+    if budget is not None:
+        if budget < 1:
+            raise ParameterError(f"--budget must be a positive number of rollouts, got {budget}")
+        if n_max is not None and n_max != budget:
+            raise ParameterError(f"--budget {budget} and --n-max {n_max} disagree: give one (the budget is the "
+                                 "per-comparison n_max)")
+        n_max = budget
+        if bins == "binary":  # a declared, final budget: the campaign never extends it
+            options["budget"] = "final"
+    if arms is not None:
+        key = arms.strip().lower()
+        if key not in ARMS:
+            raise ParameterError(f"--arms must be one of {', '.join(ARMS)}, got {arms!r}")
+        if key == "independent":
+            if bins != "binary" or budget is None:
+                raise ParameterError("--arms independent is a property of the exact budget test: declare binary "
+                                     "scores (--bins binary) and the budget (--budget N)")
+            if environments is not None:
+                from ._common import err_console
+                err_console.print("warning: --arms independent with --environments: trial r of every policy runs on "
+                                  "the same environment, so the rollouts are paired; the paired test is valid for any "
+                                  "correlation between policies, the independent one assumes none")
+        options["arms"] = key
+    return n_max, options
 
 
 @campaign_app.command("next")
@@ -250,6 +294,7 @@ def _render_status(st: Any) -> None:
         for line in res.sentences():
             console.print(f"  {line}")
         console.print("Every pair is decided." if st.complete else "Some pairs are undecided: add more runs.")
+    console.print(f"Test: {st.test}.")
     # the whole head hash: kept somewhere else, it anchors this history (`campaign verify --anchor HASH`)
     console.print(f"Log: {st.records} live record(s), {st.undone} undone; head {st.head_hash}")
 
