@@ -2,9 +2,9 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_evidence.py                # both parts (a few minutes)
-    .venv/bin/python benchmarks/bench_evidence.py --part speed   # throughput only
-    .venv/bin/python benchmarks/bench_evidence.py --part efficiency --runs 200
+    .venv/bin/python benchmarks/studies/evidence_vs_oracle_kelly.py                # both parts (a few minutes)
+    .venv/bin/python benchmarks/studies/evidence_vs_oracle_kelly.py --part speed   # throughput only
+    .venv/bin/python benchmarks/studies/evidence_vs_oracle_kelly.py --part efficiency --runs 200
 
 Efficiency (spec 01 §7): for each alternative, each bettor's mean rejection time divided by the oracle
 Kelly time. Two views are reported:

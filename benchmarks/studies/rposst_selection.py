@@ -7,10 +7,10 @@ regression and anchor points.
 
 Run the parts (possibly in parallel), then render:
 
-    .venv/bin/python benchmarks/bench_rposst_select.py --part rrps --json /tmp/sel_rrps.json
-    .venv/bin/python benchmarks/bench_rposst_select.py --part racing --json /tmp/sel_racing.json
-    .venv/bin/python benchmarks/bench_rposst_select.py --part gsm8k --json /tmp/sel_gsm8k.json
-    .venv/bin/python benchmarks/bench_rposst_select.py --render /tmp/sel_rrps.json /tmp/sel_racing.json \
+    .venv/bin/python benchmarks/studies/rposst_selection.py --part rrps --json /tmp/sel_rrps.json
+    .venv/bin/python benchmarks/studies/rposst_selection.py --part racing --json /tmp/sel_racing.json
+    .venv/bin/python benchmarks/studies/rposst_selection.py --part gsm8k --json /tmp/sel_gsm8k.json
+    .venv/bin/python benchmarks/studies/rposst_selection.py --render /tmp/sel_rrps.json /tmp/sel_racing.json \
         /tmp/sel_gsm8k.json --out docs/performance/rposst-selection.md
 
 With `--seed 1` on every part (other holdout sets and inner folds) the rendered page is
@@ -34,7 +34,7 @@ from certirank.methods.rposst.protocol import DEFAULT_METHODS, LABELS
 from certirank.report.rposst_text import design_shares
 from certirank.sim.racing_arrows import racing_arrows_matrix
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _shared() -> Path:
@@ -211,7 +211,7 @@ def main() -> None:
         return
     data = run_part(args.part, args)
     data["load"] = os.getloadavg()[0]
-    data["command"] = (f".venv/bin/python benchmarks/bench_rposst_select.py --part {args.part} "
+    data["command"] = (f".venv/bin/python benchmarks/studies/rposst_selection.py --part {args.part} "
                        + {"rrps": f"--sets {args.sets} --sets-m3 {args.sets_m3}",
                           "racing": f"--racing-sets {args.racing_sets} --racing-sets-m3 {args.racing_sets_m3}",
                           "gsm8k": f"--item-sets {args.item_sets} --items-m {args.items_m}"}[args.part]

@@ -1,6 +1,6 @@
 """Time certirank's data layer on the shared real data: load, and write/read round trips.
 
-Run from the project root:  .venv/bin/python benchmarks/bench_data.py
+Run from the project root:  .venv/bin/python benchmarks/speed/data_layer.py
 Prints a Markdown table (median of repeated runs, wall time).
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from certirank.data import load, summarize, write_table
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 
 def _median_time(fn, repeats: int) -> float:

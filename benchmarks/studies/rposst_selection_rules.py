@@ -5,25 +5,25 @@ caches (1) each candidate design's outer max holdout error and (2) its per-polic
 (`repeats` × 5-fold over the tuning policies only, the fold of size ≈ round(0.2·p) mimicking the outer holdout).
 Any rule that uses only (2) can then be scored offline on (1); no rule ever sees the outer holdout.
 
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 1 20 /tmp/d21/rrps1.npz [all|inner]
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py score /tmp/d21/*.npz
+    .venv/bin/python benchmarks/studies/rposst_selection_rules.py collect rrps 1 20 /tmp/d21/rrps1.npz [all|inner]
+    .venv/bin/python benchmarks/studies/rposst_selection_rules.py score /tmp/d21/*.npz
     # inner-CV variants (session 6): leave one out, leave-cluster-out (k-means folds of alike policies), and
     # each fold min-max rescaled over its own training columns as the outer protocol does
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/loo.npz folds=0 repeats=1
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/cl.npz split=cluster
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/rs.npz rescale
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/r5.npz repeats=5
+    .venv/bin/python benchmarks/studies/rposst_selection_rules.py collect rrps 2 50 /tmp/d21/loo.npz folds=0 repeats=1
+    .venv/bin/python benchmarks/studies/rposst_selection_rules.py collect rrps 2 50 /tmp/d21/cl.npz split=cluster
+    .venv/bin/python benchmarks/studies/rposst_selection_rules.py collect rrps 2 50 /tmp/d21/rs.npz rescale
+    .venv/bin/python benchmarks/studies/rposst_selection_rules.py collect rrps 2 50 /tmp/d21/r5.npz repeats=5
     # session 7: each inner held-out policy pushed away from the fold's centre, x' = c + X (x - c), so the inner
     # score weighs how a design treats policies more extreme than the ones it was fitted on
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py collect rrps 2 50 /tmp/d21/x2_rrps2.npz extrap=2
+    .venv/bin/python benchmarks/studies/rposst_selection_rules.py collect rrps 2 50 /tmp/d21/x2_rrps2.npz extrap=2
     # which held-out policies decide a cell, and what the inner CV sees of them
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py who /tmp/d21/rrps2.npz
+    .venv/bin/python benchmarks/studies/rposst_selection_rules.py who /tmp/d21/rrps2.npz
     # rules on the stability of each candidate's inner designs (caches collected since session 6)
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py score --stable /tmp/d21/rrps2.npz
+    .venv/bin/python benchmarks/studies/rposst_selection_rules.py score --stable /tmp/d21/rrps2.npz
     # add candidates to a cache (same outer sets and inner folds; only the new candidates are fitted)
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py extend /tmp/d21/rrps1.npz /tmp/d21/bag_rrps1.npz
+    .venv/bin/python benchmarks/studies/rposst_selection_rules.py extend /tmp/d21/rrps1.npz /tmp/d21/bag_rrps1.npz
     # confirm on sets a rule was not chosen on (here 20..34): today's pool, minimax TTD/TNP and rposst:bag=10
-    .venv/bin/python benchmarks/bench_rposst_select_rules.py fresh rrps 3 20 35 /tmp/d21/fresh_rrps3.npz
+    .venv/bin/python benchmarks/studies/rposst_selection_rules.py fresh rrps 3 20 35 /tmp/d21/fresh_rrps3.npz
 """
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ BETAS = np.array([0.0, 1.0, 2.0, 4.0])
 
 def _matrix(domain: str):
     if domain == "rrps":
-        root = next(p for p in (Path(__file__).resolve().parents[2] / "shared", Path("/work/shared")) if p.is_dir())
+        root = next(p for p in (Path(__file__).resolve().parents[3] / "shared", Path("/work/shared")) if p.is_dir())
         return read_test_matrix(root / "data" / "games" / "rrps_bots_43x43.csv")
     from certirank.methods.rposst.matrix import as_score_matrix
     from certirank.sim.racing_arrows import racing_arrows_matrix

@@ -1,6 +1,6 @@
 """AnyRank efficiency, strict-mode cost, simulation speed and adversarial FWER (spec 03 §10, §12).
 
-Run:  .venv/bin/python benchmarks/bench_anyrank.py [--part hef|speed|adversarial|hoi|all] [--runs 200] [--budget]
+Run:  .venv/bin/python benchmarks/studies/anyrank_efficiency_and_fwer.py [--part hef|speed|adversarial|hoi|all] [--runs 200] [--budget]
 
 * ``hef``: HE-F (Bernoulli 0.20, 0.35, 0.45, 0.65, 0.90), alpha 0.05, gamma 0, no prior, binary metric,
   N_max = 1000 (the authors' 1000 test trials) and 2000 (the paper's N_max): mean total sample complexity of

@@ -8,7 +8,7 @@ reports samples used, the share saved, and the wrong/undecided rates; beside it,
 version of the same test (the project's `OneSampleTest` bettor, two-sided at alpha), which ignores that the
 task is finite.
 
-Run from the project root:  .venv/bin/python benchmarks/bench_inspect.py [--runs 500] [--write-docs]
+Run from the project root:  .venv/bin/python benchmarks/studies/inspect_samples_saved.py [--runs 500] [--write-docs]
 (`--write-docs` rewrites docs/performance/integrations.md with the tables printed.)
 """
 
@@ -24,7 +24,7 @@ from certirank.evidence import one_sample_batch
 from certirank.integrations._stopping import StoppingCore
 
 ALPHA = 0.05
-PART = Path(__file__).resolve().parents[1] / "docs" / "performance" / "integrations.md"
+PART = Path(__file__).resolve().parents[2] / "docs" / "performance" / "integrations.md"
 
 
 def _orders(pop: np.ndarray, runs: int, rng: np.random.Generator) -> np.ndarray:
@@ -112,7 +112,7 @@ def main() -> None:
             for N, mean, eps in [(1000, 0.7, 0.1), (1000, 0.7, 0.05), (1000, 0.5, 0.05), (200, 0.7, 0.1)]]
     elapsed = time.perf_counter() - t0
     lines = ["# Certified early stopping (inspect_ai): samples saved", "",
-             "Produced by `python benchmarks/bench_inspect.py "
+             "Produced by `python benchmarks/studies/inspect_samples_saved.py "
              f"--runs {args.runs} --seed {args.seed}` ({elapsed:.0f} s). Populations are finite Bernoulli lists of "
              "N item scores with the stated average; each run is a fresh uniformly random order (a shuffled "
              f"dataset); alpha = {ALPHA}. The full run evaluates all N items and knows the average exactly, so "

@@ -1,8 +1,8 @@
 """Scale beyond one process (issue 22): one study on 1 and 2 Dask workers, and the chunked BB-EDGE update.
 
-    .venv/bin/python benchmarks/bench_scale.py                      # both parts
-    .venv/bin/python benchmarks/bench_scale.py --part study --reps 200
-    .venv/bin/python benchmarks/bench_scale.py --part leaderboard --L 1000 --N 10000 --replicates 3
+    .venv/bin/python benchmarks/speed/dask_workers_and_chunked_update.py                      # both parts
+    .venv/bin/python benchmarks/speed/dask_workers_and_chunked_update.py --part study --reps 200
+    .venv/bin/python benchmarks/speed/dask_workers_and_chunked_update.py --part leaderboard --L 1000 --N 10000 --replicates 3
 
 Part "study": the same `simulate` study (HO-I, AnyRank_0, n_max = 1000) run serially, on a Dask LocalCluster
 of 1 worker and on one of 2 workers, alternating within each of `--rounds` rounds, all in this one run; prints

@@ -1,6 +1,6 @@
 """AnyRank on the shipped RoboArena progress table, beside the paper's sample complexities (spec 03 §13).
 
-Run:  .venv/bin/python benchmarks/bench_anyrank_roboarena.py  [--markdown]
+Run:  .venv/bin/python benchmarks/reproduce/anyrank_roboarena.py  [--markdown]
 
 Setting of the paper's RoboArena-4 anchor: alpha = 0.1, partial-progress metric, soft_masked graph, held-out
 prior = the first 20 trials of each policy, removed from the test data. RoboArena-4 = A pi0-FAST, E PG-Diff,
@@ -34,7 +34,7 @@ import pandas as pd
 
 from certirank.methods.anyrank import anyrank
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "roboarena" / "per_trial_progress_data.csv"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "roboarena" / "per_trial_progress_data.csv"
 LETTER = {"A": "pi0_fast_droid", "B": "paligemma_fast_droid", "C": "paligemma_fast_specialist_droid",
           "D": "paligemma_vq_droid", "E": "paligemma_diffusion_droid", "F": "pi0_droid",
           "G": "paligemma_binning_droid"}

@@ -1,6 +1,6 @@
 """Speed of the multiplicity and order layers (spec 02, spec 07).
 
-Run:  .venv/bin/python benchmarks/bench_multitest.py [--repeat 7] [--markdown]
+Run:  .venv/bin/python benchmarks/speed/multitest_and_order.py [--repeat 7] [--markdown]
 
 Reports the median (and best) wall time over ``--repeat`` repetitions of:
 

@@ -2,7 +2,7 @@
 
 Usage (from the repository root):
 
-    .venv/bin/python benchmarks/bench_baselines_roboarena.py [--seeds 100] [--partial-seeds 10] [--n-boot 5000]
+    .venv/bin/python benchmarks/reproduce/baselines_roboarena.py [--seeds 100] [--partial-seeds 10] [--n-boot 5000]
 
 Prints Markdown tables: the BT-Davidson, BT-EM (corrected default, with and without partial progress, and
 the original server v1.1 procedure) and classical / bootstrapped BT rankings, on all 796 preference rows
@@ -19,7 +19,7 @@ import pandas as pd
 
 from certirank.baselines import bootstrap_bt, bradley_terry, bt_em, davidson
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "roboarena"
+DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "roboarena"
 
 # spec 03 §13: paper letters (D inferred, not confirmed)
 LETTERS = {"pi0_fast_droid": "A", "paligemma_fast_droid": "B", "paligemma_fast_specialist_droid": "C",

@@ -2,8 +2,8 @@
 
 Run from the project root:
 
-    .venv/bin/python benchmarks/bench_campaign.py                 # 10 policies, up to 3,000 rollouts
-    .venv/bin/python benchmarks/bench_campaign.py --ops 15 --sizes 100,1000   # quicker
+    .venv/bin/python benchmarks/speed/campaign_latency.py                 # 10 policies, up to 3,000 rollouts
+    .venv/bin/python benchmarks/speed/campaign_latency.py --ops 15 --sizes 100,1000   # quicker
 
 A 10-policy campaign of exactly tied Bernoulli(0.5) policies (so it never finishes) with n_max = 100,000 is
 recorded through the public API (``next`` then ``record`` of every suggested rollout). When the history
@@ -84,7 +84,7 @@ def _ranker_from(c: Campaign) -> Ranker:
 def _cli(args: list[str]) -> tuple[float, float]:
     """(wall time, CPU time) of one `certirank ...` process; CPU time is what a busy shared machine inflates least."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1] / "src") + os.pathsep + env.get("PYTHONPATH", "")
+    env["PYTHONPATH"] = str(Path(__file__).resolve().parents[2] / "src") + os.pathsep + env.get("PYTHONPATH", "")
     r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run([sys.executable, "-m", "certirank", *args], check=True, env=env, capture_output=True)

@@ -1,8 +1,8 @@
 """Performance goals of certirank.sim (issue 8), printed as a table.
 
-    .venv/bin/python benchmarks/bench_sim.py            # both studies, jobs = 2
-    .venv/bin/python benchmarks/bench_sim.py --quick    # 100 runs each (smoke check)
-    .venv/bin/python benchmarks/bench_sim.py --profile  # cProfile of one chunk of each study
+    .venv/bin/python benchmarks/speed/simulation.py            # both studies, jobs = 2
+    .venv/bin/python benchmarks/speed/simulation.py --quick    # 100 runs each (smoke check)
+    .venv/bin/python benchmarks/speed/simulation.py --profile  # cProfile of one chunk of each study
 
 Goals: the HO-I study (500 runs, N_max = 1000, AnyRank) under 60 s on 2 cores; the BB-EDGE iid study (500 reps,
 R = 100, L = 10, N = 100) under 120 s. Timings are wall clock on a machine shared with other work, so they are

@@ -1,13 +1,13 @@
 """Exhaustive RM+ with and without the box lower-bound pruning (rm_plus_best), side by side in one process;
 also asserts that both pick the same tuple, weights and round.
 
-Run:  .venv/bin/python benchmarks/bench_rposst_prune.py
+Run:  .venv/bin/python benchmarks/speed/rposst_pruning.py
 """
 from pathlib import Path
 
 import time, numpy as np
 from certirank.methods.rposst import read_test_matrix, _core
-sm=read_test_matrix(str(next(p for p in (Path(__file__).resolve().parents[2] / 'shared', Path('/work/shared')) if p.is_dir()) / 'data' / 'games' / 'rrps_bots_43x43.csv'))
+sm=read_test_matrix(str(next(p for p in (Path(__file__).resolve().parents[3] / 'shared', Path('/work/shared')) if p.is_dir()) / 'data' / 'games' / 'rrps_bots_43x43.csv'))
 for s in range(3):
     rng=np.random.default_rng(s); n=43
     hold=np.sort(rng.choice(n,9,replace=False)); tun=np.setdiff1d(np.arange(n),hold)

@@ -24,7 +24,7 @@ Studies (``--study``):
 Every method sees the same panels in a repetition (one ``SeedSequence(seed).spawn(reps)`` child each), so
 results do not depend on ``--jobs``.
 
-Run:  .venv/bin/python benchmarks/bench_bbedge.py --reps 500 --R 100 --jobs 2
+Run:  .venv/bin/python benchmarks/studies/bbedge_monte_carlo.py --reps 500 --R 100 --jobs 2
 """
 
 from __future__ import annotations

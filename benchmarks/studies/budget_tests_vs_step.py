@@ -2,9 +2,9 @@
 
 Usage::
 
-    .venv/bin/python benchmarks/bench_budget.py --study budget --runs 1000      # power at budgets 50/200/500
-    .venv/bin/python benchmarks/bench_budget.py --study mixture --runs 600      # no budget: / oracle Kelly
-    .venv/bin/python benchmarks/bench_budget.py --study concentration          # exact power vs prior a
+    .venv/bin/python benchmarks/studies/budget_tests_vs_step.py --study budget --runs 1000      # power at budgets 50/200/500
+    .venv/bin/python benchmarks/studies/budget_tests_vs_step.py --study mixture --runs 600      # no budget: / oracle Kelly
+    .venv/bin/python benchmarks/studies/budget_tests_vs_step.py --study concentration          # exact power vs prior a
 
 `--study budget`: for Bernoulli pairs (p0, p1) with independent arms (each policy's rollouts
 independent, paired by order: STEP's own setting), alpha = 0.05 two-sided and valid under exact ties
@@ -40,7 +40,7 @@ PAIRS = [(0.3, 0.5), (0.5, 0.7), (0.4, 0.5), (0.6, 0.8), (0.7, 0.9)]
 TIES = [0.2, 0.5, 0.9]
 BUDGETS = [50, 200, 500]
 MIXTURE_PAIRS = [(0.3, 0.6), (0.5, 0.6), (0.4, 0.5), (0.7, 0.9), (0.1, 0.3)]
-HERE = os.path.dirname(os.path.abspath(__file__))
+HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))  # benchmarks/, where _step_runner.py lives
 
 
 def _streams(p0: float, p1: float, runs: int, n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:

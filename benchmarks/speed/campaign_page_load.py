@@ -1,6 +1,6 @@
 """Load test of the campaign page: concurrent recorders against a local server, and page render times.
 
-    .venv/bin/python benchmarks/bench_web.py [--recorders 20] [--seconds 60] [--rollouts 3000]
+    .venv/bin/python benchmarks/speed/campaign_page_load.py [--recorders 20] [--seconds 60] [--rollouts 3000]
 
 1. Builds a 10-policy AnyRank campaign (equal policies, so it never finishes) holding ``--rollouts`` records.
 2. Starts ``certirank campaign serve`` in its own process on 127.0.0.1 (a free port), then runs ``--recorders``

@@ -1,6 +1,6 @@
 """BB-EDGE scale goal: L = 100 models, N = 10,000 items, singleton blocks -- one replicate update < 2 s, < 2 GB.
 
-Run:  .venv/bin/python benchmarks/bench_bbedge_scale.py [--threads 1|2] [--replicates 5] [--L 100] [--N 10000] [--all]
+Run:  .venv/bin/python benchmarks/speed/bbedge_100_models.py [--threads 1|2] [--replicates 5] [--L 100] [--N 10000] [--all]
 
 Prints, per configuration, the median and max wall time of `Leaderboard.add_replicate` (after the first
 replicate, which also builds the design), the time of `result()`, and the peak resident memory of the process.

@@ -9,8 +9,8 @@ it is scored on 10 new policies of that side (angles uniform in [0.05π, 0.95π]
 (new policy, target) pairs, on the pool's rescaled scale. Goal as in the protocol: at most the best
 baseline's mean + 1 s.e. over seeds.
 
-    .venv/bin/python benchmarks/bench_rposst_fresh.py --m 1,2 --seeds 50
-    .venv/bin/python benchmarks/bench_rposst_fresh.py --m 3 --seeds 20
+    .venv/bin/python benchmarks/studies/rposst_new_policies.py --m 1,2 --seeds 50
+    .venv/bin/python benchmarks/studies/rposst_new_policies.py --m 3 --seeds 20
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """Issue 16 validity numbers: preference-graph FWER on coin battles; sorted finite table, file order vs shuffled WoR.
 
-Run: PYTHONPATH=src python benchmarks/bench_issue16_validity.py (about 2 min on 2 cores).
+Run: PYTHONPATH=src python benchmarks/studies/preference_graph_and_table_order_validity.py (about 2 min on 2 cores).
 """
 from pathlib import Path
 import sys, math, numpy as np, certirank
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests"))
 from test_preferences import battles
 from test_groups_order import sorted_table
 from certirank.methods.preferences import preference_graph

@@ -2,7 +2,7 @@
 
 Usage (from the repository root):
 
-    .venv/bin/python benchmarks/bench_baselines.py [--repeat 3]
+    .venv/bin/python benchmarks/speed/baselines_timing.py [--repeat 3]
 
 Prints a Markdown table of the median wall time per call. Sizes:
 
@@ -24,7 +24,7 @@ import pandas as pd
 
 from certirank.baselines import Panel, baseline, preference_games
 
-ROBOARENA = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "roboarena" / "policy_preferences.csv"
+ROBOARENA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "roboarena" / "policy_preferences.csv"
 
 
 def timed(fn, repeat: int) -> float:

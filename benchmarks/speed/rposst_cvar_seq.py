@@ -1,7 +1,7 @@
 """Timing of CVaR(η) RPOSST_seq (spec 05 §6–7) — the issue's goal: n = 46, m = 3 (15,180 tuples),
 d = 148 (policy, target) pairs, T = 1000 rounds in under 60 s on 2 cores.
 
-Run:  .venv/bin/python benchmarks/bench_rposst.py [--quick]
+Run:  .venv/bin/python benchmarks/speed/rposst_cvar_seq.py [--quick]
 
 Prints one row per workload with the wall time (best of `--repeat`), and the per-tuple LP rate.
 The matrices are seeded uniform random (timing does not depend on the values beyond tie patterns) and
@@ -20,7 +20,7 @@ import numpy as np
 
 from certirank.methods.rposst import _core, read_test_matrix
 
-RRPS = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "games" / "rrps_bots_43x43.csv"
+RRPS = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "games" / "rrps_bots_43x43.csv"
 
 
 def _time(fn, repeat: int) -> tuple[float, float, object]:

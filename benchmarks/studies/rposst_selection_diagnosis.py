@@ -3,7 +3,7 @@ of each candidate is *negatively* correlated with its error on the outer holdout
 held-out policies partition one pool (a design's hard policies missing from the tuning set make it look good
 inside exactly when it will fail outside).
 
-Run:  .venv/bin/python benchmarks/bench_rposst_select_diagnosis.py 1 40     # m, number of outer sets
+Run:  .venv/bin/python benchmarks/studies/rposst_selection_diagnosis.py 1 40     # m, number of outer sets
 """
 import sys
 from pathlib import Path
@@ -12,7 +12,7 @@ import numpy as np
 from certirank.methods.rposst import read_test_matrix, _core
 from certirank.methods.rposst.compose import design
 from certirank.methods.rposst.select import SELECT_RULES, parse_candidate, fit_candidate, nested_holdout
-sm=read_test_matrix(str(next(p for p in (Path(__file__).resolve().parents[2] / 'shared', Path('/work/shared')) if p.is_dir()) / 'data' / 'games' / 'rrps_bots_43x43.csv'))
+sm=read_test_matrix(str(next(p for p in (Path(__file__).resolve().parents[3] / 'shared', Path('/work/shared')) if p.is_dir()) / 'data' / 'games' / 'rrps_bots_43x43.csv'))
 m=int(sys.argv[1]); nsets=int(sys.argv[2])
 rng=np.random.default_rng(0); n=43
 tup=_core.all_tuples(43,m)
