@@ -39,6 +39,9 @@ def compare_cmd(data: Path = DATA_ARG,
                                                     "with --bins binary, the exact budget test (valid up to it)."),
                 arms: str = declared("arms", "paired", extra_help="independent: rollouts paired by order only."),
                 extendable: bool = declared("extendable", False),
+                margin: Optional[float] = declared("margin", None, verb="compare",
+                                                   extra_help="Shares the level with the difference test."),
+                futility: float = declared("futility", 0.1, verb="compare", extra_help="Used with --n-max."),
                 format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
                 read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Sequentially compare two policies on their paired trials, read in a seeded random order (anytime-valid)."""
@@ -53,13 +56,14 @@ def compare_cmd(data: Path = DATA_ARG,
         from .rank import refuse_with_table
         refuse_with_table(bettor=bettor is not None, ties=ties != "allow", bins=bins != "progress",
                           n_max=n_max is not None, arms=arms != "paired", extendable=extendable,
-                          order=order != "random", order_by=order_by is not None, orders=orders != 1)
+                          order=order != "random", order_by=order_by is not None, orders=orders != 1,
+                          margin=margin is not None)
     table = read_input(data, format, score_range, read_option)
 
     def run(tab: Any, level: float) -> Any:
         return compare(tab, alpha=level, a=a, b=b, pairing=pair, bettor=bettor, ties=ties, bins=bins, n_max=n_max,
                        arms=arms, extendable=extendable, about=about, order=order, seed=seed, order_by=order_by,
-                       orders=orders)
+                       orders=orders, margin=margin, futility=futility)
 
     if cols is not None:
         from ..methods.groups import run_by_group
@@ -87,6 +91,8 @@ def compare_cmd(data: Path = DATA_ARG,
         t.add_row(str(res.n), f"{res.pvalue:.4g}", f"{res.p_less:.4g}", f"{res.p_more:.4g}",
                   "-" if res.decided_at is None else str(res.decided_at))
         console.print(t)
+        console.print(f"Verdict: {res.verdict}" + ("" if res.margin is None else
+                      f" (equivalence margin {res.margin:g}: p = {res.p_equivalent:.4g})"))
         console.print(f"Guarantee: {res.guarantee}")
 
     emit_or_markdown(result, as_json, markdown, render, title=f"{data}: {a} vs {b}")

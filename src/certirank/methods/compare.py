@@ -8,6 +8,7 @@ the record of :mod:`certirank.results`, its Ranking holding the certified direct
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -19,7 +20,9 @@ from .._compat import keyword_only
 from ..order.result import Ranking, Relation, make_ranking
 from ..results import Result, inputs, note
 from ..evidence._core import BINARY_BINS, DEFAULT_BETTOR, check_scores, resolve_bins
-from ..evidence.sequential import PairedTest
+from ..evidence.equivalence import EquivalenceTest
+from ..evidence.forecast import FUTILITY, Side, forecast
+from ..evidence.sequential import DECISION_WORDS, PairedTest
 
 __all__ = ["compare", "CompareResult"]
 
@@ -50,6 +53,15 @@ class CompareResult(Result):
         Which test produced the result (e-process and bettor, or the exact budget test and its settings).
     horizon : int or None
         Number of trials up to which the guarantee holds; None = at every stopping time, for ever.
+    margin : float or None
+        Input: the equivalence margin fixed before the data (|mu_y - mu_x| < margin is certified "equivalent").
+    equivalent_at, p_equivalent : int or None, float or None
+        The 1-based pair at which equivalence was certified (None: not, or no margin), and
+        min(1, 2 max(p_lower, p_upper)) of the equivalence halves.
+    label_rate, labels, proxy_weight : proxy-assisted test only (input: the labelling probability; the real labels
+        seen; the learned proxy weight at the end, 0 = the proxy is not used).
+    forecast : for an undecided comparison, the `Forecast` (more_needed, p_decide, futile): a forecast, never a
+        guarantee.
     """
 
     KIND: ClassVar[str] = "compare"
@@ -65,10 +77,41 @@ class CompareResult(Result):
     ties: str = inputs(default="allow")
     n_max: int | None = inputs(default=None)
     arms: str = inputs(default="paired")
+    margin: float | None = inputs(default=None)
+    label_rate: float | None = inputs(default=None)
     p_less: float = 1.0
     p_more: float = 1.0
     test: str = ""
     horizon: int | None = None
+    equivalent_at: int | None = None
+    p_equivalent: float | None = None
+    labels: int | None = None
+    proxy_weight: float | None = None
+    forecast: Any = None
+
+    @property
+    def equivalent(self) -> bool:
+        return self.equivalent_at is not None
+
+    @property
+    def verdict(self) -> str:
+        """"certified" (a direction), "equivalent", "futile" (a forecast under a budget) or "undecided"."""
+        if self.decision is not None:
+            return "certified"
+        if self.equivalent:
+            return "equivalent"
+        if self.forecast is not None and self.forecast.futile:
+            return "futile"
+        return "undecided"
+
+    @property
+    def more_needed(self) -> int | None:
+        return None if self.forecast is None else self.forecast.more_needed
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        out["details"]["verdict"] = self.verdict  # the pair verdict (COMMON.md decision 4), derived: said once here
+        return out
 
     @property
     def decision(self) -> str | None:
@@ -91,15 +134,25 @@ class CompareResult(Result):
         a = f"α = {self.alpha:g}"
         about = self.ranking.about_phrase
         a += f", {about}" if about else ""
-        if self.decision == "x>y":
-            return f"{x_name} is better than {y_name} (certified, {a}; decided after {self.decided_at} of {self.n} pairs)"
-        if self.decision == "x<y":
-            return f"{y_name} is better than {x_name} (certified, {a}; decided after {self.decided_at} of {self.n} pairs)"
-        return (f"Undecided: no certified difference between {x_name} and {y_name} after {self.n} pairs "
-                f"(p = {self.pvalue:.4g}, {a})")
+        eq = ""
+        if self.equivalent:
+            eq = (f"{x_name} and {y_name} are equivalent: their means differ by less than {self.margin:g} "
+                  f"(certified, {a}; after {self.equivalent_at} of {self.n} pairs)")
+        if self.decision is not None:
+            better, worse = (x_name, y_name) if self.decision == "x>y" else (y_name, x_name)
+            head = f"{better} is better than {worse} (certified, {a}; decided after {self.decided_at} of {self.n} pairs)"
+            return head + (f"; {eq}" if eq else "")
+        if eq:
+            return eq
+        out = (f"Undecided: no certified difference between {x_name} and {y_name} after {self.n} pairs "
+               f"(p = {self.pvalue:.4g}, {a})")
+        if self.forecast is not None:
+            out += f"; {self.forecast.describe()}"
+        return out
 
 
-def _guarantee(alpha: float, horizon: int | None, ties: str, test: str, order: Any = None) -> str:
+def _guarantee(alpha: float, horizon: int | None, ties: str, test: str, order: Any = None,
+               margin: float | None = None) -> str:
     k = (order or {}).get("orders") if isinstance(order, dict) else None
     where = ("at whatever pair you stop" if horizon is None
              else f"at whatever pair you stop up to the budget of {horizon} trials")
@@ -107,24 +160,27 @@ def _guarantee(alpha: float, horizon: int | None, ties: str, test: str, order: A
         where = f"after all pairs (averaged over {k} random orders: a statement at this size, not at every stop)"
     tie_note = ("valid even if the two are exactly tied" if ties == "allow"
                 else "assumes the two are never exactly tied")
-    return (f"The chance of ever declaring the wrong policy better, {where}, is at most alpha = {alpha:g} "
+    what = ("declaring the wrong policy better or declaring equivalence wrongly" if margin is not None
+            else "declaring the wrong policy better")
+    return (f"The chance of ever {what}, {where}, is at most alpha = {alpha:g} "
             f"(ties = {ties}: {tie_note}). Test: {test}.")
 
 
 def _result(xa: np.ndarray, ya: np.ndarray, a: str, b: str, *, decision: str | None, pvalue: float,
             decided_at: int | None, n: int, alpha: float, bettor: str, ties: str, p_less: float, p_more: float,
             test: str, horizon: int | None, n_max: int | None, arms: str, about: str = "policy",
-            order: Any = None) -> CompareResult:
+            order: Any = None, **more: Any) -> CompareResult:
     rels = []
     if decision is not None:
         better, worse = (a, b) if decision == "x>y" else (b, a)
         rels.append(Relation(better, worse, "test", decided_at, pvalue, "pvalue"))
-    ranking = make_ranking([a, b], rels, kind="compare", alpha=alpha, guarantee=_guarantee(alpha, horizon, ties, test, order),
-                           means=[float(xa[:n].mean()), float(ya[:n].mean())], n=[n, n], when_unit="paired trials",
+    ranking = make_ranking([a, b], rels, kind="compare", alpha=alpha, guarantee=_guarantee(alpha, horizon, ties, test, order,
+                                                                                     more.get("margin")),
+                           means=[_mean(xa[:n]), _mean(ya[:n])], n=[n, n], when_unit="paired trials",
                            about=about)
     return CompareResult(ranking=ranking, pvalue=pvalue, decided_at=decided_at, n=n, a=a, b=b, alpha=alpha,
                          bettor=bettor, ties=ties, n_max=n_max, arms=arms, p_less=p_less, p_more=p_more, test=test,
-                         horizon=horizon, about=about, order=order)
+                         horizon=horizon, about=about, order=order, **more)
 
 
 @keyword_only(("bettor", "ties"))
@@ -133,7 +189,9 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
             pairing: str = "by_row", bettor: str | None = None, ties: str = "allow", bins: Any = "progress",
             n_max: int | None = None, arms: str = "paired", extendable: bool = False, format: str | None = None,
             score_range: Any = None, about: str = "policy", order: str = "random", seed: int = 0,
-            order_by: str | None = None, orders: int = 1, **options: Any) -> Any:
+            order_by: str | None = None, orders: int = 1, margin: float | None = None, proxy_x: Any = None,
+            proxy_y: Any = None, label_rate: float | None = None, futility: float = FUTILITY,
+            **options: Any) -> Any:
     """Sequentially compare two policies on paired trials with an anytime-valid test.
 
     Parameters
@@ -191,6 +249,20 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         A table's column that holds the run order.
     orders : int, default 1
         With K > 1: the answer averaged over K random orders (spec 09 §5), at the data's size (no decision time).
+    margin : float, optional
+        Equivalence margin in (0, 1), fixed before the data: the pair is certified ``equivalent`` when
+        |mu_y - mu_x| < margin (two one-sided e-processes, each at alpha/2; with the difference test at
+        alpha/2 per side, P(any false claim about the pair) <= alpha for every true difference — proof in
+        :mod:`certirank.evidence.equivalence`). Needs ``ties="allow"``.
+    proxy_x, proxy_y, label_rate : optional
+        Prediction-powered evidence (:mod:`certirank.evidence.ppi`, arrays only): a proxy score in [0, 1] for
+        every unit (simulator, world model, LLM judge), the real scores `x`, `y` only on units labelled at random
+        with probability `label_rate` in (0, 1] (NaN elsewhere). Valid whatever the proxy's bias, when the
+        labelled units were drawn at random with that rate. Read as given (the labelling is the randomness).
+    futility : float
+        An undecided comparison gets a `forecast` (``more_needed``; with `n_max`, ``futile`` when the
+        forecast probability of deciding by the budget is below `futility`, default 0.1). A forecast at the
+        current estimates, never a guarantee (:mod:`certirank.evidence.forecast`).
     **options
         Bettor tuning constants (see :class:`certirank.evidence.PairedStreams`); ``concentration`` for
         the budget test's Beta mixture (default: tuned from n_max and alpha).
@@ -198,7 +270,10 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
     Returns
     -------
     CompareResult
-        ``decision`` ("x>y", "x<y" or None), ``pvalue``, ``decided_at``, ``n``.
+        ``decision`` ("x>y", "x<y" or None), ``pvalue``, ``decided_at``, ``n`` (the pairs given), ``verdict``
+        ("certified", "equivalent", "futile", "undecided"), ``forecast`` when undecided. Without a budget or a
+        margin, reading stops at the deciding pair (a decision is final at every stopping time): ``pvalue``,
+        ``p_less`` and ``p_more`` are then those at ``decided_at``, and the pairs after it cost nothing.
 
     Examples
     --------
@@ -217,6 +292,17 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
     if about == "benchmark":
         raise ParameterError("compare's claims are about the two policies (about='policy'); claims about a fixed "
                              "item set over repeated runs are certirank.leaderboard's (about='benchmark')")
+    if proxy_x is not None or proxy_y is not None or label_rate is not None:
+        if y is None or about != "policy" or orders != 1 or order_by is not None:
+            raise ParameterError("the proxy-assisted test takes two arrays x, y (NaN where a unit has no real "
+                                 "label), read as given: about, order_by and orders do not apply")
+        return _compare_with_proxy(x, y, alpha, proxy_x, proxy_y, label_rate, margin, futility, n_max=n_max,
+                                   options=options, names=("x" if a is None else str(a), "y" if b is None else str(b)))
+    if margin is not None and orders != 1:
+        raise ParameterError("margin (equivalence) is an anytime claim of one order of the pairs; orders (--orders) "
+                             "averages over several orders at the data's size: give one of them")
+    if margin is not None and about == "table":
+        raise ParameterError("margin (equivalence) is a claim about the policies; about='table' does not apply")
     if y is None and isinstance(x, (str, os.PathLike)) or _is_frame(x):
         if y is not None:
             raise ParameterError("give a table with a= and b= (the two policies), or two arrays x, y; not both")
@@ -241,7 +327,7 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         runs = [_pairs_from_table(arrange(table, plan, k), str(a), str(b), pairing=pairing)
                 for k in range(plan.orders)]
         res = _compare(runs, str(a), str(b), plan, alpha=alpha, bettor=bettor, ties=ties, bins=bins, n_max=n_max,
-                       arms=arms, extendable=extendable, options=options)
+                       arms=arms, extendable=extendable, options=options, margin=margin, futility=futility)
         return dataclasses.replace(res, source=None if src is None else str(src), warnings=tuple(warns))
     if y is None:
         raise ParameterError("compare needs two arrays x, y, or a table with a= and b=")
@@ -269,7 +355,7 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
     else:
         runs = [(xa, ya)]
     res = _compare(runs, *names, plan, alpha=alpha, bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
-                   extendable=extendable, options=options)
+                   extendable=extendable, options=options, margin=margin, futility=futility)
     if plan.kind == "given":
         import pandas as pd
         from ..data.order import order_check
@@ -296,9 +382,10 @@ def _columns(wide: Any, a: str, b: str) -> None:
 
 
 def _test(xa: np.ndarray, ya: np.ndarray, *, alpha: float, bettor: str | None, ties: str, bins: Any,
-          n_max: int | None, arms: str, extendable: bool, options: dict[str, Any]) -> Any:
+          n_max: int | None, arms: str, extendable: bool, options: dict[str, Any], until_decided: bool = False) -> Any:
     """The paired test run over the pairs (in the order given): the exact budget test of spec 08 when the scores
-    are declared binary and a budget is given, else the e-process of spec 01."""
+    are declared binary and a budget is given, else the e-process of spec 01 (with ``until_decided``, reading
+    stops at the deciding pair: a decision is final)."""
     from ..evidence.budget import check_arms
 
     arms = check_arms(arms)
@@ -318,21 +405,26 @@ def _test(xa: np.ndarray, ya: np.ndarray, *, alpha: float, bettor: str | None, t
     if n_max is not None:
         check_positive_int("n_max", n_max)
     test = PairedTest(alpha, bettor=bettor, ties=ties, bins=bins, **options)
-    test.update_many(xa, ya)
+    test.update_many(xa, ya, until_decided=until_decided)
     return test
 
 
 def _compare(runs: list[tuple[np.ndarray, np.ndarray]], a: str, b: str, plan: Any, *, alpha: float,
              bettor: str | None, ties: str, bins: Any, n_max: int | None, arms: str, extendable: bool,
-             options: dict[str, Any]) -> CompareResult:
+             options: dict[str, Any], margin: float | None = None, futility: float = FUTILITY) -> CompareResult:
     """The result of the pairs read in one order, or (spec 09 §5) averaged over several: the mean of the final
     e-values is an e-value (p = min(1, K / sum E_k)); exact p-values merge as min(1, 2 mean p_k) (Vovk & Wang)."""
     from ..evidence.streams import combine
+    # one order: a decision is final, so reading stops at it (an equivalence may still come later, so not then);
+    # several orders average the e-values at the data's size (spec 09 §5), so each is read to its end
     tests = [_test(xa, ya, alpha=alpha, bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
-                   extendable=extendable, options=options) for xa, ya in runs]
+                   extendable=extendable, options=options, until_decided=len(runs) == 1 and margin is None)
+             for xa, ya in runs]
     first = tests[0]
     exact = not isinstance(first, PairedTest)
     name = first.name if exact else f"{first.bettor} e-process (spec 01)"
+    if not exact and margin is not None:
+        name += f"; equivalence: two one-sided grid-mixture e-processes against ±{margin:g}"
     if not exact and n_max is not None:
         name += "; budget not used: the exact budget test needs scores declared binary (bins='binary')"
     xa, ya = runs[0]
@@ -341,8 +433,23 @@ def _compare(runs: list[tuple[np.ndarray, np.ndarray]], a: str, b: str, plan: An
         else dict(alpha=first.alpha, bettor=first.bettor, ties=first.ties, n_max=None if n_max is None else int(n_max),
                   arms=arms, horizon=None)
     if len(tests) == 1:
+        eq = EquivalenceTest(margin, alpha).update_many(xa, ya) if margin is not None else None
+        if exact:
+            # the forecast speaks log-wealth: the exact test's statistics have other units (a Barnard statistic is
+            # not a wealth), so it reads the default e-process on the same pairs; the exact test decides no later
+            fc_test = (PairedTest(alpha, ties=first.ties, bins=bins).update_many(xa, ya) if first.decision is None
+                       else None)
+            side = first.alpha / 2 if first.ties == "allow" else first.alpha
+            wealth = ((fc_test.log_evalue_less, fc_test.log_evalue_more, math.log(1.0 / side))
+                      if fc_test is not None else (0.0, 0.0, 0.0))
+            fc = _forecast(first.decision, eq, wealth, xa, ya, margin, first.design.n_max, futility)
+        else:
+            side = first.alpha / 2 if first.ties == "allow" else first.alpha
+            wealth = (first.log_evalue_less, first.log_evalue_more, math.log(1.0 / side))
+            fc = _forecast(first.decision, eq, wealth, xa, ya, margin, n_max, futility)
         return _result(xa, ya, a, b, decision=first.decision, pvalue=first.pvalue, decided_at=first.decided_at,
-                       n=first.n, p_less=first.p_less, p_more=first.p_more, test=name, order=plan.to_dict(), **common)
+                       n=first.n if exact else int(xa.size), p_less=first.p_less, p_more=first.p_more, test=name,
+                       order=plan.to_dict(), **common, **_eq_fields(eq, margin), forecast=fc)
     k = len(tests)
     if exact:
         p_less = min(1.0, 2.0 * float(np.mean([t.p_less for t in tests])))
@@ -357,6 +464,76 @@ def _compare(runs: list[tuple[np.ndarray, np.ndarray]], a: str, b: str, plan: An
     return _result(xa, ya, a, b, decision=decision, pvalue=pvalue, decided_at=None, n=first.n, p_less=p_less,
                    p_more=p_more, test=f"{name}; averaged over {k} random orders (spec 09 §5, at the data's size)",
                    order=plan.to_dict(), **common)
+
+
+def _mean(v: np.ndarray) -> float | None:
+    """The mean of the scores seen (NaN = no real label, in the proxy-assisted test); None if none."""
+    seen = v[~np.isnan(v)]
+    return float(seen.mean()) if seen.size else None
+
+
+def _eq_fields(eq: EquivalenceTest | None, margin: float | None) -> dict[str, Any]:
+    if eq is None:
+        return {"margin": margin}
+    return {"margin": margin, "equivalent_at": eq.decided_at, "p_equivalent": eq.pvalue}
+
+
+def _forecast(decision: str | None, eq: EquivalenceTest | None, wealth: tuple[float, float, float],
+              xa: np.ndarray, ya: np.ndarray, margin: float | None, n_max: int | None, futility: float) -> Any:
+    """The forecast of an undecided pair: the first of a difference or (with a margin) an equivalence."""
+    if decision is not None or (eq is not None and eq.equivalent):
+        return None
+    d = ya - xa
+    log_less, log_more, target = wealth
+    routes = [[Side(d, log_less, target)], [Side(-d, log_more, target)]]
+    if eq is not None:
+        lw = eq.bank.log_wealth[0]
+        half = math.log(2.0 / eq.alpha)
+        routes.append([Side((d + eq.margin) / (1 - eq.margin), float(lw[0]), half),
+                       Side((eq.margin - d) / (1 - eq.margin), float(lw[1]), half)])
+    return forecast(routes, n_seen=xa.size, n_max=n_max, futility=futility)
+
+
+def _compare_with_proxy(x: Any, y: Any, alpha: float, proxy_x: Any, proxy_y: Any, label_rate: float,
+                        margin: float | None, futility: float, *, n_max: int | None, options: dict[str, Any],
+                        names: tuple[str, str]) -> CompareResult:
+    from ..evidence.ppi import check_proxy_inputs, proxy_batch
+
+    if options:  # bettor tuning constants of the real-only e-processes (the contract checks the named ones)
+        raise ParameterError(f"option(s) {', '.join(sorted(options))} shape the real-only tests; the "
+                             "proxy-assisted test takes alpha, ties='allow', margin, n_max and futility")
+    xa, ya, fx, fy, lab, pi = check_proxy_inputs(x, y, proxy_x, proxy_y, label_rate)
+    out = proxy_batch(xa[None], ya[None], fx[None], fy[None], lab[None], pi, alpha, margin=margin)
+    decision = DECISION_WORDS[int(out["decision"][0])]
+    eq_at = int(out["equivalent_at"][0]) or None
+    p_less, p_more = float(out["p_less"][0]), float(out["p_more"][0])
+    fc = None
+    if decision is None and eq_at is None:
+        from ..evidence.ppi import rectified
+
+        th = float(out["proxy_weight"][0])
+        v = rectified(fy - fx, ya - xa, lab.astype(float), np.full(xa.size, th), pi)
+        bound = (1.0 / pi - 1.0) * abs(th) + 1.0 / pi
+        lw = out["log_wealth"][0]
+        target = math.log(2.0 / alpha)
+        routes = [[Side(v / bound, float(lw[0]), target)], [Side(-v / bound, float(lw[1]), target)]]
+        if margin is not None:
+            routes.append([Side((v + margin) / (bound - margin), float(lw[2]), target),
+                           Side((margin - v) / (bound - margin), float(lw[3]), target)])
+        fc = forecast(routes, n_seen=xa.size, n_max=n_max, futility=futility)
+    name = (f"proxy-assisted grid-mixture e-process (prediction-powered, label rate {pi:g}, proxy weight learned "
+            "from past labels)")
+    # the means of the ranking: each policy's real scores where labelled
+    xs, ys = np.where(lab, xa, np.nan), np.where(lab, ya, np.nan)
+    return _result(xs, ys, *names, decision=decision,
+                   pvalue=min(1.0, 2.0 * min(p_less, p_more)), decided_at=int(out["decided_at"][0]) or None,
+                   n=int(xa.size), alpha=alpha, bettor="proxy-mixture", ties="allow", p_less=p_less, p_more=p_more,
+                   test=name, horizon=None, n_max=n_max, arms="paired", order={"kind": "given"}, margin=margin,
+                   equivalent_at=eq_at,
+                   p_equivalent=None if margin is None else float(min(1.0, 2.0 * max(out["p_lower"][0],
+                                                                                     out["p_upper"][0]))),
+                   label_rate=pi, labels=int(out["labels"][0]), proxy_weight=float(out["proxy_weight"][0]),
+                   forecast=fc)
 
 
 def _is_frame(obj: Any) -> bool:

@@ -13,6 +13,8 @@ import pandas as pd
 from ..._compat import keyword_only
 from ..._params import validated
 from ...errors import DataError, ParameterError
+from ...evidence.forecast import FUTILITY
+from .verdicts import open_pair_verdicts
 from .config import DIRECTION_SPLIT, _BLOCK, _Setup, _make_setup
 from .result import RankingResult, _Table
 from .engine import _Campaign, _make_streams
@@ -46,7 +48,8 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
             score_range: tuple[float, float] | None = None, budget: str = "auto",
             arms: str = "paired", concentration: float | None = None,
             statistic: str | None = None, about: str = "policy", order: str = "random", seed: int = 0,
-            order_by: str | None = None, orders: int = 1) -> Any:
+            order_by: str | None = None, orders: int = 1, margin: float | None = None,
+            futility: float = FUTILITY) -> Any:
     """Run AnyRank over recorded trials (spec 03 §9.1), read in a seeded random order by default (spec 09 §3).
 
     Parameters
@@ -139,12 +142,16 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     table = _table_from_data(data, format=format, score_range=score_range)
     if about == "table":
         from ..shuffled import table_ranking
-        if order != "random" or order_by is not None or orders != 1:
+        if order != "random" or order_by is not None or orders != 1 or margin is not None:
             raise ParameterError("about='table' (--about table) reads the rows in one seeded random order: its test "
-                                 "samples the table without replacement; order, order_by and orders do not apply")
+                                 "samples the table without replacement; order, order_by, orders and margin do not "
+                                 "apply")
         return table_ranking(table, alpha, seed=seed, policies=policies)
     plan = read_order(table, order=order, seed=seed, order_by=order_by, orders=orders)
     if plan.orders > 1:
+        if margin is not None:
+            raise ParameterError("margin (equivalence) is an anytime claim of one order of the rows; orders (--orders) "
+                                 "averages over several orders at the table's size: give one of them")
         from .orders import ranking_over_orders
         return ranking_over_orders(table, plan, alpha=alpha, method=method, prior=prior, gamma=gamma, n_max=n_max,
                                    ties=ties, guarantee=guarantee, policies=policies, pairing=pairing, graph=graph,
@@ -190,6 +197,9 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     res = camp.result()
+    details = open_pair_verdicts(camp, res.undecided_details, margin, futility, n_max=n_max)
+    res = dataclasses.replace(res, undecided_details=details, margin=margin,
+                              equivalent=[d["pair"] for d in details if d["verdict"] == "equivalent"])
     notes = dropped_notes(table)
     if notes:
         res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))

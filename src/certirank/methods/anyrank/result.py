@@ -103,6 +103,10 @@ class RankingResult(Result):
     bins: str = inputs(default="progress")
     budget: str = inputs(default="none")
     arms: str = inputs(default="paired")
+    margin: float | None = inputs(default=None)
+    """Equivalence margin fixed before the data (replay ``anyrank(..., margin=)``); None = no equivalence claims."""
+    equivalent: list[list[str]] = field(default_factory=list)
+    """Pairs certified equivalent: |mean difference| < margin (not in `undecided`; see anyrank/verdicts.py)."""
 
     # read from the ranking (its one home)
     @property
@@ -111,7 +115,9 @@ class RankingResult(Result):
 
     @property
     def undecided(self) -> list[list[str]]:
-        return [list(u) for u in self.ranking.undecided]
+        """Open pairs, without those certified equivalent."""
+        eq = {tuple(p) for p in self.equivalent}
+        return [list(u) for u in self.ranking.undecided if tuple(u) not in eq]
 
     @property
     def letters(self) -> dict[str, str]:
@@ -164,7 +170,21 @@ class RankingResult(Result):
 
     def sentences(self) -> list[str]:
         """Every decided and undecided pair in plain words."""
-        return self.ranking.sentences()
+        out = [line for line in self.ranking.sentences() if not line.endswith(": undecided")]
+        conf = self.ranking.qualifier
+        out += [f"{a} and {b} are equivalent: their means differ by less than {self.margin:g} ({conf})"
+                for a, b in self.equivalent]
+        more = {tuple(d["pair"]): d for d in self.undecided_details}
+        for a, b in self.undecided:
+            d = more.get((a, b), {})
+            if d.get("verdict") == "futile":
+                out.append(f"{a} vs {b}: futile (forecast: unlikely to be decided within the budget; not a guarantee)")
+            elif d.get("more_needed") is not None:
+                out.append(f"{a} vs {b}: undecided (forecast: about {d['more_needed']} more paired trials at the "
+                           "current estimates; not a guarantee)")
+            else:
+                out.append(f"{a} vs {b}: undecided (not enough evidence yet)")
+        return out
 
 
 def _statement(s: _Setup) -> str:

@@ -66,6 +66,10 @@ class LeaderboardResult(Result):
     earlier_epochs: list[dict[str, Any]]
     path_margins: list[dict[str, Any]] | None = None
     stake: str = inputs(default="grid")
+    margin: float | None = inputs(default=None)
+    """Equivalence margin fixed before the data (``leaderboard(..., margin=)``); None = no equivalence claims."""
+    equivalent: list[list[str]] = field(default_factory=list)
+    """Pairs certified equivalent: |Delta| < margin (at alpha/2; the edges then use the other alpha/2)."""
     _names: tuple[str, ...] = field(repr=False, default=())
     _means: np.ndarray | None = field(repr=False, default=None)
     _relation: np.ndarray | None = field(repr=False, default=None)
