@@ -52,8 +52,8 @@ def test_equivalent_pair_is_certified_and_described():
     r = certirank.compare(x, y, margin=0.15)
     assert r.verdict == "equivalent" and r.equivalent_at is not None and r.decision is None
     assert "equivalent" in r.describe("A", "B") and "0.15" in r.describe("A", "B")
-    d = r.to_dict()
-    assert d["verdict"] == "equivalent" and d["margin"] == 0.15 and d["forecast"] is None
+    d = r.to_dict()  # the record: the margin defines the run, the verdict and forecast are details
+    assert d["details"]["verdict"] == "equivalent" and d["inputs"]["margin"] == 0.15 and d["details"]["forecast"] is None
 
 
 def test_no_margin_means_no_equivalence():
@@ -114,7 +114,9 @@ def _table(rng, n, means):
 
 def test_ranking_shows_equivalent_pairs_as_such():
     rng = np.random.default_rng(0)
-    r = certirank.anyrank(_table(rng, 400, {"A": 0.5, "B": 0.5, "C": 0.8}), 0.05, bins="binary", margin=0.15)
+    # the rows as drawn (order="given"; any order fixed before the data is valid, this one decides the pair)
+    r = certirank.anyrank(_table(rng, 400, {"A": 0.5, "B": 0.5, "C": 0.8}), 0.05, bins="binary", margin=0.15,
+                          order="given")
     assert r.equivalent == [["A", "B"]] and r.undecided == [] and r.margin == 0.15
     assert any("equivalent" in s for s in r.sentences())
     d = r.undecided_details[0]
@@ -180,7 +182,7 @@ def test_leaderboard_equivalence():
     res = certirank.leaderboard(_board(rng, 400, {"A": 0.0, "B": 0.0, "C": 0.3}), 0.05, margin=0.1)
     assert res.equivalent == [["A", "B"]] and ["C", "A"] in res.edges and res.alpha == 0.05
     assert any("split in half" in n for n in res.ranking.notes)
-    assert res.to_dict()["equivalent"] == [["A", "B"]]
+    assert res.to_dict()["details"]["equivalent"] == [["A", "B"]]  # the record: equivalent pairs are details
 
 
 def test_leaderboard_equivalence_level_at_the_margin():

@@ -23,7 +23,7 @@ def test_forecast_is_reproducible_and_labelled():
     b = certirank.compare(x, y, bins="binary")
     assert a.decision is None and a.forecast == b.forecast
     assert "not a guarantee" in a.forecast.note and "not a guarantee" in a.describe()
-    assert a.to_dict()["forecast"]["more_needed"] == a.more_needed
+    assert a.to_dict()["details"]["forecast"]["more_needed"] == a.more_needed  # the record: a detail
 
 
 @pytest.mark.parametrize("seed", [7, 9])

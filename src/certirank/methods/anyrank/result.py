@@ -116,8 +116,8 @@ class RankingResult(Result):
     @property
     def undecided(self) -> list[list[str]]:
         """Open pairs, without those certified equivalent."""
-        eq = {tuple(p) for p in self.equivalent}
-        return [list(u) for u in self.ranking.undecided if tuple(u) not in eq]
+        eq = {frozenset(p) for p in self.equivalent}
+        return [list(u) for u in self.ranking.undecided if frozenset(u) not in eq]
 
     @property
     def letters(self) -> dict[str, str]:
@@ -174,9 +174,9 @@ class RankingResult(Result):
         conf = self.ranking.qualifier
         out += [f"{a} and {b} are equivalent: their means differ by less than {self.margin:g} ({conf})"
                 for a, b in self.equivalent]
-        more = {tuple(d["pair"]): d for d in self.undecided_details}
+        more = {frozenset(d["pair"]): d for d in self.undecided_details}
         for a, b in self.undecided:
-            d = more.get((a, b), {})
+            d = more.get(frozenset((a, b)), {})
             if d.get("verdict") == "futile":
                 out.append(f"{a} vs {b}: futile (forecast: unlikely to be decided within the budget; not a guarantee)")
             elif d.get("more_needed") is not None:
