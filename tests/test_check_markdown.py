@@ -151,7 +151,8 @@ def test_markdown_check_and_compare_render(tmp_path):
     assert table[0][:2] == ["claim", "status"]
     assert [r[:2] for r in table[1:]] == [["A>B", "certified"], ["B>C", "certified the other way"]]
     heads, quotes = _headings_and_quotes(res.stdout)
-    assert heads and quotes == 1 and "Guarantee" in res.stdout
+    # the guarantee, and the record's note saying which test ran (binary items: the exact budget test, spec 09 §6)
+    assert heads and quotes == 2 and "Guarantee" in res.stdout and "exact budget test, N = 200" in res.stdout
     res = runner.invoke(app, ["compare", str(path), "--a", "A", "--b", "B", "--markdown"])
     assert res.exit_code == 0
     (table,) = _tables(res.stdout)

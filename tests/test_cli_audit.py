@@ -91,7 +91,7 @@ def test_rank_statistic_and_arms_need_the_budget_test(wide, binary):
     _fails_cleanly(["rank", wide, "--statistic", "fastest"], "statistic must be one of mixture, bayes, barnard")
     _fails_cleanly(["rank", binary, "--bins", "binary", "--n-max", "100", "--budget", "none", "--statistic",
                     "mixture"], "--statistic")
-    out = json.loads(_ok(["rank", binary, "--bins", "binary", "--n-max", "40", "--statistic", "mixture",
+    out = json.loads(_ok(["rank", binary, "--bins", "binary", "--n-max", "80", "--statistic", "mixture",
                           "--json"]))
     assert "exact budget test" in out["ranking"]["guarantee"] and "Beta-mixture" in out["ranking"]["guarantee"]
 
@@ -116,7 +116,7 @@ def test_about_table_refuses_options_of_the_other_test(wide):
 def test_compare_budget_options_need_a_budget(wide, binary):
     _fails_cleanly(["compare", wide, "--a", "a", "--b", "c", "--extendable"], "--extendable", "--n-max")
     _fails_cleanly(["compare", wide, "--a", "a", "--b", "c", "--arms", "independent"], "--arms", "--n-max")
-    _fails_cleanly(["compare", wide, "--a", "a", "--b", "c", "--arms", "both"], "arms must be one of paired, independent, got 'both'")
+    _fails_cleanly(["compare", wide, "--a", "a", "--b", "c", "--arms", "both"], "arms must be one of paired, independent (or None), got 'both'")
     out = json.loads(_ok(["compare", binary, "--a", "x", "--b", "y", "--bins", "binary", "--n-max", "80",
                           "--extendable", "--arms", "independent", "--json"]))
     assert out["inputs"]["arms"] == "independent" and "extendable" in out["details"]["test"]

@@ -58,7 +58,7 @@ def test_rank_prior_options(wide_csv, tmp_path):
 
 def test_rank_strict_and_ties_options(wide_csv):
     out = runner.invoke(app, ["rank", str(wide_csv), "--guarantee", "strict", "--ties", "assume-none",
-                              "--method", "anyrank_inf", "--n-max", "150", "--json"])
+                              "--method", "anyrank_inf", "--n-max", "200", "--json"])
     assert out.exit_code == 0, out.output
     got = json.loads(out.stdout)["inputs"]
     assert got["guarantee"] == "strict" and got["method"] == "anyrank-inf" and got["ties"] == "assume_none"
@@ -104,29 +104,29 @@ def test_demo_human_output():
 
 def test_rank_budget_and_arms_options(wide_csv, tmp_path):
     # binary data (the NaN makes that comparison skip a row) with an explicit budget: the exact test by default
-    base = ["rank", str(wide_csv), "--alpha", "0.1", "--bins", "binary", "--n-max", "150", "--json"]
+    base = ["rank", str(wide_csv), "--alpha", "0.1", "--bins", "binary", "--n-max", "200", "--json"]
     auto = runner.invoke(app, base)
     assert auto.exit_code == 0, auto.output
     got = json.loads(auto.stdout)
     assert "exact budget test" in got["ranking"]["guarantee"] and "paired arms" in got["ranking"]["guarantee"]
-    assert got == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=150, budget="final").to_json())
+    assert got == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=200, budget="final").to_json())
     none = json.loads(runner.invoke(app, [*base, "--budget", "none"]).stdout)
     assert "exact budget test" not in none["ranking"]["guarantee"]
-    assert none == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=150,
+    assert none == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=200,
                                       budget="none").to_json())
     ind = runner.invoke(app, [*base, "--budget", "extendable", "--arms", "independent"])
     assert ind.exit_code == 0, ind.output
     assert "independent arms" in json.loads(ind.stdout)["ranking"]["guarantee"]
-    # declared, never inferred: the exact test without binary scores is a one-line error, exit 2
-    bad = runner.invoke(app, ["rank", str(wide_csv), "--n-max", "150", "--budget", "final"])
-    assert bad.exit_code == 2 and "binary" in bad.output
+    # a budget below the rows in hand is refused, naming both numbers (spec 09 §6: the rows in hand are known)
+    small = runner.invoke(app, ["rank", str(wide_csv), "--n-max", "150", "--budget", "final"])
+    assert small.exit_code == 2 and "n_max = 150 is smaller than the data in hand (200" in small.output
     assert runner.invoke(app, [*base, "--arms", "sideways"]).exit_code == 2
     # the statistic: the mixture below n_max 500 by default, the fastest-decision one on request
     assert "Beta-mixture statistic" in got["ranking"]["guarantee"]
     fast = runner.invoke(app, [*base, "--statistic", "bayes"])
     assert fast.exit_code == 0, fast.output
     assert "fastest-decision statistic" in json.loads(fast.stdout)["ranking"]["guarantee"]
-    assert json.loads(fast.stdout) == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=150,
+    assert json.loads(fast.stdout) == json.loads(anyrank(str(wide_csv), alpha=0.1, bins="binary", n_max=200,
                                                          statistic="bayes").to_json())
     wrong = runner.invoke(app, [*base, "--statistic", "fast"])
     assert wrong.exit_code == 2 and "statistic" in wrong.output

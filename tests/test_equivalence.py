@@ -125,10 +125,14 @@ def test_ranking_shows_equivalent_pairs_as_such():
 
 def test_ranking_forecast_for_open_pairs():
     rng = np.random.default_rng(1)
-    r = certirank.anyrank(_table(rng, 60, {"A": 0.5, "B": 0.6, "C": 0.9}), 0.05, bins="binary")
+    table = _table(rng, 60, {"A": 0.5, "B": 0.6, "C": 0.9})
+    r = certirank.anyrank(table, 0.05, bins="binary", budget="none")  # the anytime e-process: no budget
     for d in r.undecided_details:
         assert d["verdict"] in ("undecided", "futile") and "forecast" in d
     assert any("forecast" in s for s in r.sentences() if "undecided" in s)
+    # by default the rows in hand are the budget (spec 09 §6): a pair still open at the end of the table is futile
+    d = certirank.anyrank(table, 0.05).undecided_details
+    assert d and all(x["verdict"] == "futile" and x["budget_exhausted"] for x in d)
 
 
 def _ranking_errors(runs, alpha, margin):

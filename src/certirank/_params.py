@@ -320,6 +320,10 @@ _EXACT = "bins='binary' with n_max (--bins binary --n-max N)"
 
 def _budget_rule(v: Mapping[str, Any]) -> str | None:
     budget = v.get("budget", "auto")
+    if "bins" in v and v["bins"] is None:
+        # data in hand: the scale, the budget and the arms are chosen from the whole table before it is read
+        # (certirank.methods.plan), which refuses what does not fit the data it finds
+        return None
     if budget in ("final", "extendable"):
         if v.get("bins", "progress") != "binary":
             return (f"budget={budget!r} (--budget {budget}, the exact budget test) needs scores declared binary: "
@@ -329,7 +333,7 @@ def _budget_rule(v: Mapping[str, Any]) -> str | None:
     if _exact_test(v, live=False) != "none":
         return None
     used = [n for n, default in (("arms", "paired"), ("statistic", None), ("concentration", None))
-            if v.get(n, default) != default]
+            if v.get(n, default) not in (default, None)]
     if used:
         return (f"{_both(*used)} {'applies' if len(used) == 1 else 'apply'} to the exact budget test only "
                 f"({_EXACT}, or budget='final'/'extendable'); this run uses the anytime e-process")
@@ -337,7 +341,7 @@ def _budget_rule(v: Mapping[str, Any]) -> str | None:
 
 
 def _barnard_rule(v: Mapping[str, Any]) -> str | None:
-    if v.get("statistic") == "barnard" and v.get("arms", "paired") != "independent":
+    if v.get("statistic") == "barnard" and v.get("arms", "paired") not in ("independent", None):
         return (f"statistic='barnard' (--statistic barnard) uses both success counts of independent arms: it needs "
                 f"arms='independent' (--arms independent); with paired arms use 'mixture' or 'bayes'")
     return None
@@ -361,8 +365,10 @@ def _prior_xor_heldout(v: Mapping[str, Any]) -> str | None:
 
 
 def _compare_budget(v: Mapping[str, Any]) -> str | None:
+    if v.get("bins") is None and v.get("a") is not None:
+        return None  # a table in hand: its scale, budget and arms are chosen from it (certirank.methods.plan)
     exact = v.get("n_max") is not None and v.get("bins") == "binary"
-    used = [n for n, default in (("arms", "paired"), ("extendable", False)) if v.get(n, default) != default]
+    used = [n for n, default in (("arms", "paired"), ("extendable", False)) if v.get(n, default) not in (default, None)]
     if used and not exact:
         return (f"{_both(*used)} {'shapes' if len(used) == 1 else 'shape'} the exact budget test, which needs "
                 f"scores declared binary and a budget: {_EXACT}")
@@ -446,6 +452,15 @@ RANKER_RULES = tuple(r for r in ANYRANK_RULES if "heldout_prior_rows" not in r.n
 
 ANYRANK_OPTIONS = (GRAPH, FORWARD, SPLIT, ANYRANK_BETTOR, BINS_P, CLOSURE, ADVANTAGE_TOL, BUDGET, ARMS_P,
                    CONCENTRATION, STATISTIC)
+#: data in hand (a file or a table, spec 09 §6): None = chosen from the whole table before it is read
+#: (certirank.methods.plan); a live Ranker or campaign never infers its scale, so only whole-data verbs take None
+WHOLE_DATA = {"bins": BINS_P.but(constraint=Choice(BINS, none=True),
+                                 help="score bins: binary (0/1) or progress (0, 0.1, ..., 1); default: binary when "
+                                      "every value of the whole table is 0 or 1"),
+              "arms": ARMS_P.but(constraint=Choice(ARMS, none=True),
+                                 help="exact budget test: paired (valid for any correlation) or independent arms; "
+                                      "default: from the layout (outcome lists, long tables without environments: "
+                                      "independent)")}
 
 
 # ----------------------------------------------------------------------------------------- verbs
@@ -527,7 +542,8 @@ RECORD_ID = _p("record_id", Integer(1, 2**62, none=True), "a campaign record's i
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
     _verb("anyrank", DATA, ALPHA, ANYRANK_METHOD, PRIOR, GAMMA, N_MAX, TIES_P, GUARANTEE, POLICY_SUBSET, HELDOUT,
-          PAIRING, *(p for p in ANYRANK_OPTIONS if p is not ADVANTAGE_TOL), TRAJECTORY, FORMAT, SCORE_RANGE, *READ,
+          PAIRING, *(WHOLE_DATA.get(p.name, p) for p in ANYRANK_OPTIONS if p is not ADVANTAGE_TOL), TRAJECTORY, FORMAT,
+          SCORE_RANGE, *READ,
           MARGIN, FUTILITY, rules=(*ANYRANK_RULES, Rule(("margin", "guarantee", "ties"), _margin_anyrank))),
     _verb("Ranker", POLICIES, ALPHA, PRIOR, GAMMA, N_MAX, ANYRANK_METHOD, TIES_P, GUARANTEE, ENVIRONMENTS, SEED,
           *ANYRANK_OPTIONS, rules=RANKER_RULES, options=tuple(p.name for p in ANYRANK_OPTIONS)),
@@ -559,14 +575,15 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           _p("a", Text(1000, "a policy name", none=True), "policy X (baseline) of a table, or X's name"),
           _p("b", Text(1000, "a policy name", none=True), "policy Y (challenger) of a table, or Y's name"),
           PAIRING, FORMAT, SCORE_RANGE, *READ, ALPHA, EVIDENCE_BETTOR, TIES_P,
-          BINS_P.but(constraint=OneOf((Choice(BINS), Given("a sequence of bins in [0, 1]", kinds=(list, tuple)))),
-                     renamed=()),
-          N_MAX, ARMS_P, EXTENDABLE, MARGIN, PROXY_X, PROXY_Y, LABEL_RATE, FUTILITY,
+          BINS_P.but(constraint=OneOf((Choice(BINS), Given("a sequence of bins in [0, 1]", kinds=(list, tuple))),
+                                      none=True),
+                     renamed=(), help=WHOLE_DATA["bins"].help + " (a table in hand; sequences: progress)"),
+          N_MAX, WHOLE_DATA["arms"], EXTENDABLE, MARGIN, PROXY_X, PROXY_Y, LABEL_RATE, FUTILITY,
           rules=(Rule(("n_max", "bins", "arms", "extendable"), _compare_budget), Rule(("margin", "ties"), _margin_ties),
                  Rule(("proxy_x", "proxy_y", "label_rate", "bettor", "bins", "arms", "extendable", "ties"),
                       _proxy_rule))),
     _verb("check", DATA, CLAIMS, ALPHA.but(constraint=Real(0.0, 1.0, lo_open=True, hi_open=True, none=True)),
-          EVIDENCE_BETTOR, TIES_P, BINS_P.but(renamed=()), FORMAT, SCORE_RANGE, *READ, FAIL_ON_P),
+          EVIDENCE_BETTOR, TIES_P, WHOLE_DATA["bins"].but(renamed=()), FORMAT, SCORE_RANGE, *READ, FAIL_ON_P),
     _verb("leaderboard", DATA, ALPHA, TAU, BLOCKS, TOP_K, PILOT, BBEDGE_METHOD, WEIGHTS, OUTPUT, SCORE_RANGE, FORMAT,
           STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")), ABOUT, MARGIN,
           rules=(*BOARD_RULES, Rule(("margin", "top_k"), _margin_top_k))),

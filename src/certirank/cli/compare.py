@@ -28,16 +28,18 @@ def compare_cmd(data: Path = DATA_ARG,
                                                      "hoeffding (changes power and decision times, never "
                                                      "validity)."),
                 ties: str = declared("ties", "allow"),
-                bins: str = declared("bins", "progress", extra_help="binary declares the scores binary (needed by "
-                                                                    "--n-max)."),
+                bins: Optional[str] = declared("bins", None, verb="anyrank",
+                                               extra_help="Default: binary when every value of the file is 0 or 1 "
+                                                          "(then the exact budget test, budget = the pairs in hand)."),
                 pairing: str = PAIRING_OPT, about: Optional[str] = _READ["about"], order: str = _READ["order"],
                 seed: int = _READ["seed"], order_by: Optional[str] = _READ["order_by"],
                 orders: int = _READ["orders"], shuffle: Optional[int] = SHUFFLE_OPT,
                 group_by: Optional[str] = GROUP_BY_OPT,
                 alpha_across_groups: bool = ALPHA_ACROSS_OPT,
-                n_max: Optional[int] = typer.Option(None, "--n-max", help="Trial budget fixed before the data: "
-                                                    "with --bins binary, the exact budget test (valid up to it)."),
-                arms: str = declared("arms", "paired", extra_help="independent: rollouts paired by order only."),
+                n_max: Optional[int] = typer.Option(None, "--n-max", help="Trial budget fixed before the data "
+                                                    "(default: the pairs in hand); with binary scores, the exact "
+                                                    "budget test (valid up to it)."),
+                arms: Optional[str] = declared("arms", None, verb="anyrank"),
                 extendable: bool = declared("extendable", False),
                 margin: Optional[float] = declared("margin", None, verb="compare",
                                                    extra_help="Shares the level with the difference test."),
@@ -54,8 +56,8 @@ def compare_cmd(data: Path = DATA_ARG,
     cols = group_columns(group_by)
     if about == "table":
         from .rank import refuse_with_table
-        refuse_with_table(bettor=bettor is not None, ties=ties != "allow", bins=bins != "progress",
-                          n_max=n_max is not None, arms=arms != "paired", extendable=extendable,
+        refuse_with_table(bettor=bettor is not None, ties=ties != "allow", bins=bins is not None,
+                          n_max=n_max is not None, arms=arms is not None, extendable=extendable,
                           order=order != "random", order_by=order_by is not None, orders=orders != 1,
                           margin=margin is not None)
     table = read_input(data, format, score_range, read_option)

@@ -83,8 +83,8 @@ def rank_cmd(data: Path = DATA_ARG,
              prior_means: Optional[str] = typer.Option(None, "--prior-means", help="Prior means inline, e.g. "
                                                        "'p=0.3,q=0.5'."),
              gamma: float = typer.Option(1.0, "--gamma", help="Prior strength (>= 0)."),
-             n_max: Optional[int] = typer.Option(None, "--n-max", help="Per-comparison trial budget (default: all "
-                                                 "rows)."),
+             n_max: Optional[int] = typer.Option(None, "--n-max", help="Per-comparison trial budget (default: the "
+                                                 "rows in hand)."),
              nmax: Optional[int] = typer.Option(None, "--nmax", hidden=True, help="Deprecated: --n-max."),
              ties: str = typer.Option("allow", "--ties", help="allow (valid under exact ties) or assume_none "
                                       "(the papers' setting)."),
@@ -92,14 +92,18 @@ def rank_cmd(data: Path = DATA_ARG,
              heldout_prior_rows: int = typer.Option(0, "--heldout-prior-rows", help="Use the first N rows as the "
                                                     "prior and remove them from the test."),
              bins: Optional[str] = typer.Option(None, "--bins", help="Score bins: progress (partial credit, "
-                                                "0, 0.1, ..., 1; default) or binary."),
+                                                "0, 0.1, ..., 1) or binary; default: binary when every value of the "
+                                                "file is 0 or 1 (then the exact budget test with the rows in hand as "
+                                                "its budget)."),
              metric: Optional[str] = typer.Option(None, "--metric", hidden=True, help="Deprecated: --bins."),
              pairing: str = PAIRING_OPT,
              budget: str = typer.Option("auto", "--budget", help="Per-comparison test: auto (the exact budget test "
                                         "when --bins binary and --n-max are given, else none), none (anytime "
                                         "e-process), final or extendable (exact budget test, spec 08)."),
-             arms: str = typer.Option("paired", "--arms", help="Exact budget test calibration: paired (valid for "
-                                      "any correlation) or independent (rollouts of the policies independent)."),
+             arms: Optional[str] = typer.Option(None, "--arms", help="Exact budget test calibration: paired (valid "
+                                                "for any correlation) or independent (rollouts of the policies "
+                                                "independent); default: from the layout (outcome lists and long "
+                                                "tables without environments are independent)."),
              statistic: Optional[str] = typer.Option(None, "--statistic", help="Exact budget test statistic: bayes "
                                                      "(fastest decisions; default from --n-max 500), mixture "
                                                      "(more power at the budget; default below 500) or barnard "
@@ -136,7 +140,6 @@ def rank_cmd(data: Path = DATA_ARG,
     from ..methods.anyrank.demo import compute_ranking
     n_max = deprecated_alias(n_max, nmax, "--nmax", "--n-max")
     bins = deprecated_alias(bins, metric, "--metric", "--bins")
-    bins = "progress" if bins is None else bins  # '' is refused as a choice, not taken as the default
     if plot is not None:
         from ..report.cli import check_plot_path
         check_plot_path(plot)
@@ -158,7 +161,7 @@ def rank_cmd(data: Path = DATA_ARG,
     anyrank_options = dict(method=method != "anyrank" and model != "bt", prior=prior is not None, prior_means=prior_means is not None,
                            gamma=gamma != 1.0, n_max=n_max is not None, ties=ties != "allow",
                            guarantee=guarantee != "paper", heldout_prior_rows=heldout_prior_rows != 0,
-                           bins=bins != "progress", budget=budget != "auto", arms=arms != "paired",
+                           bins=bins is not None, budget=budget != "auto", arms=arms is not None,
                            statistic=statistic is not None)
     if about == "table":
         refuse_with_table(**anyrank_options, order=order != "random", order_by=order_by is not None,

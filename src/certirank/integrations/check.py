@@ -19,7 +19,7 @@ __all__ = ["check"]
 
 @validated("check")
 def check(data: Any, claims: Any, *, alpha: float | None = None, bettor: str | None = None, ties: str = "allow",
-          bins: Any = "progress", format: str | None = None, score_range: tuple[float, float] | None = None,
+          bins: Any = None, format: str | None = None, score_range: tuple[float, float] | None = None,
           about: str = "policy", order: str = "random", seed: int = 0, order_by: str | None = None,
           orders: int = 1, fail_on: str = "any", **read_options: Any) -> CheckResult:
     """Check claims "A>B" against evaluation data or a campaign file; see `certirank.methods.check.check`.
@@ -33,7 +33,7 @@ def check(data: Any, claims: Any, *, alpha: float | None = None, bettor: str | N
     from ..campaign._check import check_campaign, is_campaign_file
 
     if is_campaign_file(data):
-        given = {"bettor": bettor is not None, "ties": ties != "allow", "bins": bins != "progress",
+        given = {"bettor": bettor is not None, "ties": ties != "allow", "bins": bins is not None,
                  "format": format is not None, "score_range": score_range is not None, "about": about != "policy",
                  "order": order != "random", "seed": seed != 0, "order_by": order_by is not None,
                  "orders": orders != 1, **dict.fromkeys(read_options, True)}

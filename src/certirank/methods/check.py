@@ -108,7 +108,7 @@ class CheckResult(Result):
 
 
 def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = None, ties: str = "allow",
-          bins: Any = "progress", format: str | None = None, score_range: tuple[float, float] | None = None,
+          bins: Any = None, format: str | None = None, score_range: tuple[float, float] | None = None,
           about: str = "policy", order: str = "random", seed: int = 0, order_by: str | None = None,
           orders: int = 1, fail_on: str = "any", **read_options: Any) -> CheckResult:
     """Check claims "A>B" against evaluation data (any input `certirank.load` reads, or a loaded table).
@@ -122,7 +122,9 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = N
     alpha : float
         Family-wise level over all claims.
     bettor, ties, bins
-        As for `certirank.compare` (the same defaults): the bettor changes power, never validity.
+        As for `certirank.compare` on a table (the same defaults): binary scores when every value of the table is
+        0 or 1, and then the exact budget test with the items both policies ran as its budget; the bettor changes
+        power, never validity.
     about : {"policy", "benchmark", "table"}, default "policy"
         What a certified claim is about (spec 09 §2). ``policy``: each claim is `compare`'s paired test on the
         items (rows) both policies ran; with repeated runs (several replicates per item), each item's score is

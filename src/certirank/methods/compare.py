@@ -186,8 +186,8 @@ def _result(xa: np.ndarray, ya: np.ndarray, a: str, b: str, *, decision: str | N
 @keyword_only(("bettor", "ties"))
 @validated("compare")
 def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None, b: str | None = None,
-            pairing: str = "by_row", bettor: str | None = None, ties: str = "allow", bins: Any = "progress",
-            n_max: int | None = None, arms: str = "paired", extendable: bool = False, format: str | None = None,
+            pairing: str = "by_row", bettor: str | None = None, ties: str = "allow", bins: Any = None,
+            n_max: int | None = None, arms: str | None = None, extendable: bool = False, format: str | None = None,
             score_range: Any = None, about: str = "policy", order: str = "random", seed: int = 0,
             order_by: str | None = None, orders: int = 1, margin: float | None = None, proxy_x: Any = None,
             proxy_y: Any = None, label_rate: float | None = None, futility: float = FUTILITY,
@@ -220,16 +220,19 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         ``allow`` (default): valid even if the two policies are exactly tied (each direction at alpha/2).
         ``assume_none``: the papers' setting, valid only if the means differ.
     bins : "progress", "binary" or sequence
-        N-SCORE score bins (configuration, never chosen from the data).
+        Score bins. Two arrays (a stream): ``progress`` unless declared. A table in hand: binary when every
+        value of the whole table is 0 or 1, else progress (:mod:`certirank.methods.plan`, spec 09 §6).
     n_max : int, optional
-        Trial budget fixed before data. With ``bins="binary"`` (scores declared binary) the exact budget
-        test of spec 08 is used: markedly more powerful within the budget, valid up to it; more than
-        `n_max` trials are refused unless ``extendable=True``. For other bins the e-process is used.
+        Trial budget fixed before data. With binary scores the exact budget test of spec 08 is used: markedly
+        more powerful within the budget, valid up to it; more than `n_max` trials are refused unless
+        ``extendable=True``. For other bins the e-process is used. A table in hand: default the pairs of `a` and
+        `b` it holds (a budget smaller than that is an error naming both numbers).
     arms : {"paired", "independent"}
-        Budget test only. ``paired`` (default): valid whatever the correlation of x[t] and y[t] (shared
-        environments). ``independent``: the two policies' rollouts are independent, paired only by
+        Budget test only. ``paired`` (the default for arrays): valid whatever the correlation of x[t] and y[t]
+        (shared environments). ``independent``: the two policies' rollouts are independent, paired only by
         order (an A/B study); calibrated for that design and more powerful: up to n_max = 400 the
-        Barnard-type test of both success counts (`certirank.evidence.barnard`).
+        Barnard-type test of both success counts (`certirank.evidence.barnard`). A table in hand: from its
+        layout (outcome lists and long tables without environments are independent arms).
     extendable : bool
         Budget test only: keep a valid p-value past `n_max` (Bonferroni with the e-process, weight 0.9
         on the exact test), at a small cost in power.
@@ -326,13 +329,25 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         src = table.attrs.get("source")
         runs = [_pairs_from_table(arrange(table, plan, k), str(a), str(b), pairing=pairing)
                 for k in range(plan.orders)]
-        res = _compare(runs, str(a), str(b), plan, alpha=alpha, bettor=bettor, ties=ties, bins=bins, n_max=n_max,
-                       arms=arms, extendable=extendable, options=options, margin=margin, futility=futility)
+        # the table is in hand: its scale (every value of the whole table), the pairs of a and b (the budget) and
+        # its layout (the arms) are known before any pair is read (spec 09 §6)
+        from .plan import layout_arms, plan_whole_data
+        tp = plan_whole_data(table["score"], bins=bins, n_max=n_max, arms=arms, units=runs[0][0].size,
+                             layout=layout_arms(x if _is_frame(x) and x.attrs.get("format") else table),
+                             exact_only=(*(n for n in ("statistic", "concentration") if options.get(n) is not None),
+                                         *(("extendable",) if extendable else ())))
+        warns = [note(tp.describe()), *(warning(w) for w in tp.warnings), *warns]
+        res = _compare(runs, str(a), str(b), plan, alpha=alpha, bettor=bettor, ties=ties, bins=tp.bins,
+                       n_max=tp.n_max if tp.exact else n_max, arms=tp.arms if tp.exact else "paired",
+                       extendable=extendable, options=options, margin=margin, futility=futility)
         return dataclasses.replace(res, source=None if src is None else str(src), warnings=tuple(warns))
     if y is None:
         raise ParameterError("compare needs two arrays x, y, or a table with a= and b=")
     if format is not None or score_range is not None or order_by is not None:
         raise ParameterError("format=, score_range= and order_by= apply to a table, not to two arrays")
+    # two arrays are a stream, not a file in hand: the scale and the arms are what the caller declares
+    bins = "progress" if bins is None else bins
+    arms = "paired" if arms is None else arms
     names = ("x" if a is None else str(a), "y" if b is None else str(b))
     if names[0] == names[1]:
         raise ParameterError(f"a and b name the same policy {names[0]!r}")

@@ -19,6 +19,7 @@ from .config import DIRECTION_SPLIT, _BLOCK, _Setup, _make_setup
 from .result import RankingResult, _Table
 from .engine import _Campaign, _make_streams
 from ._wide import _select_columns, order_warnings, read_wide
+from ...results import note, warning
 
 
 def _table_from_data(data: Any, *, format: str | None = None,
@@ -43,10 +44,10 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
             n_max: int | None = None, ties: str = "allow", guarantee: str = "paper",
             policies: Sequence[str] | None = None, heldout_prior_rows: int = 0, pairing: str = "by_row",
             graph: str = "soft_masked", forward_fraction: float = 0.9, direction_split: float = DIRECTION_SPLIT,
-            bettor: str = "nscore", bins: str = "progress", transitive_closure: bool = True,
+            bettor: str = "nscore", bins: str | None = None, transitive_closure: bool = True,
             trajectory: bool = False, format: str | None = None,
             score_range: tuple[float, float] | None = None, budget: str = "auto",
-            arms: str = "paired", concentration: float | None = None,
+            arms: str | None = None, concentration: float | None = None,
             statistic: str | None = None, about: str = "policy", order: str = "random", seed: int = 0,
             order_by: str | None = None, orders: int = 1, margin: float | None = None,
             futility: float = FUTILITY) -> Any:
@@ -68,7 +69,10 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     gamma : float, default 1.0
         Prior strength (softmax inverse temperature), >= 0.
     n_max : int, optional
-        Per-hypothesis budget of paired trials (default: the number of rows). (``nmax`` before 0.2.)
+        Per-hypothesis budget of paired trials. Default: the pairing units in hand (data that arrive whole have a
+        known size, a legitimate budget fixed before any row is read, spec 09 §6): with binary scores the exact
+        budget test of spec 08 runs with that budget (up to 2,500; above, the anytime e-process).
+        ``budget="none"`` keeps the anytime e-process. (``nmax`` before 0.2.)
     ties : {"allow", "assume_none"}, default "allow"
         ``allow``: valid when two policies are exactly tied; ``assume_none``: the papers' setting.
     guarantee : {"paper", "strict"}, default "paper"
@@ -82,8 +86,9 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     pairing : {"by_row", "by_order"}, default "by_row"
         ``by_row``: trial r of every policy ran on environment r (paired). ``by_order``: each policy's
         trials are compacted and the n-th trials are paired (independent streams).
-    bins : {"progress", "binary"}, default "progress"
-        Score bins of the N-SCORE bettor: "progress" = 0, 0.1, ..., 1 (partial credit), "binary" = 0/1.
+    bins : {"progress", "binary"}, optional
+        Score bins: "progress" = 0, 0.1, ..., 1 (partial credit), "binary" = 0/1. Default: binary when every
+        value of the whole table is 0 or 1 (:mod:`certirank.methods.plan`), else progress.
         (``metric`` before 0.2.)
     graph, forward_fraction, direction_split, bettor, transitive_closure
         Advanced settings of spec 03 §2.
@@ -97,9 +102,12 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
         explicit ``n_max``); ``final`` holds up to the budget, ``extendable`` adds the e-process (w = 0.9) and
         holds for ever. ``auto``: ``final`` when ``bins="binary"`` and ``n_max`` (at most 2500) is given,
         else ``none``.
-    arms : {"paired", "independent"}, default "paired"
+    arms : {"paired", "independent"}, optional
         Calibration of the exact test (spec 08 §3b): ``paired`` is valid for any correlation between the two
-        policies' outcomes on a trial; ``independent`` only when their rollouts are independent.
+        policies' outcomes on a trial; ``independent`` only when their rollouts are independent. Default: from
+        the layout (:func:`certirank.methods.plan.layout_arms`): outcome lists, long tables without an
+        environment column and per-policy folders matched by trial number are independent; wide rows, tables
+        with environment labels and folders keyed by environment are paired.
     concentration : float, optional
         Beta(a, a) concentration of the exact test's statistic (default 4; fixed before data).
     statistic : {"bayes", "mixture"}, optional
@@ -147,18 +155,24 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
                                  "samples the table without replacement; order, order_by, orders and margin do not "
                                  "apply")
         return table_ranking(table, alpha, seed=seed, policies=policies)
+    tp = _test_plan(data, table, policies, pairing, heldout_prior_rows, bins=bins, n_max=n_max, arms=arms,
+                    budget=budget, statistic=statistic, concentration=concentration)
+    bins, arms, budget = tp.bins, (tp.arms if tp.exact else "paired"), (tp.budget if tp.exact else "none")
+    n_max = tp.n_max if tp.exact else n_max
+    said = (note(tp.describe()), *(warning(w) for w in tp.warnings))
     plan = read_order(table, order=order, seed=seed, order_by=order_by, orders=orders)
     if plan.orders > 1:
         if margin is not None:
             raise ParameterError("margin (equivalence) is an anytime claim of one order of the rows; orders (--orders) "
                                  "averages over several orders at the table's size: give one of them")
         from .orders import ranking_over_orders
-        return ranking_over_orders(table, plan, alpha=alpha, method=method, prior=prior, gamma=gamma, n_max=n_max,
+        over = ranking_over_orders(table, plan, alpha=alpha, method=method, prior=prior, gamma=gamma, n_max=n_max,
                                    ties=ties, guarantee=guarantee, policies=policies, pairing=pairing, graph=graph,
                                    forward_fraction=forward_fraction, direction_split=direction_split,
                                    bettor=bettor, bins=bins, transitive_closure=transitive_closure, budget=budget,
                                    arms=arms, concentration=concentration, statistic=statistic,
                                    heldout_prior_rows=heldout_prior_rows)
+        return dataclasses.replace(over, warnings=(*said, *over.warnings)) if hasattr(over, "warnings") else over
     wide = read_wide(table, plan, policies)
     pols = [str(c) for c in wide.columns]
     if len(pols) < 2:
@@ -197,7 +211,7 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     res = camp.result()
-    details = open_pair_verdicts(camp, res.undecided_details, margin, futility, n_max=n_max)
+    details = open_pair_verdicts(camp, res.undecided_details, margin, futility, n_max=n_max if tp.exact else None)
     res = dataclasses.replace(res, undecided_details=details, margin=margin,
                               equivalent=[d["pair"] for d in details if d["verdict"] == "equivalent"])
     notes = dropped_notes(table)
@@ -205,7 +219,27 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
         res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))
     src = table.attrs.get("source")
     return dataclasses.replace(res, order=plan.to_dict(), source=None if src is None else str(src),
-                               warnings=(*reader_warnings(table), *order_warnings(table, plan, wide), *res.warnings))
+                               warnings=(*said, *reader_warnings(table), *order_warnings(table, plan, wide),
+                                         *res.warnings))
+
+
+def _test_plan(data: Any, table: pd.DataFrame, policies: Sequence[str] | None, pairing: str, heldout: int,
+               **given: Any) -> Any:
+    """Which test runs (spec 09 §6): the whole table's scale, its pairing units (the rows AnyRank replays, by
+    environment or, with pairing by order, the longest run) and its layout's arms, before any row is read."""
+    from ...data.table import to_wide
+    from ..plan import layout_arms, plan_whole_data
+
+    wide = to_wide(table)
+    if policies is not None:
+        wide = wide[[p for p in map(str, policies) if p in wide.columns]]
+    counts = wide.notna().sum(axis=0)
+    units = int(counts.max()) if pairing == "by_order" and len(counts) else len(wide)
+    # a table read earlier (the CLI reads once) keeps the layout its reader found; reading it again says "long"
+    layout = layout_arms(data if isinstance(data, pd.DataFrame) and data.attrs.get("format") else table)
+    exact_only = tuple(n for n in ("statistic", "concentration") if given.pop(n) is not None)
+    return plan_whole_data(wide.to_numpy(dtype=float), units=max(units - heldout, 1), layout=layout,
+                           exact_only=exact_only, **given)
 
 
 def _score_array(scores: Any, policies: Sequence[str] | None, shape: str) -> tuple[np.ndarray, list[str]]:
