@@ -19,9 +19,23 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy.stats import rankdata
 
-__all__ = ["replay_order_warnings", "order_findings"]
+__all__ = ["replay_order_warnings", "order_findings", "average_ranks"]
+
+
+def average_ranks(values: np.ndarray) -> np.ndarray:
+    """1-based ranks, ties sharing their average rank: ``scipy.stats.rankdata(values)`` (its default, "average"),
+    in numpy, because importing scipy.stats costs about a second of every `certirank compare` on a small file
+    (`tests/test_startup.py` checks the two agree)."""
+    v = np.asarray(values, dtype=float).ravel()
+    order = np.argsort(v, kind="mergesort")
+    ordered = v[order]
+    first = np.r_[True, ordered[1:] != ordered[:-1]]
+    starts = np.flatnonzero(first)
+    ends = np.r_[starts[1:], v.size]
+    ranks = np.empty(v.size)
+    ranks[order] = ((starts + ends + 1) / 2.0)[np.cumsum(first) - 1]
+    return ranks
 
 _CANONICAL = frozenset({"policy", "score", "replicate", "order", "block", "weight", "rollout", "trial_label",
                         "episode"})
@@ -65,7 +79,7 @@ def order_findings(table: pd.DataFrame) -> list[dict]:
         n = s.size
         if n < _MIN_N or np.ptp(s) == 0:
             continue
-        rho = float(np.corrcoef(rankdata(s), np.arange(n))[0, 1])
+        rho = float(np.corrcoef(average_ranks(s), np.arange(n))[0, 1])
         z = rho * np.sqrt(n - 1)
         if abs(z) > 4:
             out.append({"kind": "trend", "column": "score", "policy": pol, "statistic": rho, "z": z})
