@@ -114,7 +114,8 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str = "nscore"
         As for `certirank.compare` (speed only; never validity).
     """
     from ..data.readers import load
-    from ..evidence.compare import _pairs_from_table, compare
+    from ..evidence.compare import _pairs_from_table, default_bettor
+    from ..evidence.sequential import PairedTest
     from ..multitest.graphical import holm_rejections
 
     alpha = check_alpha(alpha)
@@ -127,7 +128,10 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str = "nscore"
             x, y = _pairs_from_table(table, better, worse)
         except DataError as err:
             raise DataError(f"claim {text!r}: {err}") from None
-        results.append((text, better, worse, x, y, compare(x, y, alpha=alpha, bettor=bettor, ties=ties, bins=bins)))
+        # every pair is read, not only up to the claim's own decision at alpha (where `compare` stops): Holm needs
+        # each claim's p-value on all the data; one frozen near alpha fails Holm's alpha / k
+        test = PairedTest(alpha, bettor=default_bettor(bins) if bettor is None else bettor, ties=ties, bins=bins)
+        results.append((text, better, worse, x, y, test.update_many(x, y)))
     pvalues = np.array([r[5].pvalue for r in results])
     rejected = holm_rejections(pvalues, alpha)
     rows = []
