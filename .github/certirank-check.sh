@@ -21,7 +21,12 @@ if [ ${#args[@]} -eq 0 ]; then
 fi
 [ -n "$(trim "${CERTIRANK_ALPHA:-}")" ] && args+=(--alpha "$(trim "$CERTIRANK_ALPHA")")
 fail_on=$(trim "${CERTIRANK_FAIL_ON:-any}")
-[ -n "$fail_on" ] && [ "$fail_on" != "any" ] && args+=(--fail-on "$fail_on")
+fail_on=${fail_on:-any}
+if [ "$fail_on" != "any" ] && [ "$fail_on" != "reversed" ]; then
+  echo "error: the action's input 'fail-on' must be any or reversed, got '$fail_on'" >&2
+  echo "exit-code=2" >> "$output"
+  exit 2
+fi
 
 worst=0
 files=0
@@ -31,6 +36,8 @@ while IFS= read -r line || [ -n "$line" ]; do
   files=$((files + 1))
   "$certirank" check "$file" "${args[@]}" --markdown | tee -a "$summary"
   rc=${PIPESTATUS[0]}
+  # fail-on reversed: a claim not yet certified passes; only one certified the other way (3) fails
+  [ "$fail_on" = "reversed" ] && [ "$rc" -eq 1 ] && rc=0
   if [ "$rc" -eq 2 ] || [ "$worst" -eq 2 ]; then worst=2
   elif [ "$rc" -gt "$worst" ]; then worst=$rc
   fi

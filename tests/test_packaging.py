@@ -107,6 +107,20 @@ def test_action_script_writes_the_summary_and_returns_the_gate(tmp_path: Path) -
     assert none.returncode == 2 and "at least one claim" in none.stderr
 
 
+@pytest.mark.parametrize("fail_on, codes", [("any", (0, 1, 3)), ("reversed", (0, 0, 3)), ("", (0, 1, 3))])
+def test_action_fail_on_decides_which_verdicts_fail(tmp_path: Path, fail_on: str, codes: tuple) -> None:
+    data = tmp_path / "abc.csv"  # A>B certified, A>C undecidable (C is A's copy), B>A certified the other way
+    data.write_text("A,B,C\n" + "".join(f"{int(i < 76)},{int(i < 4)},{int(i < 76)}\n" for i in range(80)))
+    script = str(ROOT / ".github" / "certirank-check.sh")
+    for claim, code in zip(("A>B", "A>C", "B>A"), codes):
+        env = {**_action_env(tmp_path, str(data), claim), "CERTIRANK_FAIL_ON": fail_on}
+        run = subprocess.run(["bash", script], env=env, capture_output=True, text=True)
+        assert run.returncode == code, (fail_on, claim, run.stderr)
+    env = {**_action_env(tmp_path, str(data), "A>B"), "CERTIRANK_FAIL_ON": "sometimes"}
+    run = subprocess.run(["bash", script], env=env, capture_output=True, text=True)
+    assert run.returncode == 2 and run.stderr.count("\n") == 1 and "any or reversed" in run.stderr
+
+
 def test_pre_commit_hook_entry_is_the_check_command(tmp_path: Path) -> None:
     hooks = yaml.safe_load((ROOT / ".pre-commit-hooks.yaml").read_text())
     assert [h["id"] for h in hooks] == ["certirank-check"]

@@ -336,7 +336,8 @@ def test_html_rank_page_sections_letters_and_guarantee(tmp_path):
     df.to_csv(data, index=False)
     text, page = html_report(res.to_dict(), data=data)
     p = parse_page(text)
-    assert p.ids == ["guarantee", "summary", "decisions", "graph", "rank-intervals", "scores"] == page.sections
+    # "warnings": the record says which test ran (spec 09 §6) and what the reader did
+    assert p.ids == ["guarantee", "summary", "decisions", "graph", "rank-intervals", "scores", "warnings"] == page.sections
     assert len(p.h2) == len(p.ids)
     assert "alpha = <b>0.1</b>" in text and "i.i.d." in text and res.statement.split(",")[0] in text
     for name, let in res.letters.items():

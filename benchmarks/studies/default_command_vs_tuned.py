@@ -67,11 +67,13 @@ def main() -> None:
                     out = runner.invoke(app, ["compare", str(path), "--a", "A", "--b", "B", "--json"])
                     bare = json.loads(out.stdout)
                     ranked = certirank.anyrank(path)
-                    rank_dec = next(((d["better"], d["worse"]) for d in ranked.to_dict()["decisions"]), None)
+                    rank_dec = next(((d.better, d.worse) for d in ranked.ranking.relations), None)
+                    bare_dec = next(((d["better"], d["worse"]) for d in bare["ranking"]["relations"]), None)
                     won["tuned"] += tuned.decision == "x<y"
-                    won["compare"] += bare["decision"] == "x<y"
+                    won["compare"] += bare_dec == ("B", "A")
                     won["rank"] += rank_dec == ("B", "A")
-                    same["compare"] += (bare["decision"], bare["decided_at"]) == (tuned.decision, tuned.decided_at)
+                    same["compare"] += ((bare_dec == ("B", "A")) == (tuned.decision == "x<y")
+                                        and bare["details"]["decided_at"] == tuned.decided_at)
                     same["rank"] += (rank_dec == ("B", "A")) == (tuned.decision == "x<y")
                 m = args.runs
                 print(f"| {n} | {p0}/{p1} | {won['tuned'] / m:.3f} | {won['compare'] / m:.3f} | "

@@ -39,6 +39,7 @@ from typing import Any
 
 import numpy as np
 
+from ._extras import missing_extra
 from .errors import ParameterError
 
 __all__ = ["BACKENDS", "resolve_backend", "run_tasks", "task_seeds", "describe_backend", "local_cluster", "session"]
@@ -170,7 +171,7 @@ def local_cluster(n_workers: int, processes: bool = True, quiet: int = logging.E
     try:
         from distributed import LocalCluster
     except ImportError:
-        raise ParameterError("backend 'dask' needs the optional extra: pip install 'certirank[dask]'") from None
+        raise missing_extra("backend 'dask'", "dask", "distributed") from None
     return LocalCluster(n_workers=int(n_workers), threads_per_worker=1, processes=processes, dashboard_address=":0",
                         scheduler_kwargs={"dashboard": False}, silence_logs=quiet)
 
@@ -185,7 +186,7 @@ def session(backend: str | None, jobs: int = 1, scheduler: Any = None) -> Iterat
         try:
             from distributed import Client
         except ImportError:
-            raise ParameterError("backend 'dask' needs the optional extra: pip install 'certirank[dask]'") from None
+            raise missing_extra("backend 'dask'", "dask", "distributed") from None
         with local_cluster(jobs) as cluster, Client(cluster, set_as_default=False) as client:
             yield client
         return
@@ -193,7 +194,7 @@ def session(backend: str | None, jobs: int = 1, scheduler: Any = None) -> Iterat
         try:
             import ray
         except ImportError:
-            raise ParameterError("backend 'ray' needs the optional extra: pip install 'certirank[ray]'") from None
+            raise missing_extra("backend 'ray'", "ray", "ray") from None
         if not ray.is_initialized():
             _ray_init(jobs, scheduler)
             try:
@@ -223,7 +224,7 @@ def _run_dask(fn: Callable[..., Any], tasks: list[tuple[Any, ...]], jobs: int, s
     try:
         from distributed import Client, as_completed
     except ImportError:
-        raise ParameterError("backend 'dask' needs the optional extra: pip install 'certirank[dask]'") from None
+        raise missing_extra("backend 'dask'", "dask", "distributed") from None
     cluster = None
     client = None
     own_client = True
@@ -264,7 +265,7 @@ def _run_ray(fn: Callable[..., Any], tasks: list[tuple[Any, ...]], jobs: int, sc
     try:
         import ray
     except ImportError:
-        raise ParameterError("backend 'ray' needs the optional extra: pip install 'certirank[ray]'") from None
+        raise missing_extra("backend 'ray'", "ray", "ray") from None
     started = False
     if not ray.is_initialized():
         _ray_init(jobs, scheduler)  # shut down below

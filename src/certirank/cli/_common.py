@@ -10,10 +10,10 @@ from typing import Any, Optional
 
 import typer
 from rich.console import Console
-from typer.core import TyperGroup
 
 from .. import __version__
 from ..errors import CertirankError
+from ._registry import LazyGroup
 
 # markup off: policy, model and method names such as 'policy[v2]' or 'anyrank0[ties=assume_none]' must print
 # as written, not be read as rich style tags (renderers pass style= for emphasis)
@@ -99,7 +99,7 @@ def _one_line_warnings() -> Any:
         yield
 
 
-class _Group(TyperGroup):
+class _Group(LazyGroup):
     """One rule for every command: success, or ``error: <one line>`` on stderr and exit code 2.
 
     CertirankErrors raised by a command and the parser's own usage errors (``--alpha x``, ``--seed -1``, an
@@ -143,6 +143,7 @@ class _Group(TyperGroup):
 
 app = typer.Typer(cls=_Group, add_completion=False, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Certified, anytime-valid ranking of policies and models, and small robust tests.")
+_Group.app = app
 
 
 def _version(value: bool) -> None:

@@ -54,8 +54,9 @@ def serve_cmd(db: Path = DB_ARG,
                                                    "to (repeatable; always: IP addresses, localhost and --host)."),
               ) -> None:
     """Serve the campaign page: what to run next, one-click results, the certified ranking as it forms."""
-    from ..web import create_app, make_token
+    from ..web import check_installed, create_app, make_token
 
+    check_installed()
     _check_address(host, port)
     secret = None if read_only else (_read_token(token_file, token) or make_token())
     # refuses a bad file before binding

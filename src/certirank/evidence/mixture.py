@@ -217,6 +217,13 @@ def _mixture_stake(k: Any, s: Any) -> np.ndarray:
                    0.0, 0.995)
 
 
+# log c found by `_Calibration._bisect` for the targets of alpha = 0.1, 0.05 and 0.01 (2 / alpha with ties
+# allowed, 1 / alpha without): the 45 backward passes of the bisection are most of a small `certirank compare`'s
+# run time. Bit for bit the bisection's result (`tests/test_startup.py` re-runs it); any other target bisects.
+_SOLVED_LOG_C = {10.0: "0x1.1143b1db87056p+1", 20.0: "0x1.6f5e10fbc4211p+1", 40.0: "0x1.ca402024f8d0dp+1",
+                 100.0: "0x1.1ca14b7a8f8b6p+2", 200.0: "0x1.4a7c285d353b3p+2"}
+
+
 class _Calibration:
     """Tables of the calibrated stake for k < CALIBRATION_PAIRS discordant pairs and one target wealth."""
 
@@ -229,6 +236,17 @@ class _Calibration:
         self.log_t = tab
         # least log c (to ~1e-10 nats) with H(0, 0) <= level: the wealth H / H(0, 0) then reaches 1 / level
         # (>= target, with a 1e-9 relative margin against rounding) exactly when T first reaches c
+        solved = _SOLVED_LOG_C.get(target) if n == CALIBRATION_PAIRS else None
+        self.log_c = self._bisect(target) if solved is None else float.fromhex(solved)
+        h = self._backward(self.log_c)
+        self.h = h
+        self.log_h0 = math.log(h[0, 0])
+        with np.errstate(divide="ignore", invalid="ignore"):
+            lam = h[1:n + 1, 1:n + 1] / h[:n, :n] - 1.0
+        # no 0.995 cap here: the stakes must telescope to H exactly, and lam < 1 because H(k + 1, s) > 0
+        self.lam = np.where(low[:n, :n], np.clip(np.nan_to_num(lam), 0.0, 1.0 - 1e-12), 0.0)  # lam[k, s], k < n
+
+    def _bisect(self, target: float) -> float:
         level = (1.0 - 1e-9) / target
         lo, hi = math.log(target) - 3.0, math.log(target)
         for _ in range(45):
@@ -237,14 +255,7 @@ class _Calibration:
                 hi = mid
             else:
                 lo = mid
-        self.log_c = hi
-        h = self._backward(hi)
-        self.h = h
-        self.log_h0 = math.log(h[0, 0])
-        with np.errstate(divide="ignore", invalid="ignore"):
-            lam = h[1:n + 1, 1:n + 1] / h[:n, :n] - 1.0
-        # no 0.995 cap here: the stakes must telescope to H exactly, and lam < 1 because H(k + 1, s) > 0
-        self.lam = np.where(low[:n, :n], np.clip(np.nan_to_num(lam), 0.0, 1.0 - 1e-12), 0.0)  # lam[k, s], k < n
+        return hi
 
     def _backward(self, log_c: float) -> np.ndarray:
         """H(k, s) = P_{q=1/2}(T reaches c from (k, s) by pair n) + E[T_n / c; not reached], k <= n."""

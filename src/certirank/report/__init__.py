@@ -22,12 +22,25 @@ Pages: ``html_report(result, data=None, title=None) -> (html, page)``, ``write_r
 
 from __future__ import annotations
 
-from ._mpl import figure_png, figure_svg, save_figure
-from .curves import curves_plot, summary_plot
-from .graph import graph_plot, rank_interval_plot, ranking_of, unresolved_groups
-from .html import ReportResult, detect_kind, html_report, read_result, write_report
-from .plots import plot_result, result_figure
-from .scores import policy_scores, score_plot
+import importlib
+from typing import Any
+
+# names -> defining module, imported on first use: the terminal renderers (report.text) must not pull in
+# matplotlib for every `certirank compare` (tests/test_startup.py checks the import set)
+_HOMES = {"figure_png": "_mpl", "figure_svg": "_mpl", "save_figure": "_mpl", "curves_plot": "curves",
+          "summary_plot": "curves", "graph_plot": "graph", "rank_interval_plot": "graph", "ranking_of": "graph",
+          "unresolved_groups": "graph", "ReportResult": "html", "detect_kind": "html", "html_report": "html",
+          "read_result": "html", "write_report": "html", "plot_result": "plots", "result_figure": "plots",
+          "policy_scores": "scores", "score_plot": "scores"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOMES:
+        value = getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = ["ReportResult", "curves_plot", "detect_kind", "figure_png", "figure_svg", "graph_plot",
            "html_report", "plot_result", "policy_scores", "rank_interval_plot", "ranking_of", "read_result",

@@ -22,21 +22,28 @@ def make_token() -> str:
 def create_app(db: str | Path, *, token: str | None = None, read_only: bool = False, host: str = "127.0.0.1",
                allow_hosts: Any = ()) -> Any:
     """The ASGI app for campaign ``db`` (see :mod:`certirank.web.app`)."""
-    from ..errors import ParameterError
+    from .._extras import missing_extra
     try:
         from .app import create_app as _create
     except ImportError as exc:  # fastapi, jinja2 or python-multipart missing
-        raise ParameterError(f"the campaign page needs the 'web' extra (pip install 'certirank[web]'): "
-                             f"{exc.name or exc} is not installed") from None
+        raise missing_extra("the campaign page", "web", (exc.name or "fastapi").split(".")[0]) from None
     return _create(db, token=token, read_only=read_only, host=host, allow_hosts=allow_hosts)
 
 
 def serve(app: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
     """Run the page made by :func:`create_app` with uvicorn until interrupted (blocking)."""
-    from ..errors import ParameterError
-    try:
-        import uvicorn
-    except ImportError:
-        raise ParameterError("the campaign page needs the 'web' extra (pip install 'certirank[web]'): uvicorn "
-                             "is not installed") from None
+    from .._extras import require
+    uvicorn = require("uvicorn", "web", "the campaign page")
     uvicorn.run(app, host=host, port=port, log_level=log_level)
+
+
+def check_installed() -> None:
+    """Refuse, in one line, before anything is printed, when a module of the 'web' extra is missing."""
+    import importlib.util
+
+    from .._extras import missing_extra, require
+    for module in ("fastapi", "jinja2", "uvicorn"):
+        require(module, "web", "the campaign page")
+    # python-multipart (form posts) is imported as python_multipart since 0.0.13, as multipart before
+    if importlib.util.find_spec("python_multipart") is None and importlib.util.find_spec("multipart") is None:
+        raise missing_extra("the campaign page", "web", "python-multipart")
