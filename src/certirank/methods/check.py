@@ -156,10 +156,11 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = N
     results, warns = [], list(reader_warnings(table))
     if runs_note:
         warns.append(note(runs_note))
+    share = _whole_table_share(table, bins)
     for text, (better, worse) in zip(claims, parsed):
         try:
             res = compare(table, alpha=alpha, a=better, b=worse, bettor=bettor, ties=ties, bins=bins, order=order,
-                          seed=seed, order_by=order_by, orders=orders)
+                          seed=seed, order_by=order_by, orders=orders, **share)
         except DataError as err:
             raise DataError(f"claim {text!r}: {err.bare_message()}", source=err.source) from None
         warns += [w for w in res.warnings if w not in warns]
@@ -273,3 +274,21 @@ def _off_ranking(res: Any, claims: list[str], parsed: list[tuple[str, str]], *, 
     return CheckResult(alpha=alpha, ranking=ranking, claims=rows, exit_code=exit_code(rows, fail_on),
                        statement=statement, bettor=getattr(res, "method", about), ties="allow", fail_on=fail_on,
                        about=about, order=res.order, source=res.source, warnings=res.warnings)
+
+
+#: a gate reads a whole table once: most of each claim's level goes to McNemar's exact test at the table's end
+#: (certifies what McNemar + Holm certifies on item tables), the rest keeps the sequential test valid at every stop
+#: up to the table's size (`certirank.evidence.budget`, ``final_share``; issue 31 item 7)
+WHOLE_TABLE_SHARE = 0.95
+
+
+def _whole_table_share(table: Any, bins: Any) -> dict[str, float]:
+    """``{"final_share": WHOLE_TABLE_SHARE}`` when every claim runs the exact budget test (binary scores, the
+    table's pairs as budget: spec 09 §6), else nothing (the anytime e-process has no end to share with)."""
+    from .plan import plan_whole_data
+
+    if bins not in (None, "binary") or "score" not in table.columns or not len(table):
+        return {}
+    units = int(table.groupby("policy").size().max())
+    return {"final_share": WHOLE_TABLE_SHARE} if plan_whole_data(table["score"], bins=bins, units=units).exact else {}
+

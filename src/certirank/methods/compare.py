@@ -334,7 +334,7 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         from .plan import layout_arms, plan_whole_data
         tp = plan_whole_data(table["score"], bins=bins, n_max=n_max, arms=arms, units=runs[0][0].size,
                              layout=layout_arms(x if _is_frame(x) and x.attrs.get("format") else table),
-                             exact_only=(*(n for n in ("statistic", "concentration") if options.get(n) is not None),
+                             exact_only=(*(n for n in ("statistic", "concentration", "final_share") if options.get(n) is not None),
                                          *(("extendable",) if extendable else ())))
         warns = [note(tp.describe()), *(warning(w) for w in tp.warnings), *warns]
         res = _compare(runs, str(a), str(b), plan, alpha=alpha, bettor=bettor, ties=ties, bins=tp.bins,
