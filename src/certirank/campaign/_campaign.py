@@ -191,6 +191,17 @@ class Campaign:
                              f"({', '.join(changed)}): the configuration or the checkpoint was edited, so this "
                              "campaign's guarantee no longer holds")
 
+    def _checked_rows(self, conn: sqlite3.Connection) -> list[dict[str, Any]]:
+        """Every log row, for the verbs that read them all: the whole chain and the undo marks verified as they
+        are read, and the live rows checked against the checkpoint's results (call after :meth:`_sync`)."""
+        rows = self._store.rows(conn, checked=self._checks)
+        if self._checks:
+            live = [r for r in rows if r["action"] == "record" and r["undone_by"] is None]
+            problem = self._engine.mismatch(live, self.config["engine"])
+            if problem is not None:
+                raise self._store._edited(problem)
+        return rows
+
     def _current(self, conn: sqlite3.Connection) -> Any:
         self._sync(conn)
         return self._engine
@@ -208,24 +219,35 @@ class Campaign:
         """
         for attempt in range(_TRIES + 1):
             locked = attempt == _TRIES
-            with (self._store.write() if locked else self._store.read()) as conn:
-                head = self._sync(conn)
-                facts = gather(conn, head)
-                blob = self._blob
-                if locked:
-                    return self._append(conn, head, *build(lambda: self._engine_cls.restore(blob), facts), after)
-            row, engine = build(lambda: self._engine_cls.restore(blob), facts)
-            new_blob = engine.checkpoint() if engine is not None else None
-            with self._store.write() as conn:
-                if self._store.head(conn).last_id == head.last_id:
-                    return self._append(conn, head, row, engine, after, new_blob)
+            try:
+                with (self._store.write() if locked else self._store.read()) as conn:
+                    head = self._sync(conn)
+                    facts = gather(conn, head)
+                    if locked:
+                        return self._append(conn, head, *build(self._take_engine, facts), after)
+                row, engine = build(self._take_engine, facts)
+                new_blob = engine.checkpoint() if engine is not None else None
+                with self._store.write() as conn:
+                    if self._store.head(conn).last_id == head.last_id:
+                        return self._append(conn, head, row, engine, after, new_blob)
+            finally:
+                if self._engine is None:  # taken for a write that was not saved: restored at the next read
+                    self._engine_id = -1
         raise AssertionError("unreachable: the last try runs under the lock")  # pragma: no cover
+
+    def _take_engine(self) -> Any:
+        """The cached engine, handed over to a write that applies an entry to it (no copy: the cache is dropped
+        and restored from the checkpoint if the write is not saved)."""
+        engine, self._engine = self._engine, None
+        return engine
 
     def _append(self, conn: sqlite3.Connection, head: Head, row: dict[str, Any], engine: Any,
                 after: Callable[[sqlite3.Connection, dict[str, Any]], None] | None,
                 blob: bytes | None = None) -> dict[str, Any]:
         if engine is None:  # an entry that changes no engine state (unblinding) keeps the checkpoint's
             engine, blob = self._engine, self._blob
+            if engine is None:
+                engine = self._engine_cls.restore(blob)
         elif blob is None:
             blob = engine.checkpoint()
         sha = _sha(blob)
@@ -302,7 +324,7 @@ class Campaign:
         def gather(conn: sqlite3.Connection, head: Head) -> dict[str, Any]:
             return {"old": self._store.live_rollout(conn, name, r), "head": head.last_id,
                     "remembered": self._store.is_suggested(conn, name, r),
-                    "reached": self._store.furthest_trial(conn)}
+                    "reached": None if shown is None else self._store.furthest_trial(conn)}
 
         def build(copy: Callable[[], Any], facts: dict[str, Any]) -> tuple[dict[str, Any], Any]:
             eng = self._engine
@@ -417,7 +439,7 @@ class Campaign:
         rid_given = None if record_id is None else _check_trial(record_id, "record id")
 
         def gather(conn: sqlite3.Connection, head: Head) -> tuple[int, list[dict[str, Any]]]:
-            rows = self._store.rows(conn)  # the chain checked as it is read
+            rows = self._checked_rows(conn)  # chain and checkpoint checked: an edited log is never replayed
             if rid_given is None:
                 found = self._store.latest_live(conn)
                 if found is None:
@@ -522,7 +544,7 @@ class Campaign:
         verified as it is read: an edited entry is refused, naming it)."""
         with self._store.read() as conn:
             self._sync(conn)
-            rows = self._store.rows(conn, checked=self._checks)
+            rows = self._checked_rows(conn)
         meta = self._store.meta
         return AuditLog(path=str(self.path), created_at=meta["created_at"], created_by=meta.get("created_by") or None,
                         config_sha256=self.config_sha256, entries=[self._as_record(r) for r in rows])

@@ -67,6 +67,19 @@ class AnyRankEngine:
         from ..methods.anyrank.state import snapshot_differences
         return snapshot_differences(_blob.unpack(a), _blob.unpack(b))
 
+    def mismatch(self, live: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -> str | None:
+        """How the live log rows differ from the results this engine holds (None: they agree). The engine keeps
+        every live result in recording order, so a log whose rows were edited and re-hashed consistently is
+        still caught against the checkpoint, in one pass and without a replay."""
+        held = self.ranker._results
+        if len(held) != len(live):
+            return f"the log has {len(live)} live records, the checkpoint holds {len(held)}"
+        for row, res in zip(live, held):
+            score = None if row["score"] is None else float(row["score"])
+            if (row["policy"], int(row["trial"]), score) != (res["policy"], int(res["trial"]), res["score"]):
+                return f"entry {row['id']} ({row['policy']} trial {row['trial']}) is not the result the checkpoint holds"
+        return None
+
     def settings(self) -> dict[str, Any]:
         """What the locked configuration fixes, as this engine holds it (compared with :meth:`locked_settings`
         on every open: a checkpoint that runs other settings than the configuration was edited)."""
@@ -151,6 +164,18 @@ class LeaderboardEngine:
     def differences(a: bytes, b: bytes) -> list[str]:
         sa, sb = json.loads(a), json.loads(b)
         return [k for k in sorted(set(sa) | set(sb)) if sa.get(k) != sb.get(k)]
+
+    def mismatch(self, live: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -> str | None:
+        """How the live replicates differ from the engine state (None: they agree): a leaderboard holds few
+        replicates, so they are replayed and compared with the checkpoint."""
+        fresh = self.fresh(config)
+        try:
+            for row in live:
+                fresh.apply(row)
+        except (CertirankError, ValueError, TypeError, KeyError) as exc:
+            return f"a live replicate is refused by the engine ({exc})"
+        return None if fresh.checkpoint() == self.checkpoint() else "the live replicates are not the ones the " \
+                                                                    "checkpoint holds"
 
     _SETTINGS = ("models", "alpha", "tau", "method", "stake", "top_k", "resolution", "blocks_source")
 

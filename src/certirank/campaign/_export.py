@@ -42,7 +42,7 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
     with camp._store.read() as conn:
         camp._sync(conn)
         # every row is read anyway: the whole chain is checked, so an edited entry is refused, never exported
-        rows = [r for r in camp._store.rows(conn) if r["action"] == "record" and r["undone_by"] is None]
+        rows = [r for r in camp._checked_rows(conn) if r["action"] == "record" and r["undone_by"] is None]
     show = camp._revealed or not camp.blind
     names = camp._names.names
     if camp.kind == "anyrank":
