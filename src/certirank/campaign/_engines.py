@@ -113,13 +113,16 @@ class AnyRankEngine:
     def needed(self) -> list[tuple[str, int]]:
         return self.ranker.suggest()
 
-    def environment(self, trial: int) -> str | None:
-        return self.ranker.environment(trial) if self.ranker._envs is not None else None
-
     def trial_limit(self) -> int:
         return 100 * self.n_max + 10_000  # the Ranker's own guard against typos such as 10**9
 
     def apply(self, row: Mapping[str, Any]) -> None:
+        """Apply one log entry: a record, or an amendment that raised the budget (the only one the engine sees)."""
+        if row["action"] == "amend":
+            change = json.loads(row["payload"])["changes"].get("n_max")
+            if change is not None:
+                self.ranker.extend(int(change["to"]))
+            return
         score = row["score"]
         self.ranker.record(row["policy"], int(row["trial"]), None if score is None else float(score), ahead=True)
 
@@ -201,6 +204,8 @@ class LeaderboardEngine:
 
     def apply(self, row: Mapping[str, Any]) -> None:
         import pandas as pd
+        if row["action"] != "record":  # a leaderboard's amendments change no engine state
+            return
         panel = json.loads(row["payload"])
         frame = pd.DataFrame(panel["scores"], index=panel["items"], columns=self.board.models, dtype=float)
         self.board.add_replicate(frame, replicate=int(row["trial"]))

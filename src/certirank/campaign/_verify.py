@@ -7,6 +7,7 @@ from typing import Any
 
 from ..errors import CertirankError
 from ._chain import chain_problems, mark_problems
+from ._chain import replayed as engine_entries
 from ._util import _sha
 from .results import Check, VerifyReport
 
@@ -46,7 +47,7 @@ def verify(camp: Any, *, anchor: str | None = None) -> VerifyReport:
     checks.append(Check("checkpoint checksum", _sha(state) == head.state_sha256, ""))
     live = [r for r in rows if r["action"] == "record" and r["undone_by"] is None]
     try:
-        replayed, refused = camp._replay(live), None
+        replayed, refused = camp._replay(engine_entries(rows)), None
     except (CertirankError, ValueError, TypeError, KeyError) as exc:
         # a record edited into something the engine refuses: the hash chain above says which one
         replayed, refused = None, f"the engine refuses a record: {exc}"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import sys
 
 from ._common import app, console, emit, err_console, key_values, parse_score_range, read_input
-from . import inspect, compare, simulate, compose_test, rank, demo, leaderboard, baseline, report, check, campaign, campaign_serve  # noqa: F401  (each registers its command on `app`)
+from . import inspect, compare, simulate, compose_test, rank, demo, leaderboard, baseline, report, check, campaign, campaign_design, campaign_serve  # noqa: F401  (each registers its command on `app`)
 from . import validate  # noqa: F401,E402
 
 __all__ = ["app", "console", "emit", "err_console", "key_values", "main", "parse_score_range", "read_input"]

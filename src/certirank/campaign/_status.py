@@ -1,0 +1,160 @@
+"""The operator's read views: ``status`` (the certified ranking, rollouts, faults and tags per policy, each open
+pair's verdict, the budget left) and ``plan`` (the schedule of the next blocks)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from ..errors import ParameterError, StateError
+from ._views import relabel, remaining
+from .results import CampaignStatus, Plan
+
+__all__ = ["status", "plan", "STATUS_SCHEMA"]
+
+STATUS_SCHEMA = "certirank.campaign.status/1"
+#: a policy whose share of the faults is this unlikely under its share of the attempts gets a warning
+FAULT_WARNING_P = 0.01
+
+
+def status(camp: Any) -> CampaignStatus:
+    with camp._store.read() as conn:
+        head = camp._sync(conn)
+        eng = camp._engine
+        undone = camp._store.undone_count(conn)
+        res = eng.result()
+        faults = camp._store.faults(conn)
+        tagged = camp._store.tagged(conn)
+    show_names = camp._revealed or not camp.blind
+    names = camp._names.names
+
+    def shown(p: str) -> str:
+        return camp._shown(p, show_names)
+
+    if camp.kind == "anyrank":
+        counts = eng.ranker.recorded()
+        rollouts = {shown(p): int(counts[p]) for p in names}
+        complete = bool(res.complete)
+        termination = None if not eng.done else res.termination
+        left = remaining(res, eng.n_max)
+    else:
+        rollouts = {shown(p): int(eng.replicates) for p in names}
+        m = len(names)
+        complete = len({tuple(sorted(e)) for e in res.edges}) == m * (m - 1) // 2 and not res.inconsistent
+        termination, left = None, None
+    ranking = res if show_names else relabel(res, camp._names.code_of)
+    per_fault = {shown(p): 0 for p in names}
+    for _, p, _, _ in faults:
+        per_fault[shown(p)] += 1
+    open_faults = _open_faults(camp, faults, shown)
+    tags = _tag_counts(tagged, shown)
+    warnings = _fault_warnings(rollouts, per_fault)
+    if not show_names:  # in code order: the configured order would tell which code is which policy
+        rollouts = dict(sorted(rollouts.items()))
+        per_fault = dict(sorted(per_fault.items()))
+        if left is not None:
+            left["per_policy"] = dict(sorted((camp._names.code_of[p], v) for p, v in left["per_policy"].items()))
+    design = camp._design
+    return CampaignStatus(path=str(camp.path), kind=camp.kind, schema=STATUS_SCHEMA, blind=camp.blind,
+                          unblinded=bool(camp.blind and show_names), ranking=ranking, rollouts=rollouts,
+                          records=head.live_records, undone=undone, complete=complete, done=bool(eng.done),
+                          termination=termination, remaining=left, last_record_id=head.last_id,
+                          head_hash=head.head_hash, config_sha256=camp.config_sha256, about=design.about,
+                          faults=per_fault, open_faults=open_faults, tags=tags,
+                          amendments=len(design.amendments), checklist=list(design.checklist), warnings=warnings)
+
+
+def _open_faults(camp: Any, faults: list[tuple[int, str, int, str | None]], shown: Any) -> list[dict[str, Any]]:
+    """The faulted rollouts not recorded since: what `next` offers again, with the latest reason."""
+    if not faults:
+        return []
+    with camp._store.read() as conn:
+        latest: dict[tuple[str, int], dict[str, Any]] = {}
+        for rid, p, r, payload in faults:
+            if camp._store.live_rollout(conn, p, r) is None:
+                reason = json.loads(payload).get("reason") if payload else None
+                entry = latest.setdefault((p, r), {"policy": shown(p), "trial": r, "faults": 0})
+                entry["faults"] += 1
+                entry["reason"], entry["entry"] = reason, rid
+    return sorted(latest.values(), key=lambda e: (e["trial"], e["policy"]))
+
+
+def _tag_counts(tagged: list[tuple[str, str, str]], shown: Any) -> dict[str, dict[str, int]]:
+    """{tag: {policy: live records and faults carrying it}} (tags in order, policies as shown)."""
+    out: dict[str, dict[str, int]] = {}
+    for _, p, payload in tagged:
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            continue
+        for t in data.get("tags") or []:
+            row = out.setdefault(t, {})
+            row[shown(p)] = row.get(shown(p), 0) + 1
+    return {t: dict(sorted(out[t].items())) for t in sorted(out)}
+
+
+def _fault_warnings(rollouts: Mapping[str, int], faults: Mapping[str, int]) -> list[str]:
+    """A line for each policy that has far more of the faults than its share of the attempts: a policy that
+    causes its own e-stops is failing, and re-running its faults would select its better rollouts."""
+    total = sum(faults.values())
+    attempts = sum(rollouts.values()) + total
+    if total < 3 or attempts == 0:
+        return []
+    from scipy.stats import binomtest
+    out = []
+    for p, f in faults.items():
+        share = (rollouts.get(p, 0) + f) / attempts
+        if f >= 3 and 0 < share < 1:
+            pv = binomtest(f, total, share, alternative="greater").pvalue
+            if pv < FAULT_WARNING_P:
+                out.append(f"faults fall unevenly: {p} has {f} of the {total} faults with {share:.0%} of the "
+                           f"attempts (binomial p = {pv:.2g}); if the policy causes them they are failures (score "
+                           "0), not faults")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- plan
+def plan(camp: Any, blocks: Any = 2) -> Plan:
+    if isinstance(blocks, bool) or not isinstance(blocks, int) or not 1 <= blocks <= 1000:
+        raise ParameterError(f"blocks must be a whole number from 1 to 1000, got {blocks!r}")
+    if camp.kind != "anyrank":
+        raise StateError("a leaderboard campaign has no schedule of environments: each run scores every model on "
+                         "every item")
+    with camp._store.read() as conn:
+        head = camp._sync(conn)
+        schedule = camp._design.schedule
+        if not schedule.has_environments:
+            raise StateError(f"{camp.path.name} has no environments, so there is no schedule to plan (declare them at "
+                             "init with --environments FILE, or add them with `campaign amend DB environments=...`)")
+        need = camp._engine.needed()
+        first = min((r for _, r in need), default=camp._store.handed_out(conn) + 1)
+        start = schedule.block_start(first)
+        n = len(schedule.segment(start).environments)
+        lo, hi = start, start + blocks * n - 1
+        seen = camp._store.rollouts_between(conn, lo, hi)
+    show = camp._revealed or not camp.blind
+    shown = lambda p: camp._shown(p, show)  # noqa: E731
+    recorded = {(p, r) for a, p, r in seen if a == "record"}
+    faulted: dict[tuple[str, int], int] = {}
+    for a, p, r in seen:
+        if a == "fault":
+            faulted[(p, r)] = faulted.get((p, r), 0) + 1
+    needed = set(need)
+    code_order = schedule.order_seed is None and camp.blind and not show
+    out_blocks: dict[Any, list[dict[str, Any]]] = {}
+    for r in range(lo, hi + 1):
+        order = schedule.order(r)
+        if code_order:
+            order = sorted(order, key=shown)
+        out_blocks.setdefault(schedule.block(r), []).append({
+            "trial": r, "environment": schedule.environment(r), "order": [shown(p) for p in order],
+            "recorded": [shown(p) for p in order if (p, r) in recorded],
+            "faults": {shown(p): faulted[(p, r)] for p in order if (p, r) in faulted},
+            "needed": [shown(p) for p in order if (p, r) in needed]})
+    seg = schedule.segments[-1]
+    return Plan(path=str(camp.path), rule="balanced blocks" if seg.rule == "blocks" else "independent draws",
+                environments=list(seg.environments), seed=seg.seed,
+                order="williams" if schedule.order_seed is not None else "configured",
+                segments=[s.to_dict() for s in schedule.segments],
+                blocks=[{"block": b, "trials": t} for b, t in out_blocks.items()], head=head.last_id)
