@@ -6,7 +6,7 @@ BIN := $(VENV)/bin
 .PHONY: demo test test-slow install install-test bench clean wheel docs
 
 # the demo needs only the runtime dependencies; the tests install every extra so that none of them skip
-EXTRAS ?= dev,web,browser,inspect,dask,docs
+EXTRAS ?= dev,web,browser,inspect,dask,docs,slurm,ray,fast
 
 # the runtime dependencies only: enough for `make demo` and every command
 $(BIN)/certirank: pyproject.toml

@@ -69,7 +69,7 @@ def test_v3_prior_gamma5(graph):
 
 def test_v3_advantaged_set_and_levels_after_first_rejection():
     setup = _make_setup(["P1", "P2", "P3"], 0.1, "anyrank", [0.1, 0.5, 0.9], 5, 40, "allow", "paper",
-                        metric="binary")
+                        bins="binary")
     camp = _Campaign(setup, _Table(3, V.to_numpy()))
     pairs = list(zip(camp.pi.tolist(), camp.pj.tolist()))
     assert [pairs[k] for k in camp.select()] == [(0, 2)]  # only (P1,P3) is advantaged at first
@@ -188,7 +188,7 @@ def test_json_round_trip_resumes_identically(tmp_path):
     assert r2.done and r2.result().to_dict() == r1.result().to_dict()
     assert r2.to_json() == r1.to_json()
     saved = json.loads(r1.to_json())
-    assert saved["format"] == "certirank.anyrank.v1" and saved["config"]["prior"] == [0.3, 0.4, 0.6, 0.7]
+    assert saved["format"] == "certirank.anyrank.v2" and saved["config"]["prior"] == [0.3, 0.4, 0.6, 0.7]
 
 
 def test_tampered_config_is_refused():
@@ -227,7 +227,7 @@ def test_online_rejections_equal_batch_graph_test(method):
     for rep in range(3):
         arr = (rng.random((400, 5)) < mu).astype(float)
         setup = _make_setup([f"p{i}" for i in range(5)], 0.05, method, list(mu), 1.0, 400, "allow", "paper",
-                            metric="binary", transitive_closure=False)
+                            bins="binary", transitive_closure=False)
         camp = _Campaign(setup, _Table(5, arr))
         camp.run_replay()
         p = camp._combined(camp.pl, camp.pm)
@@ -254,7 +254,7 @@ def test_fwer_ho_i_every_variant(method):
     ss = np.random.SeedSequence(2026).spawn(runs)
     arr = np.stack([(np.random.default_rng(s).random((600, 5)) < mu).astype(float) for s in ss])
     pols = [f"p{i}" for i in range(5)]
-    res = run_campaigns(arr, alpha=alpha, method=method, prior=list(mu), gamma=0.0 if method == "anyrank0" else 1.0,
+    res = run_campaigns(arr, alpha=alpha, method=method, prior=list(mu), gamma=1.0,
                         ties="allow", bins="binary", policies=pols, graph="fully_connected")
     fwer = np.mean([_errors(r, mu, pols) for r in res])
     assert fwer <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / runs)
@@ -314,7 +314,7 @@ def test_heldout_prior_rows_removes_the_rows():
     (dict(alpha=0.0), ParameterError), (dict(alpha=1.5), ParameterError), (dict(gamma=-1), ParameterError),
     (dict(prior={"P1": 0.1, "P2": 0.2, "P3": 0.3, "P9": 0.5}), ParameterError),
     (dict(prior={"P1": 0.1, "P2": 0.2}), ParameterError), (dict(method="magic"), ParameterError),
-    (dict(policies=["P1"]), DataError), (dict(policies=["P1", "Q"]), DataError),
+    (dict(policies=["P1"]), ParameterError), (dict(policies=["P1", "Q"]), DataError),
 ])
 def test_replay_bad_input(bad, err):
     kw = dict(COMMON)
@@ -442,7 +442,7 @@ def test_holm_levels_at_successive_rejections():
     """gamma = 0, K = 10: the level at the i-th rejection is alpha / (K - i + 1) (spec 03 §12.2)."""
     mu = np.array([0.2, 0.35, 0.45, 0.65, 0.9])
     arr = (np.random.default_rng(4).random((2, 1500, 5)) < mu).astype(float)
-    for res in run_campaigns(arr, alpha=0.05, gamma=0.0, bins="binary"):
+    for res in run_campaigns(arr, alpha=0.05, bins="binary"):
         levels = [d["level"] for d in res.decisions]
         assert levels == pytest.approx([0.05 / (10 - i) for i in range(len(levels))], rel=1e-9)
 
@@ -452,7 +452,7 @@ def test_decision_samples_leave_out_undecided_comparisons():
     rng = np.random.default_rng(11)
     arr = np.column_stack([rng.random(300) < 0.1, rng.random(300) < 0.9, rng.random(300) < 0.9]).astype(float)
     # budget="none": the e-process samples an open comparison to the end (the exact test stops a futile one)
-    res = run_campaign(arr, alpha=0.05, method="anyrank0", gamma=0.0, n_max=300, ties="allow",
+    res = run_campaign(arr, alpha=0.05, method="anyrank0", n_max=300, ties="allow",
                        policies=["A", "B", "C"], bins="binary", budget="none")
     assert res.undecided == [["B", "C"]]
     trials = {(d["better"], d["worse"]): d["trials"] for d in res.decisions}
@@ -466,6 +466,6 @@ def test_decision_samples_leave_out_undecided_comparisons():
 
 def test_decision_samples_equal_samples_when_everything_is_decided():
     arr = (np.random.default_rng(5).random((1000, 5)) < np.array([0.1, 0.3, 0.5, 0.7, 0.9])).astype(float)
-    res = run_campaign(arr, alpha=0.05, method="anyrank0", gamma=0.0, ties="assume_none", bins="binary")
+    res = run_campaign(arr, alpha=0.05, method="anyrank0", ties="assume_none", bins="binary")
     assert res.complete
     assert res.decision_samples() == res.samples

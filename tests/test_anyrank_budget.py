@@ -204,39 +204,39 @@ def test_ranker_final_budget_refuses_extend_extendable_keeps_its_horizon():
     r = _feed(r, arr)
     assert r.result().samples == {"A": 12, "B": 12}
     cfg = json.loads(r.to_json())["config"]
-    assert cfg["nmax"] == 12 and cfg["budget_horizon"] == 6 and cfg["budget"] == "extendable"
+    assert cfg["n_max"] == 12 and cfg["budget_horizon"] == 6 and cfg["budget"] == "extendable"
     again = Ranker.from_json(r.to_json())
     assert again.result().to_dict() == r.result().to_dict()
 
 
 def test_campaigns_saved_before_the_budget_option_keep_their_checksum():
-    s = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 10, "allow", "paper", metric="binary", budget="none")
+    s = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 10, "allow", "paper", bins="binary", budget="none")
     old = s.to_dict()
     for key in ("budget", "arms", "budget_horizon", "concentration", "statistic"):
         old.pop(key)
     # a config written before the option existed loads as the e-process campaign it was
     loaded = _setup_from_dict(old)
     assert loaded.budget == "none" and loaded.sha256() == s.sha256()
-    assert set(s.locked()) == set(old) - {"nmax"}
-    b = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 10, "allow", "paper", metric="binary", budget="final")
+    assert set(s.locked()) == set(old) - {"n_max"}
+    b = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 10, "allow", "paper", bins="binary", budget="final")
     assert b.sha256() != s.sha256()
 
 
 def test_budget_campaigns_saved_before_the_statistic_option_keep_their_test_and_checksum():
-    new = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 600, "allow", "paper", metric="binary",
+    new = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 600, "allow", "paper", bins="binary",
                       budget="final")
     assert new.statistic == "bayes"  # the default from 500 trials up
     old = new.to_dict()
     old.pop("statistic")
     old_setup = _setup_from_dict(old)  # written by a version without the option: it ran the mixture
     assert old_setup.statistic == "mixture" and "statistic" not in old_setup.locked()
-    mixture = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 600, "allow", "paper", metric="binary",
+    mixture = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 600, "allow", "paper", bins="binary",
                           budget="final", statistic="mixture")
     assert old_setup.sha256() == mixture.sha256() != new.sha256()
-    small = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 200, "allow", "paper", metric="binary",
+    small = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 200, "allow", "paper", bins="binary",
                         budget="final")
     assert small.statistic == "mixture"  # below 500 trials the mixture keeps more power at the budget
-    big = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 3000, "allow", "paper", metric="binary",
+    big = _make_setup(["a", "b"], 0.05, "anyrank", None, 1.0, 3000, "allow", "paper", bins="binary",
                       budget="final")
     assert big.statistic == "mixture"  # past the fastest-decision table's limit the mixture still works
 
@@ -244,12 +244,12 @@ def test_budget_campaigns_saved_before_the_statistic_option_keep_their_test_and_
 def test_auto_budget_resolves_to_the_exact_test_only_when_declared():
     mk = functools.partial(_make_setup, ["a", "b"], 0.05, "anyrank", None, 1.0)
     # binary scores and an explicit budget: the exact test; final for a fixed table, extendable live
-    assert mk(100, "allow", "paper", metric="binary").budget == "final"
-    assert mk(100, "allow", "paper", metric="binary", live=True).budget == "extendable"
+    assert mk(100, "allow", "paper", bins="binary").budget == "final"
+    assert mk(100, "allow", "paper", bins="binary", live=True).budget == "extendable"
     # anything undeclared, or beyond the auto limit: the anytime e-process
-    assert mk(None, "allow", "paper", metric="binary", default_nmax=100).budget == "none"
-    assert mk(100, "allow", "paper", metric="progress").budget == "none"
-    assert mk(AUTO_BUDGET_MAX + 1, "allow", "paper", metric="binary").budget == "none"
+    assert mk(None, "allow", "paper", bins="binary", default_n_max=100).budget == "none"
+    assert mk(100, "allow", "paper", bins="progress").budget == "none"
+    assert mk(AUTO_BUDGET_MAX + 1, "allow", "paper", bins="binary").budget == "none"
     arr = _tables(MU, 1, 60, seed=3)[0]
     kw = {"alpha": 0.1, "n_max": 60, "bins": "binary", "policies": ["A", "B", "C"]}
     assert run_campaign(arr, **kw).to_dict() == run_campaign(arr, budget="final", **kw).to_dict()

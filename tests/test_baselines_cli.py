@@ -65,7 +65,7 @@ def test_cli_leaderboard_baseline(tmp_path):
 def test_cli_errors_exit_2(tmp_path):
     path = _write_prefs(tmp_path)
     out = runner.invoke(app, ["baseline", "elo", str(path)])
-    assert out.exit_code == 2 and "unknown baseline 'elo'" in out.output
+    assert out.exit_code == 2 and "name must be one of bt, " in out.output
     out = runner.invoke(app, ["baseline", "bt", str(path), "--tau", "0.1"])
     assert out.exit_code == 2 and "unknown option" in out.output
     bad = tmp_path / "self.csv"

@@ -82,12 +82,12 @@ def test_stake_help_names_every_allowed_value():
 
 
 @pytest.mark.parametrize("args, msg", [
-    (["--stake", "nope"], "unknown stake 'nope'; valid choices: plugin, plugin-eb, grid"),
+    (["--stake", "nope"], "stake must be one of plugin, plugin-eb, grid (or None), got 'nope'"),
     (["--stake", "plugin", "--method", "bfh-e-holm"], "has its own stake rule"),
     (["--tau", "-0.1"], "tau"),
     (["--blocks", "nope"], "blocks column 'nope' not found"),
     (["--graph", "png"], "graph"),
-    (["--pilot", "2"], "--pilot needs --top-k"),
+    (["--pilot", "2"], "pilot (--pilot) needs top_k (--top-k)"),
     (["--top-k", "9"], "top_k"),
 ])
 def test_bad_options_exit_2_with_one_line(small_csv, args, msg):

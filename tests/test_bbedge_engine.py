@@ -90,14 +90,14 @@ def test_replicate_id_from_long_panel_is_checked():
 
 
 @pytest.mark.parametrize("kwargs, msg", [
-    (dict(tau=-0.1), "non-negative"),
+    (dict(tau=-0.1), r"tau must be a number in \[0, 1\)"),
     (dict(tau=1.0), "tau"),
     (dict(alpha=1.5), "alpha"),
     (dict(weights=[0.3] * 4, items=list("abcd")), "sum to 1"),
     (dict(blocks="nonsense"), "blocks must be"),
     (dict(method="magic"), "method"),
     (dict(top_k=3), "top_k"),
-    (dict(pilot=2), "pilot needs top_k"),
+    (dict(pilot=2), r"pilot \(--pilot\) needs top_k"),
     (dict(blocks=["x", "y"], items=list("abc")), "one block label per item"),
 ])
 def test_bad_parameters(kwargs, msg):

@@ -196,24 +196,3 @@ def test_plugin_boundary_null_unequal_weights_single_direction(stake):
             ever |= bool((lb.log_e_matrix()[[0, 1], [1, 0]] >= math.log(1 / alpha)).any())
         hits += ever
     assert hits / reps <= alpha + 3 * math.sqrt(alpha * (1 - alpha) / reps)
-
-
-@pytest.mark.parametrize("block_entries", [1, 45, 10**9], ids=["row-by-row", "blocks-of-4", "one-block"])
-def test_betting_terms_row_blocks_equal_the_one_shot_formula(monkeypatch, block_entries):
-    # the row blocks (and the no-copy path for a run of consecutive directions) only reorder the work
-    from certirank.methods.bbedge import core
-    monkeypatch.setattr(core, "BETTING_BLOCK_ENTRIES", block_entries)
-    rng = np.random.default_rng(3)
-    L, M = 7, 11
-    v_b = rng.uniform(-0.5, 0.5, (L, M))
-    v_a = v_b - 0.01
-    a, b = np.where(~np.eye(L, dtype=bool))  # the full board: consecutive runs per better model
-    perm = rng.permutation(a.size)[:15]       # and scattered directions: the gather path
-    for a_row, b_row in ((a, b), (a[perm], b[perm])):
-        lam = rng.uniform(0.0, 0.9, (a_row.size, 2))
-        x = v_a[a_row] - v_b[b_row]
-        s2, lp = core.betting_terms(v_a, v_b, a_row, b_row, lam)
-        np.testing.assert_allclose(s2, (x * x).sum(axis=1), rtol=0, atol=1e-12)
-        for k in range(2):
-            np.testing.assert_allclose(lp[:, k], np.log1p(lam[:, k, None] * x).sum(axis=1), rtol=0, atol=1e-12)
-        assert np.ptp(lp) > 0.1  # not a vacuous comparison

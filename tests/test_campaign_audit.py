@@ -185,7 +185,7 @@ def client_of():
     from certirank.web import create_app
 
     def make(db):
-        return TestClient(create_app(db, token="t0ken-t0ken"))
+        return TestClient(create_app(db, token="t0ken-t0ken"), base_url="http://127.0.0.1")
     return make
 
 
@@ -196,7 +196,7 @@ def test_page_buttons_send_the_declared_range(tmp_path, client_of):
     db = tmp_path / "r.campaign"
     Campaign.init(db, ["a", "b"], n_max=20, score_range=(0, 10)).close()
     client = client_of(db)
-    page = client.get("/run", params={"token": "t0ken-t0ken"}).text
+    page = client.get("/run", headers={"X-Certirank-Token": "t0ken-t0ken"}).text
     assert re.search(r'class="success" name="score" value="10"', page)
     assert re.search(r'class="failure" name="score" value="0"', page)
     assert 'max="10"' in page
@@ -287,7 +287,7 @@ def test_page_success_is_the_exact_top_of_an_odd_range(tmp_path, client_of):
     db = tmp_path / "o.campaign"
     Campaign.init(db, ["a", "b"], n_max=20, score_range=(0, 0.123456789)).close()
     client = client_of(db)
-    page = client.get("/run", params={"token": "t0ken-t0ken"}).text
+    page = client.get("/run", headers={"X-Certirank-Token": "t0ken-t0ken"}).text
     top = re.search(r'class="success" name="score" value="([^"]+)"', page).group(1)
     r = client.post("/api/record", data={"policy": "a", "trial": "0", "score": top}, headers=AUTH)
     assert r.status_code == 200
@@ -339,7 +339,7 @@ def test_read_only_page_shows_what_to_run_without_writing_the_file(tmp_path):
     db = tmp_path / "ro.campaign"
     Campaign.init(db, ["a", "b", "c"], n_max=20).close()
     before = db.read_bytes()
-    viewer = TestClient(create_app(db, read_only=True))
+    viewer = TestClient(create_app(db, read_only=True), base_url="http://127.0.0.1")
     page = viewer.get("/run").text
     shown = viewer.get("/api/next").json()
     assert {s["policy"] for s in shown} == {"a", "b", "c"} and all(s["policy"] in page for s in shown)

@@ -128,6 +128,7 @@ def test_amendments_that_keep_the_guarantee(designed):
 
 @pytest.mark.parametrize("change, words", [
     ({"alpha": 0.2}, "alpha cannot be amended: alpha is the level"),
+    ({"bins": "binary"}, "bins cannot be amended: the scale"),
     ({"metric": "binary"}, "metric cannot be amended: the scale"),
     ({"score_range": [0, 10]}, "score_range cannot be amended"),
     ({"about": "table"}, "about cannot be amended: the estimand"),
@@ -166,13 +167,13 @@ def test_an_amendment_needs_a_reason(designed):
 
 
 def test_a_final_budget_cannot_be_extended(tmp_path):
-    c = Campaign.init(tmp_path / "f.campaign", ["a", "b"], alpha=0.1, n_max=40, metric="binary", budget="final")
+    c = Campaign.init(tmp_path / "f.campaign", ["a", "b"], alpha=0.1, n_max=40, bins="binary", budget="final")
     c.record("a", 0, 1)
     before = _fingerprint(c.path)
     with pytest.raises(StateError, match="final budget of 40 trials per comparison, which cannot be extended"):
         c.amend(n_max=80, reason="more")
     assert _fingerprint(c.path) == before
-    e = Campaign.init(tmp_path / "e.campaign", ["a", "b"], alpha=0.1, n_max=40, metric="binary")
+    e = Campaign.init(tmp_path / "e.campaign", ["a", "b"], alpha=0.1, n_max=40, bins="binary")
     assert e.amend(n_max=80, reason="more").changes["n_max"]["to"] == 80  # binary + n_max: extendable by default
     assert e.verify().ok
 

@@ -199,7 +199,7 @@ def _page(path, route):
     from fastapi.testclient import TestClient
 
     from certirank.web import create_app
-    return TestClient(create_app(path, token="tamper-test-token-0")), route
+    return TestClient(create_app(path, token="tamper-test-token-0"), base_url="http://127.0.0.1"), route
 
 
 def _fingerprint(path):

@@ -96,7 +96,7 @@ def test_dataframe_input_and_forced_formats(tmp_path):
     # forcing "wide" on a long file reads its columns as policies -> a clear error about the text cell
     with pytest.raises(DataError, match="'a' is not a number"):
         load(p, format="wide")
-    with pytest.raises(ParameterError, match="unknown format"):
+    with pytest.raises(ParameterError, match="format must be one of long, wide"):
         load(p, format="excel")
     with pytest.raises(ParameterError, match="unknown option"):
         load(p, metric="acc")

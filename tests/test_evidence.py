@@ -378,9 +378,9 @@ def test_bad_inputs_raise_clear_errors():
         compare([0.1], [0.3], alpha=1.0)
     with pytest.raises(ParameterError, match="alpha"):
         compare([0.1], [0.3], alpha=0)
-    with pytest.raises(ParameterError, match="unknown bettor"):
+    with pytest.raises(ParameterError, match="bettor must be one of nscore"):
         compare([0.1], [0.3], bettor="kelly")
-    with pytest.raises(ParameterError, match="unknown ties"):
+    with pytest.raises(ParameterError, match="ties must be one of allow, assume_none"):
         compare([0.1], [0.3], ties="maybe")
     with pytest.raises(DataError, match="binary"):
         compare([0.1, 1.0], [0.0, 1.0], bettor="bernoulli_kelly")

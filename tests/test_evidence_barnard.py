@@ -237,3 +237,18 @@ def test_a_clear_regression_on_1000_paired_items_is_certified():
     assert seq.decision is None and both.decision == "x>y" and both.decided_at == 1000
     with pytest.raises(ParameterError, match="final_share"):
         BudgetTest(50, arms="independent", final_share=0.5)  # the Barnard-type test has no final part
+
+
+def test_bank_state_round_trips_for_the_barnard_test():
+    rng = np.random.default_rng(4)
+    x = (rng.random((5, 30)) < 0.4).astype(float)
+    y = (rng.random((5, 30)) < 0.8).astype(float)
+    a = BudgetStreams(5, 30, arms="independent", statistic="barnard")
+    for t in range(12):
+        a.update(None, x[:, t], y[:, t])
+    b = BudgetStreams(5, 30, arms="independent", statistic="barnard")
+    b.engine.load_arrays({k: v.tolist() for k, v in a.engine.state.items()})
+    for t in range(12, 30):
+        a.update(None, x[:, t], y[:, t])
+        b.update(None, x[:, t], y[:, t])
+    assert np.array_equal(a.pvalue, b.pvalue) and np.array_equal(a.reachable, b.reachable)

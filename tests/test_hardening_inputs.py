@@ -77,14 +77,22 @@ def test_compose_rounds_bounded(tmp_path: Path) -> None:
     _one_line_error(["compose-test", str(p), "--betas", "-1"], "betas")
 
 
-def test_prior_outside_unit_interval_warns(wide: Path, tmp_path: Path) -> None:
+def test_prior_outside_unit_interval_is_an_error(wide: Path, tmp_path: Path) -> None:
+    """Issue 33 item 7: a percentage typed as 70 is refused in each of the three CLI forms and the API."""
     for spec in ("A=1.5,B=0.5,C=0.2", "A=-3,B=0.5,C=0.2"):
         res = runner.invoke(app, ["rank", str(wide), "--prior-means", spec])
-        assert res.exit_code == 0 and "warning: prior means outside [0, 1]" in res.output
+        assert res.exit_code == 2 and "the prior mean of A (scores are in [0, 1]) must be a number in [0, 1]" \
+            in res.output, res.output
     prior = tmp_path / "prior.json"
-    prior.write_text(json.dumps({"A": 1.5, "B": 0.5, "C": 0.2}))
+    prior.write_text(json.dumps({"A": 70, "B": 0.5, "C": 0.2}))
     res = runner.invoke(app, ["rank", str(wide), "--prior", str(prior)])
-    assert res.exit_code == 0 and res.output.count("warning: prior means outside") == 1
+    assert res.exit_code == 2 and "got 70" in res.output and len(res.output.strip().splitlines()) == 1
+    csv = tmp_path / "prior.csv"
+    csv.write_text("policy,mean\nA,0.2\nB,55\nC,0.1\n")
+    res = runner.invoke(app, ["rank", str(wide), "--prior", str(csv)])
+    assert res.exit_code == 2 and "prior mean of B" in res.output and "got 55" in res.output
+    with pytest.raises(CertirankError, match="prior mean of B .* got 70"):
+        Ranker(["A", "B"], prior={"A": 0.5, "B": 70})
 
 
 def test_alpha_near_one_warns_once(wide: Path) -> None:
@@ -111,12 +119,12 @@ def test_api_regressions() -> None:
     with pytest.raises(CertirankError, match="alpha"):
         certirank.compare([1, 0], [0, 1], alpha="0.05")
     from certirank.order import letters
-    with pytest.raises(CertirankError, match="list of policy names"):
+    with pytest.raises(CertirankError, match="list of distinct policy names"):
         letters("abc", [])
     from certirank.methods.rposst.compose import check_betas
     with pytest.raises(CertirankError, match=">= 0"):
         check_betas([-1])
-    with pytest.raises(CertirankError, match="too large"):
+    with pytest.raises(CertirankError, match="n_max must be an integer between 1 and 1,000,000,000, got 9999"):
         Ranker(["A", "B"], n_max=99999999999999999999)
     with pytest.raises(CertirankError, match="too wide"):
         certirank.load(pd.DataFrame({"policy": ["A"], "score": [0.5]}), score_range=(-1e308, 1e308))

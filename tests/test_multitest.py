@@ -89,6 +89,7 @@ def test_result_frozen_zero_weight_and_docstrings():
     import dataclasses
     import doctest
 
+    import certirank.multitest.bretz as bretz
     import certirank.multitest.graphical as graphical
     import certirank.multitest.graphs as graphs
     import certirank.multitest.sequential as sequential
@@ -100,7 +101,7 @@ def test_result_frozen_zero_weight_and_docstrings():
         res.alpha = 0.1
     with pytest.raises(ValueError):
         res.rejected[0] = True
-    for mod in (graphical, graphs, sequential):
+    for mod in (graphical, bretz, graphs, sequential):
         failed, attempted = doctest.testmod(mod)
         assert failed == 0 and attempted > 0
 
@@ -345,7 +346,7 @@ def _naive_adjusted(w, g, p):
 
 
 def test_algorithm2_large_graphs_and_scale_folding(monkeypatch):
-    import certirank.multitest.graphical as graphical
+    import certirank.multitest.bretz as bretz
 
     rng = np.random.default_rng(8)
     for rep in range(12):
@@ -361,7 +362,7 @@ def test_algorithm2_large_graphs_and_scale_folding(monkeypatch):
         ref = _naive_adjusted(graph.initial_weights.tolist(), graph.initial_transitions.tolist(), p.tolist())
         np.testing.assert_allclose(adjusted_pvalues(graph, p), ref, rtol=1e-10, atol=1e-15)
         with monkeypatch.context() as mp:
-            mp.setattr(graphical, "_SCALE_FOLD", 0.0)  # fold every 16 steps
+            mp.setattr(bretz, "_SCALE_FOLD", 0.0)  # fold every 16 steps
             np.testing.assert_allclose(adjusted_pvalues(graph, p), ref, rtol=1e-10, atol=1e-15)
 
 

@@ -69,7 +69,7 @@ def test_letters_use_means_order_and_validate():
         letters(["A", "B"], [("A", "Z")])
     with pytest.raises(ParameterError, match="itself"):
         letters(["A", "B"], [("A", "A")])
-    with pytest.raises(ParameterError, match="unique"):
+    with pytest.raises(ParameterError, match="repeated: "):
         letters(["A", "A"], [])
     with pytest.raises(ParameterError, match="one value per policy"):
         letters(["A", "B"], [], means=[0.1])

@@ -74,10 +74,14 @@ def test_backend_choice_is_checked():
     assert resolve_backend(None, jobs=2) == "joblib"
     assert resolve_backend(None, scheduler="tcp://h:8786") == "dask"
     assert describe_backend("dask", 2)["scheduler"].startswith("LocalCluster")
-    with pytest.raises(ParameterError, match="valid choices: serial, joblib, dask"):
+    assert resolve_backend(None, scheduler="ray://head:10001") == "ray"
+    assert resolve_backend("ray", scheduler="auto") == "ray"
+    with pytest.raises(ParameterError, match="valid choices: serial, joblib, dask, ray"):
         resolve_backend("spark")
-    with pytest.raises(ParameterError, match="only used by backend 'dask'"):
+    with pytest.raises(ParameterError, match="only used by backends 'dask' and 'ray'"):
         resolve_backend("joblib", scheduler="tcp://h:8786")
+    with pytest.raises(ParameterError, match="backend 'ray' takes the cluster's address as a string"):
+        resolve_backend("ray", scheduler=object())
     with pytest.raises(ParameterError, match="progress must be a callback"):
         _study(reps=2, progress=True)
 
@@ -147,7 +151,7 @@ def test_cli_backend_dask_equals_jobs_1_except_timings():
     a.pop("elapsed"), b.pop("elapsed")
     assert a == b
     bad = runner.invoke(app, base + ["--backend", "joblib", "--scheduler", "tcp://127.0.0.1:1"])
-    assert bad.exit_code == 2 and "only used by backend 'dask'" in bad.output
+    assert bad.exit_code == 2 and "only used by backends 'dask' and 'ray'" in bad.output
 
 
 @pytest.mark.slow

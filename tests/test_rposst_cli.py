@@ -68,8 +68,8 @@ def test_compose_test_evaluate_human_and_json(matrix_csv):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--size", "8"], "m must be smaller"), (["--eta", "0"], "eta must be in (0, 1]"),
-    (["--solver", "magic"], "unknown solver"), (["--evaluate", "--holdout", "0"], "holdout")])
+    (["--size", "8"], "m must be smaller"), (["--eta", "0"], "eta must be a number in (0, 1]"),
+    (["--solver", "magic"], "solver must be one of"), (["--evaluate", "--holdout", "0"], "holdout")])
 def test_compose_test_errors_exit_2(matrix_csv, args, message):
     out = runner.invoke(app, ["compose-test", str(matrix_csv), *args])
     assert out.exit_code == 2

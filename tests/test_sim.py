@@ -42,7 +42,7 @@ def test_scenario_parameters_and_errors():
     sc = get_scenario("scalability", m=7, n_max=50)
     np.testing.assert_allclose(sc.means, [(i + 0.5) / 7 for i in range(7)])
     assert sc.alpha == 0.1 and sc.n_max == 50
-    with pytest.raises(ParameterError, match="valid choices: .*HO-I"):
+    with pytest.raises(ParameterError, match="must be one of .*HO-I"):
         get_scenario("HO-X")
     with pytest.raises(ParameterError, match=r"\[0, 1\]"):
         get_scenario("HO-I", means=(0.2, 1.3))
@@ -107,7 +107,7 @@ def test_bbedge_scenarios_wrap_the_generator_truth():
     run = sc.draw(np.random.default_rng(0))
     assert run.scores.shape == (3, 10, 100)
     assert len(set(run.blocks.tolist())) == 20
-    with pytest.raises(ParameterError, match="valid choices: iid"):
+    with pytest.raises(ParameterError, match="must be one of iid"):
         get_scenario("bbedge", setting="weird")
 
 
@@ -222,9 +222,9 @@ def test_seeds_change_results_and_methods_share_data():
 
 
 def test_bad_method_and_reps_errors_list_valid_choices():
-    with pytest.raises(ParameterError, match="valid choices: .*bt"):
+    with pytest.raises(ParameterError, match="must be one of .*bt"):
         simulate("HO-I", "nonsense", reps=2)
-    with pytest.raises(ParameterError, match="reps must be an integer >= 1"):
+    with pytest.raises(ParameterError, match=r"reps must be an integer in \[1, "):
         simulate("HO-I", "bt", reps=0)
     with pytest.raises(ParameterError, match="valid methods here"):
         simulate("HO-I", "emr", reps=1)
@@ -259,7 +259,7 @@ def test_cli_json_summary_and_errors():
         assert key in s
     assert s["fwer"] == 1.0
     bad = runner.invoke(app, ["simulate", "HO-Z", "--methods", "bt", "--reps", "2"])
-    assert bad.exit_code == 2 and "valid choices" in bad.output
+    assert bad.exit_code == 2 and "must be one of" in bad.output
     bad = runner.invoke(app, ["simulate", "HO-I", "--methods", "bt", "--reps", "0"])
     assert bad.exit_code == 2 and "reps" in bad.output
     bad = runner.invoke(app, ["simulate", "HO-I", "--methods", "bt", "-p", "means=0.5,1.5"])

@@ -22,7 +22,7 @@ HOSTILE = "<script>alert(1)</script>"
 
 
 def _client(db, *, token=TOKEN, read_only=False):
-    return TestClient(create_app(db, token=token, read_only=read_only))
+    return TestClient(create_app(db, token=token, read_only=read_only), base_url="http://127.0.0.1")
 
 
 def _auth():
@@ -55,7 +55,7 @@ def _live(db):
 def test_every_page_renders_and_escapes_hostile_names(db):
     client = _client(db)
     for path in ("/run", "/ranking", "/ranking/panel", "/history", "/export"):
-        r = client.get(path, params={"token": TOKEN})
+        r = client.get(path, headers={"X-Certirank-Token": TOKEN})
         assert r.status_code == 200, path
         assert HOSTILE not in r.text, path  # autoescaped everywhere, the SVG included
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in client.get("/ranking").text
@@ -67,7 +67,7 @@ def test_every_page_renders_and_escapes_hostile_names(db):
 
 
 def test_no_cdn_anywhere(db):
-    text = _client(db).get("/run", params={"token": TOKEN}).text
+    text = _client(db).get("/run", headers={"X-Certirank-Token": TOKEN}).text
     srcs = re.findall(r'(?:src|href)="([^"]+)"', text)
     assert srcs and all(not s.startswith(("http://cdn", "https://")) or "testserver" in s for s in srcs)
 
@@ -91,14 +91,15 @@ def test_writes_need_the_token(db):
     data = {"policy": s["policy"], "trial": str(s["trial"]), "score": "1"}
     assert client.post("/api/record", data=data).status_code == 403
     assert client.post("/api/record", data=data, headers={"X-Certirank-Token": "wrong"}).status_code == 403
-    # a cookie is never enough (a cross-site form could send it)
+    # the token is never read from a form field, a query string or a cookie of its own
+    assert client.post("/api/record", data={**data, "token": TOKEN}).status_code == 403
+    assert client.post("/api/record", params={"token": TOKEN}, data=data).status_code == 403
     client.cookies.set("token", TOKEN)
     assert client.post("/api/record", data=data).status_code == 403
     client.cookies.clear()
     assert client.post("/api/undo", data={}).status_code == 403
     assert _live(db) == []
-    # the token as a form field works (plain HTML forms without htmx)
-    assert client.post("/api/record", data={**data, "token": TOKEN}).status_code == 200
+    assert _record(client, s["policy"], s["trial"], 1).status_code == 200  # the header
     assert len(_live(db)) == 1
 
 
@@ -106,9 +107,10 @@ def test_page_without_token_is_read_only(db):
     client = _client(db)
     page = client.get("/run").text
     assert "Read-only view" in page and "Success" not in page
-    page = client.get("/run", params={"token": TOKEN}).text
+    page = client.get("/run", headers={"X-Certirank-Token": TOKEN}).text
     assert "Success" in page and "Read-only view" not in page
-    assert client.get("/run", params={"token": "nope"}).text.count("Success") == 0
+    assert client.get("/run", headers={"X-Certirank-Token": "nope"}).text.count("Success") == 0
+    assert client.get("/run", params={"token": TOKEN}).text.count("Success") == 0  # never from the address
 
 
 def test_read_only_server_refuses_every_write(db):
@@ -224,7 +226,7 @@ def test_blind_campaign_shows_codes_only(tmp_path):
     assert s["policy"] not in ("alpha_policy", "beta_policy", "gamma_policy")
     assert _record(client, s["policy"], s["trial"], 1).status_code == 200
     for page in ("/run", "/ranking", "/history", "/api/status"):
-        text = client.get(page, params={"token": TOKEN}).text
+        text = client.get(page, headers={"X-Certirank-Token": TOKEN}).text
         assert "alpha_policy" not in text and "beta_policy" not in text, page
 
 

@@ -49,8 +49,8 @@ def server(tmp_path):
     Campaign.init(db, ["pi0_fast", "pi0", "octo", "<b>paligemma</b>"], alpha=0.2, seed=0,
                   environments=["kitchen", "bench", "sink"]).close()
     port = _free_port()
-    srv = uvicorn.Server(uvicorn.Config(create_app(db, token=TOKEN), host="127.0.0.1", port=port,
-                                        log_level="warning"))
+    app = create_app(db, token=TOKEN)
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -58,7 +58,7 @@ def server(tmp_path):
         if time.monotonic() > deadline or not thread.is_alive():
             pytest.fail("the campaign server did not start")
         time.sleep(0.05)
-    yield db, f"http://127.0.0.1:{port}"
+    yield db, f"http://127.0.0.1:{port}", app.state.login_path
     srv.should_exit = True
     thread.join(10)
 
@@ -66,7 +66,7 @@ def server(tmp_path):
 def test_operator_records_by_clicking_and_ranking_updates_live(server, tmp_path):
     from certirank.campaign import Campaign
 
-    db, base = server
+    db, base, login = server
     shots = Path(os.environ.get("CERTIRANK_SCREENSHOTS") or tmp_path)
     shots.mkdir(parents=True, exist_ok=True)
     quality = {"pi0_fast": 0.9, "pi0": 0.6, "octo": 0.3, "<b>paligemma</b>": 0.1}
@@ -77,11 +77,19 @@ def test_operator_records_by_clicking_and_ranking_updates_live(server, tmp_path)
             run = ctx.new_page()
             ranking = ctx.new_page()
             dialogs: list[str] = []
+            console: list[str] = []
             for p in (run, ranking):
                 p.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+                p.on("console", lambda m: console.append(m.text) if m.type == "error" else None)
+                p.on("pageerror", lambda e: console.append(str(e)))
             ranking.goto(f"{base}/ranking")
             head0 = ranking.locator("#ranking-panel").get_attribute("data-head")
-            run.goto(f"{base}/run?token={TOKEN}")
+            # the one-time link signs the browser in: the address bar and the history keep no token
+            run.goto(f"{base}{login}")
+            assert run.url == f"{base}/run" and TOKEN not in run.url
+            session = next(ck for ck in ctx.cookies() if ck["name"] == "certirank_session")
+            assert session["httpOnly"] and session["sameSite"] == "Strict" and TOKEN not in session["value"]
+            assert run.evaluate("document.cookie") == ""  # HttpOnly: no script can read it
             run.fill("#operator", "ci-operator")
             clicks = 0
             k = 0
@@ -112,12 +120,18 @@ def test_operator_records_by_clicking_and_ranking_updates_live(server, tmp_path)
             ranking.wait_for_function(
                 "() => document.querySelector('#ranking-summary').innerText.includes('%d rollouts recorded')" % (CLICKS - 1),
                 timeout=15_000)
+            # a second device signs in with a fresh one-time link made by the signed-in page
+            run.locator("#login-link").evaluate("el => el.innerHTML = ''")
+            run.get_by_role("button", name="Link for another device").click()
+            link = run.locator(".login-link code").inner_text(timeout=10_000)
             phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,
                                         is_mobile=True, has_touch=True).new_page()
-            phone.goto(f"{base}/run?token={TOKEN}")
+            phone.goto(link)
+            assert phone.url == f"{base}/run" and phone.locator("button.success").count() > 0
             assert phone.evaluate("document.documentElement.scrollWidth") <= 390
             phone.screenshot(path=str(shots / "campaign-phone.png"), full_page=True)
             assert not dialogs  # the hostile policy name never ran as markup
+            assert not [m for m in console if "Content Security Policy" in m or "Refused" in m], "\n".join(console)
         finally:
             browser.close()
     with Campaign.open(db) as c:

@@ -31,6 +31,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from .._params import validated
 from .._validate import check_choice
 from ..errors import ParameterError
 from ._prefs import Comparisons, as_comparisons, preference_games
@@ -66,6 +67,7 @@ _ALIASES = {"bradley-terry": "bt", "bt-classical": "bt", "davidson": "bt-davidso
 PREFERENCE_METHODS = frozenset({"bt", "bt-davidson", "bt-em", "bt-bootstrap"})
 
 
+@validated("baseline")
 def baseline(name: str, data: Any, **options: Any) -> BaselineResult:
     """Run the baseline ``name`` on ``data``.
 

@@ -24,8 +24,8 @@ _ANYRANK_ONLY = ("n_max", "environments", "seed", "tags", "open_tags", "launch",
 _PATHS = {"alpha": ("engine.ranker.alpha", "engine.alpha"), "method": ("engine.ranker.method", "engine.method"),
           "prior": ("engine.ranker.prior", None), "gamma": ("engine.ranker.gamma", None),
           "ties": ("engine.ranker.ties", None), "guarantee": ("engine.ranker.guarantee", None),
-          "metric": ("engine.ranker.metric", None), "budget": ("engine.ranker.budget", None),
-          "arms": ("engine.ranker.arms", None), "n_max": ("engine.ranker.nmax", None),
+          "bins": ("engine.ranker.bins", None), "budget": ("engine.ranker.budget", None),
+          "arms": ("engine.ranker.arms", None), "n_max": ("engine.ranker.n_max", None),
           "policies": ("engine.ranker.policies", "engine.models"), "models": (None, "engine.models"),
           "score_range": ("score_range", None), "about": ("about", "about"), "blind": ("blind", "blind"),
           "kind": ("kind", "kind"), "environments": ("plan.environments", None), "seed": ("plan.seed", None),
@@ -201,12 +201,19 @@ def _in_force(camp: Any) -> dict[str, Any]:
         seg = d.schedule.segments[-1] if d.schedule.segments else None
         cfg["plan"] = {"environments": None if seg is None else list(seg.environments),
                        "seed": (cfg.get("plan") or {}).get("seed") if seg is None else seg.seed}
-        cfg["engine"]["ranker"]["nmax"] = _n_max(camp)
+        ranker = cfg["engine"]["ranker"]
+        ranker["n_max" if "n_max" in ranker or "nmax" not in ranker else "nmax"] = _n_max(camp)
     return cfg
+
+
+#: the names configurations saved before 0.2 used for a key
+_OLD_KEYS = {"n_max": "nmax", "bins": "metric"}
 
 
 def _get(cfg: Mapping[str, Any], path: str) -> Any:
     out: Any = cfg
     for part in path.split("."):
-        out = out.get(part) if isinstance(out, Mapping) else None
+        if not isinstance(out, Mapping):
+            return None
+        out = out.get(part, out.get(_OLD_KEYS.get(part, part)))
     return out

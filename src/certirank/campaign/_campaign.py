@@ -496,12 +496,12 @@ class Campaign:
         return amend(self, {**(changes or {}), **settings}, reason=reason, design=design, by=by,
                      idempotency_key=idempotency_key)
 
-    def plan(self, blocks: int = 2) -> Plan:
-        """The schedule from the block of the first rollout still needed: ``blocks`` balanced blocks, each trial
+    def plan(self, count: int = 2) -> Plan:
+        """The schedule from the block of the first rollout still needed: ``count`` balanced blocks, each trial
         with its environment, its policies in the order to run them, and which are recorded, faulted or needed.
         Refused for a campaign without environments (nothing to schedule)."""
         from ._status import plan
-        return plan(self, blocks)
+        return plan(self, count)
 
     def launch_command(self, policy: str, trial: int | None = None) -> list[str]:
         """The command (argv) that starts ``policy`` (a name, or a code while blind) for ``trial``: the launch

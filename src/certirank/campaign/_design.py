@@ -13,7 +13,7 @@ the locked one with every amendment applied in log order. Only changes that keep
   (they are how the day is run, not what is tested).
 
 Everything the tests were planned with is refused with the reason, and nothing is written: α, the scale
-(``metric``, ``score_range``), the estimand (``about``), the policies of an AnyRank campaign (its graph of
+(``bins``, ``score_range``), the estimand (``about``), the policies of an AnyRank campaign (its graph of
 comparisons is pre-registered over them, spec 03 §9.3), the method and its settings, and blinding.
 """
 
@@ -35,7 +35,7 @@ __all__ = ["DESIGN_KEYS", "AMENDABLE", "check_design", "read_design", "refusal",
 
 #: the keys of a design.toml (the keyword arguments of Campaign.init)
 DESIGN_KEYS = ("kind", "policies", "models", "alpha", "method", "prior", "gamma", "n_max", "ties", "guarantee",
-               "metric", "budget", "arms", "environments", "seed", "blind", "score_range", "blocks", "tau", "top_k",
+               "bins", "budget", "arms", "environments", "seed", "blind", "score_range", "blocks", "tau", "top_k",
                "about", "tags", "open_tags", "checklist", "launch", "checkpoints")
 #: what an amendment may change, and how
 AMENDABLE = {"n_max": "raise the budget per comparison (never lower)",
@@ -47,7 +47,9 @@ AMENDABLE = {"n_max": "raise the budget per comparison (never lower)",
 _WHY = {
     "alpha": "alpha is the level the whole sequence of tests was planned at; changing it after results were seen "
              "voids the guarantee",
-    "metric": "the scale decides which test runs and how a score is read (spec 08 §5); it is fixed before the data",
+    "bins": "the scale decides which test runs and how a score is read (spec 08 §5); it is fixed before the data",
+    "metric": "the scale (bins) decides which test runs and how a score is read (spec 08 §5); it is fixed before the "
+              "data",
     "score_range": "the scale decides how every recorded score is read; it is fixed before the data",
     "about": "the estimand is what every certified claim is about (spec 09 §2); it is fixed before the data",
     "policies": "AnyRank's graph of comparisons is pre-registered over its policies (spec 03 §9.3): a policy "

@@ -104,7 +104,7 @@ class AnyRankEngine:
 
     @property
     def n_max(self) -> int:
-        return int(self.ranker._setup.nmax)
+        return int(self.ranker._setup.n_max)
 
     @property
     def done(self) -> bool:

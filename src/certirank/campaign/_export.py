@@ -107,8 +107,9 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
 def _rank_command(camp: Any, out: Path, show: bool) -> str:
     """The exact `certirank rank` command line (every word shell-quoted: names and paths are anyone's text)."""
     r = camp.config["engine"]["ranker"]
+    n_max, bins = r.get("n_max", r.get("nmax")), r.get("bins", r.get("metric"))  # configurations before 0.2
     words = ["certirank", "rank", str(out), "--alpha", repr(r["alpha"]), "--method", r["method"], "--n-max",
-             str(r["nmax"]), "--ties", r["ties"], "--guarantee", r["guarantee"], "--bins", r["metric"],
+             str(n_max), "--ties", r["ties"], "--guarantee", r["guarantee"], "--bins", bins,
              "--budget", r.get("budget", "none")]  # the campaign's test, not the replay's default
     if r.get("budget", "none") != "none":
         # a campaign saved before the statistic option ran the mixture

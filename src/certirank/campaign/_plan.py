@@ -84,12 +84,9 @@ def check_environments(environments: Any, what: str = "environments") -> list[st
                                  f"{MAX_ENVIRONMENT}")
         if _has_control(e):
             raise ParameterError(f"{what}: environment {e!r} contains a control character (newline, escape, ...)")
-    seen: set[str] = set()
-    for e in envs:
-        if e in seen:
-            raise ParameterError(f"{what}: environment {e!r} is listed twice (a balanced block runs each "
-                                 "environment once; list it once)")
-        seen.add(e)
+    repeated = sorted({e for e in envs if envs.count(e) > 1})
+    if repeated:  # a balanced block runs each environment once: a repeat would be run twice as often, silently
+        raise ParameterError(f"{what} must be distinct; repeated: {', '.join(repeated[:5])}")
     return envs
 
 

@@ -119,7 +119,7 @@ def check_score(camp: Any, score: Any) -> tuple[float | None, float | None]:
     given = score.strip() if isinstance(score, str) else repr(score)  # quoted back as the operator wrote it
     if isinstance(score, str):
         text = score.strip().lower()
-        if text in ("none", "na", "nan", "missing", "-", ""):
+        if text in ("none", "na", "missing", "-", ""):
             return None, None
         try:
             score = float(text)
@@ -130,8 +130,11 @@ def check_score(camp: Any, score: Any) -> tuple[float | None, float | None]:
         v = float(score)
     except (TypeError, ValueError):
         raise ParameterError(f"score must be a number, got {score!r}") from None
-    if math.isnan(v):
-        return None, None
+    if math.isnan(v):  # more often a bug upstream than a deliberate "not run" (the Ranker refuses it too)
+        raise ParameterError(f"score is NaN ({given}); write 'missing' (score=None) for a run that could not be "
+                             "performed")
+    if isinstance(score, (bool, np.bool_)):
+        raise ParameterError(f"score must be a number, got {score!r} (write 1 or 0)")
     rng = camp.config.get("score_range")
     lo, hi = (0.0, 1.0) if rng is None else rng
     if not lo <= v <= hi:

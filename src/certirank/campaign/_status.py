@@ -115,9 +115,9 @@ def _fault_warnings(rollouts: Mapping[str, int], faults: Mapping[str, int]) -> l
 
 
 # ---------------------------------------------------------------------------------------------- plan
-def plan(camp: Any, blocks: Any = 2) -> Plan:
-    if isinstance(blocks, bool) or not isinstance(blocks, int) or not 1 <= blocks <= 1000:
-        raise ParameterError(f"blocks must be a whole number from 1 to 1000, got {blocks!r}")
+def plan(camp: Any, count: Any = 2) -> Plan:
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1000:
+        raise ParameterError(f"count (blocks to show) must be a whole number from 1 to 1000, got {count!r}")
     if camp.kind != "anyrank":
         raise StateError("a leaderboard campaign has no schedule of environments: each run scores every model on "
                          "every item")
@@ -131,7 +131,7 @@ def plan(camp: Any, blocks: Any = 2) -> Plan:
         first = min((r for _, r in need), default=camp._store.handed_out(conn) + 1)
         start = schedule.block_start(first)
         n = len(schedule.segment(start).environments)
-        lo, hi = start, start + blocks * n - 1
+        lo, hi = start, start + count * n - 1
         seen = camp._store.rollouts_between(conn, lo, hi)
     show = camp._revealed or not camp.blind
     shown = lambda p: camp._shown(p, show)  # noqa: E731

@@ -285,11 +285,14 @@ def deprecated_alias(new_value: Any, old_value: Any, old: str, new: str, default
 
 
 
-BACKEND_OPT = typer.Option(None, "--backend", help="Where the tasks run: serial, joblib (--jobs local processes) or "
-                           "dask (a Dask cluster: --scheduler, else a LocalCluster of --jobs workers). Default: dask "
-                           "with --scheduler, joblib with --jobs > 1, else serial. Results do not depend on it.")
+BACKEND_OPT = typer.Option(None, "--backend", help="Where the tasks run: serial, joblib (--jobs local processes), "
+                           "dask (a Dask cluster: --scheduler, else a LocalCluster of --jobs workers) or ray (a Ray "
+                           "cluster: --scheduler, else a local runtime of --jobs CPUs). Default: ray with a ray:// "
+                           "--scheduler, dask with any other, joblib with --jobs > 1, else serial. Results do not "
+                           "depend on it.")
 SCHEDULER_OPT = typer.Option(None, "--scheduler", help="Dask scheduler address, e.g. tcp://host:8786 (start it with "
-                             "`dask scheduler` and workers with `dask worker ADDRESS`).")
+                             "`dask scheduler` and workers with `dask worker ADDRESS`), or a Ray cluster address "
+                             "(ray://head:10001, or auto) with --backend ray.")
 
 
 class progress_bar:

@@ -74,7 +74,8 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
                                                  "(default 5000)."),
              ties: str = typer.Option("allow", "--ties", help="allow or assume_none."),
              guarantee: str = typer.Option("paper", "--guarantee", help="paper or strict."),
-             metric: str = typer.Option("progress", "--metric", help="progress (partial credit) or binary."),
+             bins: str | None = typer.Option(None, "--bins", help="progress (partial credit; default) or binary."),
+             metric: str | None = typer.Option(None, "--metric", hidden=True, help="Deprecated: --bins."),
              environments: Path | None = typer.Option(None, "--environments", help="File with one environment "
                                                          "name per line; each trial's environment is drawn from it."),
              seed: int | None = typer.Option(None, "--seed", help="Seed of the environment draws and blind codes."),
@@ -113,7 +114,9 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
         if given:
             raise ParameterError(f"{given[0]} is given beside --design {design}: a locked design has one home for "
                                  "each setting; put it in the design file")
-    options = {} if metric == "progress" else {"metric": metric}
+    from ._common import deprecated_alias
+    bins = deprecated_alias(bins, metric, "--metric", "--bins") or "progress"
+    options = {} if bins == "progress" else {"bins": bins}
     with Campaign.init(db, _names(policies, "--policies"), kind=kind, models=_names(models, "--models"),
                        alpha=alpha, method=method, prior=None if prior is None else read_prior_file(prior),
                        gamma=gamma, n_max=n_max, ties=ties, guarantee=guarantee,

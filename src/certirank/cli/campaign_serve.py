@@ -50,18 +50,25 @@ def serve_cmd(db: Path = DB_ARG,
                                                      "a token nobody can write."),
               token: str | None = typer.Option(None, "--token", hidden=True),
               read_only: bool = typer.Option(False, "--read-only", help="Nobody can write (reviewers' view)."),
+              allow_host: list[str] = typer.Option([], "--allow-host", help="Another host name the page answers "
+                                                   "to (repeatable; always: IP addresses, localhost and --host)."),
               ) -> None:
     """Serve the campaign page: what to run next, one-click results, the certified ranking as it forms."""
     from ..web import create_app, make_token
 
+    _check_address(host, port)
     secret = None if read_only else (_read_token(token_file, token) or make_token())
-    create_app(db, token=secret, read_only=read_only)  # refuses a bad file before binding
+    # refuses a bad file before binding
+    app = create_app(db, token=secret, read_only=read_only, host=host, allow_hosts=allow_host)
     shown = f"[{host}]" if ":" in host else host
     base = f"http://{shown}:{port}"
     if read_only:
         typer.echo(f"certirank campaign page (read-only): {base}/ranking")
     else:
-        typer.echo(f"certirank campaign page: {base}/run?token={secret}")
+        typer.echo(f"certirank campaign page: {base}{app.state.login_path}")
+        typer.echo("  a one-time link: it signs this browser in (a session cookie) and leaves no token in the address "
+                   "or the history; sign in other devices from the page ('Link for another device') or at "
+                   f"{base}/login with the token")
         typer.echo(f"read-only view for reviewers: {base}/ranking")
     try:
         loopback = ipaddress.ip_address(host).is_loopback
@@ -71,4 +78,22 @@ def serve_cmd(db: Path = DB_ARG,
         err_console.print(f"warning: listening on {one_line(host)}, not only on this machine; anyone who can reach it "
                           "can read the campaign (writes still need the token)")
     from ..web import serve
-    serve(db, host=host, port=port, token=secret, read_only=read_only)
+    serve(app, host=host, port=port)
+
+
+def _check_address(host: str, port: int) -> None:
+    """Refuse an address this machine cannot listen on before printing anything (not uvicorn's error later)."""
+    import socket
+
+    from ..errors import ParameterError
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ParameterError(f"--host {host!r} is not an address of this machine ({exc})") from None
+    family, kind, proto, _, address = infos[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise ParameterError(f"cannot listen on {host} port {port}: {exc.strerror or exc}") from None

@@ -12,6 +12,7 @@ from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON
                       SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, emit, group_columns, pairing_arg, read_input,
                       render_groups, render_shuffled, warn_order, warn_order_groups)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
+from ._options import declared
 
 
 @app.command("compare")
@@ -22,18 +23,15 @@ def compare_cmd(data: Path = DATA_ARG,
                 bettor: Optional[str] = typer.Option(None, "--bettor", help="calibrated (default), adaptive, beta_mixture, "
                                                      "mixture, nscore, bernoulli_kelly, agrapa, ons, prpl_eb or "
                                                      "hoeffding (changes speed, never validity)."),
-                ties: str = typer.Option("allow", "--ties", help="allow (valid under exact ties) or assume_none "
-                                         "(the papers' setting)."),
-                bins: str = typer.Option("progress", "--bins", help="N-SCORE score bins: progress (0, 0.1, ..., 1) "
-                                         "or binary (0, 1). binary declares the scores binary (needed by --n-max)."),
+                ties: str = declared("ties", "allow"),
+                bins: str = declared("bins", "progress", extra_help="binary declares the scores binary (needed by "
+                                                                    "--n-max)."),
                 pairing: str = PAIRING_OPT, shuffle: Optional[int] = SHUFFLE_OPT, group_by: Optional[str] = GROUP_BY_OPT,
                 alpha_across_groups: bool = ALPHA_ACROSS_OPT,
                 n_max: Optional[int] = typer.Option(None, "--n-max", help="Trial budget fixed before the data: "
                                                     "with --bins binary, the exact budget test (valid up to it)."),
-                arms: str = typer.Option("paired", "--arms", help="Budget test: paired (shared environments, any "
-                                         "correlation; default) or independent (rollouts paired by order)."),
-                extendable: bool = typer.Option(False, "--extendable", help="Budget test: stay valid past the "
-                                                "budget (Bonferroni with the e-process)."),
+                arms: str = declared("arms", "paired", extra_help="independent: rollouts paired by order only."),
+                extendable: bool = declared("extendable", False),
                 format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
                 read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Sequentially compare two policies on their paired trials, in recorded order (anytime-valid)."""
@@ -46,13 +44,6 @@ def compare_cmd(data: Path = DATA_ARG,
         from .rank import _refuse_with_shuffle
         _refuse_with_shuffle(bettor=bettor is not None, ties=ties != "allow", bins=bins != "progress",
                              n_max=n_max is not None, arms=arms != "paired", extendable=extendable)
-    elif n_max is None:
-        from .._validate import check_choice
-        from .rank import _refuse
-        arms = check_choice("--arms", arms, ("paired", "independent"))
-        # they shape the budget test, which needs a budget: without one they would be ignored without a word
-        _refuse("without --n-max (they shape the exact budget test: --bins binary --n-max N)",
-                arms=arms.strip().lower() != "paired", extendable=extendable)
     table, _, _ = read_input(data, format, score_range, read_option)
 
     def run(tab: Any, level: float) -> Any:

@@ -67,6 +67,12 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
         if "," in m:
             raise ParameterError(f"--size takes one number of test cases, got {m!r}; a list such as 1,2,3 needs "
                                  "--evaluate")
+    try:  # the API takes sizes as numbers; the command line spells them "2" or "1,2,3"
+        sizes = [int(v) for v in m.split(",") if v.strip()]
+    except ValueError:
+        raise ParameterError(f"--size must be a whole number of test cases (or, with --evaluate, a list such as "
+                             f"1,2,3), got {m!r}") from None
+    size: Any = sizes[0] if len(sizes) == 1 else sizes
     from ._common import key_values, parse_score_range
     data = read_test_matrix(matrix, score_range=parse_score_range(score_range),
                             **key_values(read_option, "--read-option"))
@@ -84,7 +90,7 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
                                        seed=seed, eta=eta)
         emit(result, as_json, lambda res: [console.print(x) for x in item_evaluation_renderables(res)])
     elif evaluate:
-        result: Any = evaluate_test_designs(data, m=m, methods=methods, holdout=holdout, sets=sets, seed=seed,
+        result: Any = evaluate_test_designs(data, m=size, methods=methods, holdout=holdout, sets=sets, seed=seed,
                                             eta=eta, betas=betas, rounds=rounds)
         emit(result, as_json, lambda res: [console.print(x) for x in [*evaluation_renderables(res),
                                                                         *design_verdicts(res)]])
@@ -95,9 +101,9 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
         if rounds > 2000:  # long work: say what it will cost before it starts
             from ._common import announce_cost
             announce_cost(f"compose-test: {rounds:,} rounds", lambda: compose_test(
-                data, m=m, eta=eta, betas=betas, solver=solver, rounds=200, seed=seed, select=select,
+                data, m=size, eta=eta, betas=betas, solver=solver, rounds=200, seed=seed, select=select,
                 variant=variant), 200, rounds)
-        result = compose_test(data, m=m, eta=eta, betas=betas, solver=solver, rounds=rounds, seed=seed, select=select,
+        result = compose_test(data, m=size, eta=eta, betas=betas, solver=solver, rounds=rounds, seed=seed, select=select,
                               variant=variant)
         if getattr(result, "variant", "sequential") == "simultaneous":
             emit(result, as_json, lambda res: [console.print(x) for x in _mixture_renderables(res, str(matrix))])

@@ -6,8 +6,9 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, READ_OPT,
-                      SCORE_RANGE_OPT, app, console, emit, group_columns, read_input, render_groups, show)
+from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, BACKEND_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, READ_OPT,
+                      SCHEDULER_OPT, SCORE_RANGE_OPT, app, console, emit, group_columns, read_input, render_groups,
+                      show)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 
 
@@ -37,6 +38,11 @@ def leaderboard_cmd(
     show_all: bool = ALL_OPT,
     as_json: bool = JSON_OPT,
     markdown: bool = MARKDOWN_OPT,
+    jobs: int = typer.Option(1, "--jobs", "-j", help="Local worker processes for the update of large boards (or the "
+                             "workers of a Dask LocalCluster / the CPUs of a local Ray runtime); results do not "
+                             "depend on it."),
+    backend: Optional[str] = BACKEND_OPT,
+    scheduler: Optional[str] = SCHEDULER_OPT,
 ) -> None:
     """Certified leaderboard (BB-EDGE): edges, rank intervals and Top-k from repeated runs of L models."""
     check_output_flags(as_json, markdown)
@@ -57,13 +63,14 @@ def leaderboard_cmd(
     if cols is not None:
         from ..methods.groups import run_by_group
         grouped = run_by_group(source, cols, lambda tab, level: leaderboard(
-            tab, alpha=level, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method, stake=stake),
+            tab, alpha=level, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method, stake=stake,
+            backend=backend, jobs=jobs, scheduler=scheduler),
             alpha=alpha, alpha_across_groups=alpha_across_groups, method=method)
         title = f"{data}: {method} in {len(grouped.groups)} groups of {', '.join(cols)}"
         emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
     result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
-                         score_range=sr, format=fmt, stake=stake)
+                         score_range=sr, format=fmt, stake=stake, backend=backend, jobs=jobs, scheduler=scheduler)
 
     def render(res: Any) -> None:
         from ..report.text import ranking_renderables

@@ -55,6 +55,18 @@ def render_preferences(res: Any, *, title: str, full: bool = False) -> None:
                            left=(0, 1), limit=None if full else MAX_ROWS))
 
 
+def render_bradley_terry(res: Any, *, title: str, full: bool = False) -> None:
+    """A certified Bradley–Terry ranking: its Ranking through the one text renderer, the warnings (the
+    asymptotic label first), then the strengths."""
+    from ..report.text import MAX_ROWS, ranking_renderables, table_renderables
+    show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, mean_label="share",
+                             n_label="battles", verb="is stronger than", extra=list(res.warnings)))
+    st = res.details["strengths"]
+    rows = [[name, f"{v['theta']:+.3f}", f"{v['se']:.3f}"] for name, v in sorted(st.items(),
+                                                                                 key=lambda kv: -kv[1]["theta"])]
+    show(table_renderables(["player", "log-strength", "se"], rows, left=(0,), limit=None if full else MAX_ROWS))
+
+
 def _refuse_with_shuffle(**given: bool) -> None:
     """--shuffle runs its own test (sampling without replacement); AnyRank's options would be dropped silently."""
     _refuse("with --shuffle (a without-replacement test of the table's average, with its own bettor)", **given)
@@ -65,38 +77,6 @@ def _refuse(where: str, **given: bool) -> None:
     if used:
         from ..errors import ParameterError
         raise ParameterError(f"{', '.join(used)} {'does' if len(used) == 1 else 'do'} not apply {where}")
-
-
-def _check_budget_options(budget: str, bins: str, n_max: Optional[int], arms: str, statistic: Optional[str]) -> None:
-    """--arms and --statistic shape the exact budget test only; without it they would be ignored without a word."""
-    from .._validate import check_choice
-    from ..errors import ParameterError
-    from ..evidence.budget import check_statistic
-    from ..methods.anyrank.config import ARMS, BUDGETS, METRICS, _resolve_budget
-    if statistic is not None:
-        check_statistic(statistic)
-    check_choice("--arms", arms, ARMS)
-    resolved = _resolve_budget(check_choice("--budget", budget, BUDGETS), check_choice("--bins", bins, METRICS),
-                               n_max, None, live=False)
-    if resolved == "none" and (statistic is not None or arms.strip().lower() != "paired"):
-        what = "--statistic" if statistic is not None else "--arms"
-        raise ParameterError(f"{what} applies to the exact budget test only (--bins binary with --n-max N, or "
-                             "--budget final|extendable); this run uses the anytime e-process")
-
-
-def _check_gamma(method: str, gamma: float, has_prior: bool) -> None:
-    """--gamma weights the prior in two methods only; elsewhere, or with no prior, it would change nothing."""
-    from .._validate import check_choice, check_nonnegative
-    if check_nonnegative("gamma", gamma) == 1.0:
-        return
-    from ..errors import ParameterError
-    from ..methods.anyrank.config import METHODS
-    if check_choice("method", method, METHODS) not in ("anyrank", "weighted-bonferroni"):
-        raise ParameterError(f"--gamma (prior strength) applies to --method anyrank and weighted-bonferroni, not "
-                             f"{method}")
-    if not has_prior:
-        raise ParameterError("--gamma is the prior's strength: give a prior (--prior, --prior-means or "
-                             "--heldout-prior-rows)")
 
 
 @app.command("rank")
@@ -138,6 +118,15 @@ def rank_cmd(data: Path = DATA_ARG,
              plot: Optional[Path] = typer.Option(None, "--plot", help="Write the score violins with the certified "
                                                  "letters to FILE.png or FILE.svg."),
              show_all: bool = ALL_OPT,
+             model: str = typer.Option("pairwise", "--model", help="Battle / preference data: pairwise (each pair "
+                                       "tested on its own battles) or bt (Bradley–Terry: every battle pooled; "
+                                       "--method asymptotic, the default, or exact)."),
+             draws: Optional[str] = typer.Option(None, "--draws", help="--model bt: half (a draw is half a win "
+                                                 "each; default), davidson (modelled) or drop."),
+             home: bool = typer.Option(False, "--home", help="--model bt: model an advantage of the first-named "
+                                       "side (home team, first position)."),
+             every: Optional[int] = typer.Option(None, "--every", help="--model bt: battles between checkpoints "
+                                                 "(default 100)."),
              as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Certified ranking of policies from recorded trials (AnyRank), replayed in recorded order; for battle /
     preference data, the certified preference graph."""
@@ -150,18 +139,32 @@ def rank_cmd(data: Path = DATA_ARG,
         check_plot_path(plot)
     pair = pairing_arg(pairing)
     cols = group_columns(group_by)
-    anyrank_options = dict(method=method != "anyrank", prior=prior is not None, prior_means=prior_means is not None,
+    from .._validate import check_choice
+    model = check_choice("--model", {"bradley-terry": "bt", "bradley_terry": "bt"}.get(model.strip().lower(),
+                                                                                       model.strip().lower()),
+                         ("pairwise", "bt"))
+    bt_given = dict(draws=draws is not None, home=home, every=every is not None)
+    bt_method = None
+    if model == "bt":
+        bt_method = "asymptotic" if method == "anyrank" else method
+        if bt_method not in ("asymptotic", "exact"):
+            from ..errors import ParameterError
+            raise ParameterError(f"--model bt takes --method asymptotic (default) or exact, not {method!r}")
+    else:
+        _refuse("without --model bt", **bt_given)
+    anyrank_options = dict(method=method != "anyrank" and model != "bt", prior=prior is not None, prior_means=prior_means is not None,
                            gamma=gamma != 1.0, n_max=n_max is not None, ties=ties != "allow",
                            guarantee=guarantee != "paper", heldout_prior_rows=heldout_prior_rows != 0,
                            bins=bins != "progress", budget=budget != "auto", arms=arms != "paired",
                            statistic=statistic is not None)
     if shuffle is not None:
         _refuse_with_shuffle(**anyrank_options)
-    else:
-        _check_budget_options(budget, bins, n_max, arms, statistic)
-        _check_gamma(method, gamma, prior is not None or prior_means is not None or heldout_prior_rows != 0)
     table, fmt, sr = read_input(data, format, score_range, read_option)
 
+    if model == "bt" and table.attrs.get("format") != "preferences":
+        from ..errors import ParameterError
+        raise ParameterError("--model bt ranks battles (A,B,preference or model_a,model_b,winner); these are "
+                             "per-trial scores")
     if table.attrs.get("format") == "preferences":
         from ..errors import ParameterError
         from ..methods.preferences import preference_graph
@@ -173,6 +176,15 @@ def rank_cmd(data: Path = DATA_ARG,
         # the preference graph has its own test: AnyRank's options would be dropped without a word
         _refuse("to preference data (the certified preference graph has its own test)", shuffle=shuffle is not None,
                 pairing=pair != "by_row", **anyrank_options)
+        if model == "bt":
+            bt = {k: v for k, v in dict(method=bt_method, draws=draws, home=home, every=every).items()
+                  if v is not None}
+            res = preference_graph(table, alpha, model="bradley-terry", **bt)
+            title = (f"{data}: certified Bradley–Terry ranking ({res.inputs['method']}), {res.n_battles} battles "
+                     f"(alpha = {res.alpha:g})")
+            emit_or_markdown(res, as_json, markdown, lambda r: render_bradley_terry(r, title=title, full=show_all),
+                             title=title)
+            return
         res = preference_graph(table, alpha)
         title = f"{data}: certified preference graph, {res.n_battles} battles (alpha = {res.alpha:g})"
         emit_or_markdown(res, as_json, markdown, lambda r: render_preferences(r, title=title, full=show_all),

@@ -19,6 +19,7 @@ import pandas as pd
 
 from .._escape import csv_uncell
 from ..errors import DataError, ParameterError
+from ._cells import map_values
 
 __all__ = ["FILE_TYPES", "read_frame", "jsonl_records"]
 
@@ -135,7 +136,9 @@ def _read_csv(p: Path, sep: str) -> pd.DataFrame:
     # undo write_table's spreadsheet-formula guard (a leading ' before = + - @); see certirank._escape.csv_cell
     for c in frame.columns:
         col = frame[c]
-        if col.map(lambda v: isinstance(v, str) and v[:1] == "'").any():
+        guarded = (col.str.startswith("'").fillna(False) if pd.api.types.is_string_dtype(col) and
+                   not pd.api.types.is_object_dtype(col) else map_values(col, lambda v: isinstance(v, str) and v[:1] == "'"))
+        if guarded.any():
             frame[c] = col.map(lambda v: csv_uncell(v) if isinstance(v, str) else v)
     return frame
 

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._params import validated
 from .._escape import csv_guarded
 from .._io import atomic_path
 from .._validate import check_choice
@@ -41,6 +42,7 @@ from .files import (FILE_TYPES, POLICY_COLUMN_NAMES, SUMMARY_LABELS, _SUFFIX_TYP
                     _is_missing, read_frame)
 from .pairing import isolated_warning, pairing_note
 from .preferences import PREFERENCE_COLUMNS, _preference_columns, validate_preferences
+from ._cells import map_values, to_numbers
 from .table import ALIASES, validate_table
 
 __all__ = ["FORMATS", "load", "write_table", "detect_layout"]
@@ -89,6 +91,7 @@ _OPTIONS = {"long": {"sep", "policy", "score"}, "wide": {"sep"}, "preferences": 
 # public entry points
 
 @keyword_only(("format",))
+@validated("load")
 def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = None,
          score_range: tuple[float, float] | None = None, **options: Any) -> pd.DataFrame:
     """Read evaluation data and return the validated table.
@@ -128,6 +131,10 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
     """
     fmt = None if format is None else check_choice("format", format, FORMATS)
     if isinstance(path, pd.DataFrame):
+        if isinstance(path.columns, pd.MultiIndex):  # str() of a tuple would silently become a policy name
+            raise DataError(f"the table has {path.columns.nlevels} header levels (MultiIndex columns); flatten them "
+                            "to one name per column first (e.g. table.columns = ['_'.join(map(str, c)) for c in "
+                            "table.columns])")
         layout = fmt if fmt in LAYOUTS else None
         # a table read earlier keeps naming its file in later messages, and its reader's notes were said already
         return _from_frame(path, layout, source=path.attrs.get("source"), score_range=score_range, row_offset=0,
@@ -339,8 +346,15 @@ def _file_cells(frame: pd.DataFrame, source: str | None, row_offset: int, notes:
     if "policy" in frame.columns:
         frame = _drop_summary_rows(frame, frame["policy"], "policy", source, row_offset, notes)
     if "score" in frame.columns and not pd.api.types.is_numeric_dtype(frame["score"]):
-        words = frame["score"].map(_cell_word)
-        pct = np.flatnonzero(frame["score"].map(lambda v: isinstance(v, str) and bool(_PERCENT.fullmatch(v))))
+        # a cell that reads as a number is neither a word nor a percentage: look only at the others
+        other = to_numbers(frame["score"]).isna().to_numpy()
+        text = frame["score"][other]
+        found = np.full(len(frame), None, dtype=object)
+        found[other] = map_values(text, _cell_word).to_numpy(dtype=object)
+        words = pd.Series(found, index=frame.index).infer_objects()
+        is_pct = np.zeros(len(frame), dtype=bool)
+        is_pct[other] = map_values(text, lambda v: isinstance(v, str) and bool(_PERCENT.fullmatch(v))).to_numpy(bool)
+        pct = np.flatnonzero(is_pct)
         if len(pct) and score_range is not None:
             # "50%" is already a fraction of 1; rescaling it again by a range would shrink it silently
             raise DataError(f"score {frame['score'].iloc[pct[0]]!r} is a percentage, read as a fraction of 1; drop "
@@ -380,7 +394,7 @@ def _drop_summary_rows(frame: pd.DataFrame, labels: pd.Series, column: str, sour
                        notes: list[str]) -> pd.DataFrame:
     """`frame` without its trailing summary rows (a label such as 'Total' or 'Mean' after the last trial), each
     named in `notes`; a summary row with trials after it is refused (it is not clear what it summarises)."""
-    low = labels.map(lambda v: "" if _is_missing(v) else str(v).strip().lower()).to_numpy(dtype=object)
+    low = map_values(labels, lambda v: "" if _is_missing(v) else str(v).strip().lower()).to_numpy(dtype=object)
     summary = np.flatnonzero(np.isin(low, list(SUMMARY_LABELS)))
     if not len(summary):
         return frame

@@ -27,6 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
+from ._cells import map_values, to_numbers
 
 REQUIRED = ("policy", "score")
 ALIASES = {"model": "policy", "item": "env", "task": "env"}
@@ -90,7 +91,13 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
 
     # score
     raw = df["score"]
-    score = pd.to_numeric(raw, errors="coerce")
+    score = to_numbers(raw)
+    if score.dtype.kind in "cO":  # complex numbers pass to_numeric, and float64 would drop their imaginary part
+        cplx = np.flatnonzero([isinstance(v, (complex, np.complexfloating)) for v in score.to_numpy()])
+        if cplx.size:
+            i = int(cplx[0])
+            raise DataError(f"score {raw.iloc[i]!r} is a complex number (expected a real number in "
+                            f"{_range_text(score_range)})", source=source, row=i + row_offset, column="score")
     nonnum = score.isna() & raw.notna()
     if nonnum.any():
         i = int(np.flatnonzero(nonnum)[0])
@@ -118,7 +125,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
     # env
     if "env" in df.columns:
         env = df["env"]
-        df["env"] = env.map(lambda v: pd.NA if pd.isna(v) else _label(v)).astype("string")
+        df["env"] = map_values(env, lambda v: pd.NA if pd.isna(v) else _label(v)).astype("string")
     else:
         df["env"] = pd.Series(pd.NA, index=df.index, dtype="string")
 
@@ -135,7 +142,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
             i = int(np.flatnonzero(blk.isna())[0])
             raise DataError("block is missing; every row needs a block when the column is present",
                             source=source, row=i + row_offset, column="block")
-        df["block"] = blk.map(_label).astype("string")
+        df["block"] = map_values(blk, _label).astype("string")
         if df["env"].notna().all():
             per_env = df.groupby("env")["block"].nunique()
             split = per_env[per_env > 1]
@@ -192,7 +199,7 @@ def _label(v: object) -> str:
 
 
 def _integer_column(col: pd.Series, name: str, source: str | None, row_offset: int) -> pd.Series:
-    num = pd.to_numeric(col, errors="coerce")
+    num = to_numbers(col)
     bad = num.isna() | (num.astype("float64") % 1 != 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
@@ -220,7 +227,7 @@ def _range_text(score_range: Sequence[float] | None) -> str:
 
 def policies(table: pd.DataFrame) -> list[str]:
     """Policies in order of first appearance (the order users wrote them in)."""
-    return list(dict.fromkeys(table["policy"]))
+    return [str(p) for p in pd.unique(table["policy"])]
 
 
 def check_per_trial(table: pd.DataFrame, who: str) -> None:

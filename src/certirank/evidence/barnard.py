@@ -413,8 +413,8 @@ class BarnardDesign:
 
     #: the running maximum R before any data (no step may reject at t = 0)
     r0 = -math.inf
-    #: the state this design's statistic reads (steps and both arms' successes)
-    state = ("t", "a", "b")
+    #: the counts this design's statistic reads besides the step t (both arms' successes)
+    state = ("a", "b")
 
     def stats(self, t: Any, a: Any, b: Any, k: Any = None, s: Any = None) -> np.ndarray:
         """(..., 2): T for the `less` side and the `more` side at the given states."""

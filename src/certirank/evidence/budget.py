@@ -38,11 +38,12 @@ import math
 from typing import Any
 
 import numpy as np
-from scipy import special, stats
+from scipy import stats
 
 from .._validate import check_alpha, check_choice, check_positive_int
 from ..errors import DataError, ParameterError
 from ._core import require_binary
+from ._tails import log_statistic, log_upper_tail
 
 __all__ = ["ARMS", "STATISTICS", "log_statistic", "log_upper_tail", "crossing_boundary", "first_passage", "level_of", "threshold",
            "tune_concentration", "BudgetDesign", "design", "make_design", "budget_batch", "MAX_BUDGET"]
@@ -59,7 +60,6 @@ MAX_BUDGET = 20000
 _TABLE_MAX = 2500
 #: largest budget the fastest-decision statistic is tabulated for (its table is built whole)
 BAYES_MAX_BUDGET = _TABLE_MAX
-_LOG2 = math.log(2.0)
 # A value counts as reaching a threshold m when it is >= m - _TOL * (1 + |m|). The observed maxima are
 # values of the same function, so this only absorbs last-bit differences between evaluations; it enlarges
 # the crossing region used by the level computation too, so it can only make the test more conservative.
@@ -70,35 +70,6 @@ _A_GRID = tuple(float(v) for v in np.round(2.0 ** (np.arange(-2, 25) / 2.0), 3))
 
 def check_arms(arms: Any) -> str:
     return check_choice("arms", arms, ARMS)
-
-
-def log_statistic(k: Any, s: Any, a: float) -> np.ndarray:
-    """log T(k, s) for arrays of discordant counts k >= 0 and challenger wins 0 <= s <= k (T(0, 0) = 1)."""
-    k = np.asarray(k, dtype=float)
-    s = np.asarray(s, dtype=float)
-    wa, wb = a + s, a + k - s
-    # P(q > 1/2) under the posterior Beta(wa, wb); the prior's is 1/2
-    return k * _LOG2 + special.betaln(wa, wb) - special.betaln(a, a) + log_upper_tail(wa, wb) + _LOG2
-
-
-def log_upper_tail(wa: Any, wb: Any) -> np.ndarray:
-    """log P(Beta(wa, wb) > 1/2) = log I_{1/2}(wb, wa), finite where the regularised function underflows.
-
-    Past the underflow (wb >> wa, probability below ~1e-300) the Laplace-type tail estimate
-    (1/2)^(wa + wb - 2) / (2 (wb - wa) B(wa, wb)) is used: such values lie hundreds of nats below any
-    threshold, so they never decide a crossing; they only keep the processes finite.
-    """
-    wa = np.asarray(wa, dtype=float)
-    wb = np.asarray(wb, dtype=float)
-    with np.errstate(divide="ignore"):
-        out = np.log(special.betainc(wb, wa, 0.5))
-    bad = ~np.isfinite(out)
-    if np.any(bad):
-        a_, b_ = np.broadcast_to(wa, out.shape)[bad], np.broadcast_to(wb, out.shape)[bad]
-        out = np.array(out, copy=True)
-        out[bad] = ((a_ + b_ - 2.0) * -_LOG2 - np.log(2.0 * np.maximum(b_ - a_, 1.0))
-                    - special.betaln(a_, b_))
-    return out
 
 
 def _reaches(values: np.ndarray, m: float) -> np.ndarray:
@@ -305,6 +276,28 @@ def tune_concentration(n: int, level: float, arms: str = "paired") -> float:
     return _A_GRID[best]
 
 
+#: spacing of the threshold grid in nats of log T (p overstated by at most a factor exp(GRID_STEP))
+GRID_STEP = 0.02
+#: smallest p-value the grid resolves (well below any level a K <= 4950-pair AnyRank graph assigns)
+GRID_FLOOR = 1e-10
+
+
+@functools.lru_cache(maxsize=16)
+def pvalue_grid(n_max: int, a: float, arms: str, step: float = GRID_STEP,
+                floor: float = GRID_FLOOR, statistic: str = "mixture") -> tuple[np.ndarray, np.ndarray]:
+    """(m, G(m)) on the grid m = 0, step, 2 step, ... up to the first m with G(m) <= floor."""
+    hi = max(1.0, math.log(1.0 / floor))
+    while level_of(hi, n_max, a, arms, statistic) > floor:
+        hi *= 1.5
+    m = np.arange(0.0, hi + step, step)
+    g = np.ones(m.size)
+    g[1:] = level_of(m[1:], n_max, a, arms, statistic)
+    # the DP is exact up to rounding; enforce the monotonicity the proof uses against last-bit noise
+    g = np.minimum.accumulate(np.minimum(g, 1.0))
+    last = int(np.argmax(g <= floor)) if (g <= floor).any() else g.size - 1
+    return m[:last + 1], g[:last + 1]
+
+
 class BudgetDesign:
     """Everything fixed before data for one comparison: budget, arms, tie mode, level and concentration."""
 
@@ -369,7 +362,7 @@ class BudgetDesign:
 
     #: the running maximum R before any data: T(0, 0) = 1
     r0 = 0.0
-    #: the state this design's statistic reads (the discordant pairs: their number and the challenger's wins)
+    #: the counts this design's statistic reads besides the step t (the discordant pairs and the challenger's wins)
     state = ("k", "s")
 
     def stats(self, t: Any, a: Any, b: Any, k: Any, s: Any) -> np.ndarray:
@@ -384,8 +377,6 @@ class BudgetDesign:
         return np.stack([self.log_t(kk, np.asarray(s) + r), self.log_t(kk, np.asarray(k) - np.asarray(s) + r)], axis=-1)
 
     def pvalue_grid(self) -> tuple[np.ndarray, np.ndarray]:
-        from .budget_streams import pvalue_grid
-
         return pvalue_grid(self.n_max, self.a, self.arms, statistic=self.statistic)
 
 

@@ -26,36 +26,15 @@ import numpy as np
 
 from .._validate import check_alpha, check_positive_int
 from ..errors import DataError, ParameterError
-from .budget import _TOL, MAX_BUDGET, BudgetDesign, check_arms, check_statistic, level_of, make_design
+from .budget import (_TOL, GRID_FLOOR, GRID_STEP, MAX_BUDGET, BudgetDesign, check_arms, check_statistic, make_design,
+                     pvalue_grid)
 from .streams import _index, _values, combine
 
 __all__ = ["GRID_FLOOR", "GRID_STEP", "BudgetStreams", "out_of_reach", "pvalue_grid"]
 
-#: spacing of the threshold grid in nats of log T (p overstated by at most a factor exp(GRID_STEP))
-GRID_STEP = 0.02
-#: smallest p-value the grid resolves (well below any level a K <= 4950-pair AnyRank graph assigns)
-GRID_FLOOR = 1e-10
-
-
 @functools.lru_cache(maxsize=16)
 def _fixed_design(n_max: int, alpha: float, arms: str, ties: str, a: float, statistic: str) -> BudgetDesign:
     return BudgetDesign(n_max, alpha=alpha, arms=arms, ties=ties, concentration=a, statistic=statistic)
-
-
-@functools.lru_cache(maxsize=16)
-def pvalue_grid(n_max: int, a: float, arms: str, step: float = GRID_STEP,
-                floor: float = GRID_FLOOR, statistic: str = "mixture") -> tuple[np.ndarray, np.ndarray]:
-    """(m, G(m)) on the grid m = 0, step, 2 step, ... up to the first m with G(m) <= floor."""
-    hi = max(1.0, math.log(1.0 / floor))
-    while level_of(hi, n_max, a, arms, statistic) > floor:
-        hi *= 1.5
-    m = np.arange(0.0, hi + step, step)
-    g = np.ones(m.size)
-    g[1:] = level_of(m[1:], n_max, a, arms, statistic)
-    # the DP is exact up to rounding; enforce the monotonicity the proof uses against last-bit noise
-    g = np.minimum.accumulate(np.minimum(g, 1.0))
-    last = int(np.argmax(g <= floor)) if (g <= floor).any() else g.size - 1
-    return m[:last + 1], g[:last + 1]
 
 
 def out_of_reach(reach: np.ndarray, m: np.ndarray) -> np.ndarray:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import validated
 from .._validate import check_positive_int
 from ..errors import DataError, ParameterError
 from .._compat import keyword_only
@@ -72,6 +73,7 @@ class CompareResult(ResultMixin):
 
 
 @keyword_only(("bettor", "ties"))
+@validated("compare")
 def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, ties: str = "allow",
             bins: Any = "progress", n_max: int | None = None, arms: str = "paired", extendable: bool = False,
             **options: Any) -> CompareResult:

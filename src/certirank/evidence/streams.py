@@ -15,7 +15,8 @@ import numpy as np
 
 from .._validate import check_alpha, check_positive_int
 from ..errors import DataError, ParameterError
-from ._core import Engine, check_bettor, check_scores, check_ties, resolve_bins
+from ._core import check_bettor, check_scores, check_ties, resolve_bins
+from .engine import Engine
 
 __all__ = ["PairedStreams", "OneSampleStreams", "LESS", "MORE", "STATE_FORMAT"]
 

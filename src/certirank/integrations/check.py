@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._params import validated
 from ..errors import ParameterError
 from ..methods.check import CheckResult
 
 __all__ = ["check"]
 
 
+@validated("check")
 def check(data: Any, claims: Any, *, alpha: float | None = None, bettor: str = "nscore", ties: str = "allow",
           bins: Any = "progress", format: str | None = None, score_range: tuple[float, float] | None = None,
           **read_options: Any) -> CheckResult:

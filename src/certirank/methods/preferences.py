@@ -24,12 +24,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._params import validated
 from .._validate import check_alpha, check_choice
-from ..errors import DataError
+from ..errors import DataError, ParameterError
 from ..order.result import Ranking, make_ranking
 from ..results import ResultMixin
 
-__all__ = ["PreferenceGraph", "preference_graph", "PROCEDURES"]
+__all__ = ["PreferenceGraph", "preference_graph", "PROCEDURES", "MODELS"]
 
 PROCEDURES = ("holm", "bonferroni")
 DRAW_RULE = "a draw counts as half a win for each side"
@@ -118,10 +119,20 @@ def _holm(p: np.ndarray, alpha: float, procedure: str) -> np.ndarray:
     return holm_rejections(p, alpha)
 
 
+MODELS = ("pairwise", "bradley-terry")
+#: options of the Bradley–Terry model (certirank.methods.bradley_terry.bradley_terry_graph)
+_BT_OPTIONS = ("method", "draws", "home", "every", "order", "seed")
+
+
+@validated("preference_graph")
 def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm", bettor: str = "nscore",
-                     policies: Sequence[str] | None = None, format: str | None = None,
-                     **options: Any) -> PreferenceGraph:
+                     policies: Sequence[str] | None = None, format: str | None = None, model: str = "pairwise",
+                     **options: Any) -> Any:
     """Certify which policy is preferred to which, pair by pair, from battles in recorded order.
+
+    ``model="bradley-terry"`` (``"bt"``) pools every battle instead: claims about Bradley–Terry strengths from
+    :func:`certirank.methods.bradley_terry.bradley_terry_graph` (options ``method``, ``draws``, ``home``,
+    ``every``, ``order``, ``seed``), returning a :class:`~certirank.methods.bradley_terry.BradleyTerryGraph`.
 
     Parameters
     ----------
@@ -141,6 +152,22 @@ def preference_graph(data: Any, alpha: float = 0.05, *, procedure: str = "holm",
         Reader options passed to `certirank.load` (e.g. ``tie="drop"`` for arena files).
     """
     alpha = check_alpha(alpha)
+    bt_opts = {k: options.pop(k) for k in _BT_OPTIONS if k in options}
+    if model == "bradley-terry":
+        if procedure != "holm" or bettor != "nscore":
+            raise ParameterError("procedure= and bettor= belong to the pairwise model; the Bradley–Terry model has "
+                                 "its own test (method='asymptotic' or 'exact')")
+        from .bradley_terry import bradley_terry_graph
+        from ..data.readers import load
+        table = load(data, format=format, **options) if not isinstance(data, pd.DataFrame) or \
+            not {"policy_a", "policy_b", "preference"} <= set(data.columns) else data
+        if "preference" not in table.columns:
+            raise DataError("not preference data: expected battles (A,B,preference or model_a,model_b,winner)",
+                            source=table.attrs.get("source"))
+        return bradley_terry_graph(table, alpha, policies=policies, **bt_opts)
+    if bt_opts:
+        raise ParameterError(f"{', '.join(sorted(bt_opts))} belong to model='bradley-terry'; the pairwise model "
+                             "tests each pair on its own battles")
     procedure = check_choice("procedure", procedure, PROCEDURES)
     from ..data.readers import load
     table = load(data, format=format, **options) if not isinstance(data, pd.DataFrame) or \

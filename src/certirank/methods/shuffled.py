@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import validated
 from .._validate import check_alpha
 from ..errors import DataError, ParameterError
 from ..order.result import Ranking, make_ranking
@@ -70,6 +71,7 @@ def _guarantee(alpha: float, rows: int, seed: int, n_pairs: int) -> str:
             "at whatever row you stop.")
 
 
+@validated("shuffled_ranking")
 def shuffled_ranking(data: Any, alpha: float = 0.05, *, seed: int, policies: Any = None,
                      format: str | None = None, score_range: Any = None) -> ShuffledRanking:
     """Rank policies by their table averages from a seeded shuffled replay (see the module docstring)."""

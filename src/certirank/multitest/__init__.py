@@ -2,7 +2,7 @@
 
 API summary (signatures are stable; weights are fractions of alpha, local level = ``alpha * w``)
 --------------------------------------------------------------------------------------------------
-Graph object (``graphical.py``)
+Graph object (``graphical.py``: a plain value; the procedures that read it live beside their verbs)
     ``Graph(weights, transitions, *, names=None)``   validated once (ParameterError on violation)
     ``g.m``, ``g.weights``, ``g.transitions``, ``g.rejected`` (bool mask), ``g.open`` (indices),
     ``g.rejection_order``, ``g.initial_weights``, ``g.initial_transitions``
@@ -15,7 +15,7 @@ Batch procedures
     ``graph_test(graph, pvalues, alpha=0.05) -> GraphTestResult`` (graph = ``Graph(weights, transitions)``)
         (``rejected``, ``adjusted``, ``alpha``, ``rejection_order``); ``weights`` may be a Graph
     ``graph_rejections(graph, pvalues, alpha, order=None) -> bool array``   Algorithm 1
-    ``adjusted_pvalues(graph, pvalues) -> array``                          Algorithm 2
+    ``adjusted_pvalues(graph, pvalues) -> array``                          Algorithm 2 (``bretz.py``)
     ``passes(p, w, alpha)``             the shared decision rule (w > 0 and round(p/w, 10) <= alpha)
 Constructors (``graphs.py``)
     ``holm(m)``, ``bonferroni(m)``, ``weighted_bonferroni(w)``, ``weighted_holm(w)``,
@@ -35,11 +35,10 @@ e-values (``eholm.py``; all take ``log=True`` for log e-values)
 from __future__ import annotations
 
 from .eholm import EHolmResult, e_holm, e_holm_adjusted, e_holm_threshold, holm_inverse_e
-from .bretz import GraphTestResult, graph_test
+from .bretz import GraphTestResult, adjusted_pvalues, graph_test
 from .graphical import (
     EPSILON,
     Graph,
-    adjusted_pvalues,
     graph_rejections,
     holm_rejections,
     passes,

@@ -7,13 +7,16 @@ from typing import Any
 
 import numpy as np
 
+from .._params import validated
 from .._validate import check_alpha
 from ..errors import ParameterError
 from ..results import ResultMixin
-from .graphical import ROUND_DECIMALS, Graph, _algorithm2, _as_graph, check_pvalues
+from .graphical import DENOMINATOR_TOL, ROUND_DECIMALS, Graph, _as_graph, check_pvalues
 
-__all__ = ["GraphTestResult", "graph_test"]
+__all__ = ["GraphTestResult", "graph_test", "adjusted_pvalues"]
 
+#: row scales of Algorithm 2 are folded back into the matrix above this value (see _algorithm2)
+_SCALE_FOLD = 1e100
 
 @dataclass(frozen=True)
 class GraphTestResult(ResultMixin):
@@ -71,6 +74,7 @@ def _graph_test_compat(func: Any) -> Any:
 
 
 @_graph_test_compat
+@validated("graph_test")
 def graph_test(graph: Graph, pvalues: Any, alpha: float = 0.05) -> GraphTestResult:
     """Graphical multiple test of Bretz et al. (2009): rejections and adjusted p-values.
 
@@ -113,3 +117,77 @@ def graph_test(graph: Graph, pvalues: Any, alpha: float = 0.05) -> GraphTestResu
     adj.setflags(write=False)
     rejected.setflags(write=False)
     return GraphTestResult(rejected=rejected, adjusted=adj, alpha=alpha, rejection_order=order)
+
+
+def adjusted_pvalues(graph: Graph, pvalues: Any) -> np.ndarray:
+    """Algorithm 2 (spec 02 A.3): adjusted p-values from the graph's *initial* state, capped at 1.
+
+    Reject H_j iff ``round(adjusted_j, 10) <= alpha``. A hypothesis whose weight is 0 in every remaining
+    graph gets 1. O(m^3) arithmetic in O(m) numpy calls (a few ms for m = 190).
+    """
+    return _algorithm2(graph, check_pvalues(pvalues, graph.m))[0]
+
+
+def _algorithm2(graph: Graph, p: np.ndarray) -> tuple[np.ndarray, list[int]]:
+    """Adjusted p-values and the processing order (argmin p/w, ties -> lowest index).
+
+    Speed (the Bretz update of the whole matrix would be O(m^2) numpy work per step): the current transition
+    matrix is kept implicitly as ``G_t = diag(s) @ (G_0 + U_t^T V_t)``. Removing hypothesis k adds one rank-1
+    term (u = current column k of H, v = current row k of G) and divides the row scales s by the Bretz
+    denominators, so each step needs only two matrix-vector products (row k and column k of the current
+    matrix) and O(m) vector work. Columns of removed hypotheses are masked out of every new v; diagonal entries
+    of H are never used.
+    """
+    m = graph.m
+    w = graph.initial_weights.copy()
+    h0 = np.array(graph.initial_transitions, dtype=float)
+    ut = np.empty((m, m))  # ut[t] = u_t (indexed by row)
+    vt = np.empty((m, m))  # vt[t] = v_t (indexed by column)
+    s = np.ones(m)
+    alive = np.ones(m)
+    pv = p.astype(float)  # copy; removed hypotheses get p = inf so their ratio is inf
+    # p / 0 is inf as wanted, except 0 / 0 (nan): only then pay for a masked division
+    masked = bool((pv == 0).any())
+    out = np.ones(m)
+    order: list[int] = []
+    ratio = np.empty(m)
+    pmax = 0.0
+    inf = np.inf
+    with np.errstate(divide="ignore", over="ignore"):
+        for t in range(m):
+            if masked:
+                ratio.fill(inf)
+                np.divide(pv, w, out=ratio, where=w > 0)
+            else:
+                np.divide(pv, w, out=ratio)
+            k = int(ratio.argmin())  # first minimum = lowest index among ties
+            rk = float(ratio[k])
+            if rk == inf:
+                break  # every remaining weight is 0: the rest keep p~ = 1
+            pmax = min(1.0, max(rk, pmax))
+            out[k] = pmax
+            order.append(k)
+            alive[k] = 0.0
+            pv[k] = inf
+            if t:
+                row = h0[k] + ut[:t, k] @ vt[:t]
+                col = h0[:, k] + vt[:t, k] @ ut[:t]
+            else:
+                row = h0[k].copy()
+                col = h0[:, k].copy()
+            row *= alive  # drop removed columns (and the diagonal entry k)
+            row *= s[k]  # current row k of G
+            w += w[k] * row
+            w[k] = 0.0
+            den = 1.0 - (col * s) * row
+            den[den <= DENOMINATOR_TOL] = inf  # row becomes 0 ("else 0")
+            s /= den
+            s[k] = 0.0
+            ut[t] = col
+            vt[t] = row
+            # s grows by at most 1e12 per step (epsilon edges); fold it into H long before it could overflow
+            if t % 16 == 15 and s.max() > _SCALE_FOLD:
+                h0 *= s[:, None]
+                ut[: t + 1] *= s[None, :]
+                s = np.where(s > 0, 1.0, 0.0)
+    return out, order

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import validated
 from .._validate import check_alpha
 from ..errors import ParameterError
 from ..results import ResultMixin
@@ -96,6 +97,7 @@ class EHolmResult(ResultMixin):
         return len(self.rejected)
 
 
+@validated("e_holm")
 def e_holm(evalues: Any, alpha: float = 0.05, *, log: bool = False) -> EHolmResult:
     """Direct (closed) e-Holm: reject H_k iff E_k >= c (spec 02 C.1, BB-EDGE Eq. 8).
 

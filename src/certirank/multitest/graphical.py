@@ -35,7 +35,6 @@ __all__ = [
     "ROUND_DECIMALS",
     "Graph",
     "graph_rejections",
-    "adjusted_pvalues",
     "passes",
     "check_pvalues",
     "holm_rejections",
@@ -47,8 +46,6 @@ EPSILON = 1e-9
 SUM_TOL = 1e-9
 #: Bretz update denominators at or below this are treated as 0 (spec 02 A.2); must stay far below EPSILON
 DENOMINATOR_TOL = 1e-12
-#: row scales of Algorithm 2 are folded back into the matrix above this value (see _algorithm2)
-_SCALE_FOLD = 1e100
 #: adjusted p-values are rounded to this many decimals before comparing with alpha (spec 02 A.3)
 ROUND_DECIMALS = 10
 
@@ -177,7 +174,7 @@ class Graph:
 
     Examples
     --------
-    >>> g = Graph.holm(3)
+    >>> g = Graph([1/3, 1/3, 1/3], [[0, .5, .5], [.5, 0, .5], [.5, .5, 0]])  # Holm (graphs.holm(3))
     >>> g.levels(0.3)
     array([0.1, 0.1, 0.1])
     >>> g.reject(0); g.levels(0.3)
@@ -208,19 +205,6 @@ class Graph:
         if len(set(names)) != m:
             raise ParameterError("hypothesis names must be unique")
         return names
-
-    # -------------------------------------------------------------- constructors (spec 02 A.4, Part B)
-    @classmethod
-    def holm(cls, m: int, **kw: Any) -> Graph:
-        """Unweighted Holm: w_i = 1/m, g_ij = 1/(m-1) off the diagonal (m = 1: single hypothesis at alpha)."""
-        from .graphs import holm
-        return holm(m, **kw)
-
-    @classmethod
-    def from_prior(cls, d: Any, gamma: float = 1.0, kind: str = "soft_masked", **kw: Any) -> Graph:
-        """Prior-informed AnyRank graph (spec 02 Part B); see :func:`certirank.multitest.graphs.from_prior`."""
-        from .graphs import from_prior
-        return from_prior(d, gamma, kind, **kw)
 
     # -------------------------------------------------------------- read access
     @property
@@ -458,85 +442,3 @@ def holm_rejections(pvalues: Any, alpha: float) -> np.ndarray:
     rejected = np.zeros(m, dtype=bool)
     rejected[order[:n_rejected]] = True
     return rejected
-
-
-def adjusted_pvalues(graph: Graph, pvalues: Any) -> np.ndarray:
-    """Algorithm 2 (spec 02 A.3): adjusted p-values from the graph's *initial* state, capped at 1.
-
-    Reject H_j iff ``round(adjusted_j, 10) <= alpha``. A hypothesis whose weight is 0 in every remaining
-    graph gets 1. O(m^3) arithmetic in O(m) numpy calls (a few ms for m = 190).
-    """
-    return _algorithm2(graph, check_pvalues(pvalues, graph.m))[0]
-
-
-def _algorithm2(graph: Graph, p: np.ndarray) -> tuple[np.ndarray, list[int]]:
-    """Adjusted p-values and the processing order (argmin p/w, ties -> lowest index).
-
-    Speed (the Bretz update of the whole matrix would be O(m^2) numpy work per step): the current transition
-    matrix is kept implicitly as ``G_t = diag(s) @ (G_0 + U_t^T V_t)``. Removing hypothesis k adds one rank-1
-    term (u = current column k of H, v = current row k of G) and divides the row scales s by the Bretz
-    denominators, so each step needs only two matrix-vector products (row k and column k of the current
-    matrix) and O(m) vector work. Columns of removed hypotheses are masked out of every new v; diagonal entries
-    of H are never used.
-    """
-    m = graph.m
-    w = graph.initial_weights.copy()
-    h0 = np.array(graph.initial_transitions, dtype=float)
-    ut = np.empty((m, m))  # ut[t] = u_t (indexed by row)
-    vt = np.empty((m, m))  # vt[t] = v_t (indexed by column)
-    s = np.ones(m)
-    alive = np.ones(m)
-    pv = p.astype(float)  # copy; removed hypotheses get p = inf so their ratio is inf
-    # p / 0 is inf as wanted, except 0 / 0 (nan): only then pay for a masked division
-    masked = bool((pv == 0).any())
-    out = np.ones(m)
-    order: list[int] = []
-    ratio = np.empty(m)
-    pmax = 0.0
-    inf = np.inf
-    with np.errstate(divide="ignore", over="ignore"):
-        for t in range(m):
-            if masked:
-                ratio.fill(inf)
-                np.divide(pv, w, out=ratio, where=w > 0)
-            else:
-                np.divide(pv, w, out=ratio)
-            k = int(ratio.argmin())  # first minimum = lowest index among ties
-            rk = float(ratio[k])
-            if rk == inf:
-                break  # every remaining weight is 0: the rest keep p~ = 1
-            pmax = min(1.0, max(rk, pmax))
-            out[k] = pmax
-            order.append(k)
-            alive[k] = 0.0
-            pv[k] = inf
-            if t:
-                row = h0[k] + ut[:t, k] @ vt[:t]
-                col = h0[:, k] + vt[:t, k] @ ut[:t]
-            else:
-                row = h0[k].copy()
-                col = h0[:, k].copy()
-            row *= alive  # drop removed columns (and the diagonal entry k)
-            row *= s[k]  # current row k of G
-            w += w[k] * row
-            w[k] = 0.0
-            den = 1.0 - (col * s) * row
-            den[den <= DENOMINATOR_TOL] = inf  # row becomes 0 ("else 0")
-            s /= den
-            s[k] = 0.0
-            ut[t] = col
-            vt[t] = row
-            # s grows by at most 1e12 per step (epsilon edges); fold it into H long before it could overflow
-            if t % 16 == 15 and s.max() > _SCALE_FOLD:
-                h0 *= s[:, None]
-                ut[: t + 1] *= s[None, :]
-                s = np.where(s > 0, 1.0, 0.0)
-    return out, order
-
-
-def __getattr__(name: str) -> Any:
-    # graph_test and its result live in bretz.py (this module was past 600 lines); old imports keep working
-    if name in ("graph_test", "GraphTestResult"):
-        from . import bretz
-        return getattr(bretz, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

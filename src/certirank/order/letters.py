@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import validated
 from .._compat import keyword_only
 from ..errors import ParameterError
 
@@ -297,6 +298,7 @@ def _field_width(n_cols: int) -> int:
 
 
 @keyword_only(("means",))
+@validated("letters")
 def letters(policies: Sequence[str], different_pairs: Iterable[tuple[str, str]], *, means: Any | None = None,
             sweep: bool = True) -> dict[str, str]:
     """Compact letter display: policy -> letters; two policies share a letter iff not declared different.

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from .adapters import MethodAdapter, register_method
+from ._registry import MethodAdapter, register_method
 from .trajectory import Trajectory, claims_from_pairs
 
 _PASS = ("ties", "gamma", "graph", "bettor", "guarantee", "forward_fraction", "transitive_closure", "bins",

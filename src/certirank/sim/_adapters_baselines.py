@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
-from .adapters import MethodAdapter, register_method
+from ._registry import MethodAdapter, register_method
 from .trajectory import Trajectory
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import ParameterError
-from .adapters import MethodAdapter, register_method
+from ._registry import MethodAdapter, register_method
 from .trajectory import Trajectory
 
 _REQ = "certirank.methods.bbedge:bbedge_path"

@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from .adapters import MethodAdapter, register_method
+from ._registry import MethodAdapter, register_method
 from .trajectory import Trajectory
 
 

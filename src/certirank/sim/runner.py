@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from .._params import validated
 from .._parallel import resolve_backend, run_tasks
 from .._compat import keyword_only
 from .._validate import check_positive_int
@@ -146,6 +147,7 @@ def _run_chunk(scenario: Any, specs: Sequence[MethodSpec], children: Sequence[np
 
 
 @keyword_only(("reps", "seed", "jobs"))
+@validated("simulate")
 def simulate(scenario: Any, methods: Any, *, reps: int, seed: int = 0, jobs: int = 1,
              method_options: Mapping[str, Any] | None = None, chunk_size: int = 20,
              backend: str | None = None, scheduler: Any = None,

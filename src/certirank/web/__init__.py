@@ -19,7 +19,8 @@ def make_token() -> str:
     return secrets.token_urlsafe(18)
 
 
-def create_app(db: str | Path, *, token: str | None = None, read_only: bool = False) -> Any:
+def create_app(db: str | Path, *, token: str | None = None, read_only: bool = False, host: str = "127.0.0.1",
+               allow_hosts: Any = ()) -> Any:
     """The ASGI app for campaign ``db`` (see :mod:`certirank.web.app`)."""
     from ..errors import ParameterError
     try:
@@ -27,17 +28,15 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     except ImportError as exc:  # fastapi, jinja2 or python-multipart missing
         raise ParameterError(f"the campaign page needs the 'web' extra (pip install 'certirank[web]'): "
                              f"{exc.name or exc} is not installed") from None
-    return _create(db, token=token, read_only=read_only)
+    return _create(db, token=token, read_only=read_only, host=host, allow_hosts=allow_hosts)
 
 
-def serve(db: str | Path, *, host: str = "127.0.0.1", port: int = 8000, token: str | None = None,
-          read_only: bool = False, log_level: str = "warning") -> None:
-    """Run the page with uvicorn until interrupted (blocking)."""
+def serve(app: Any, *, host: str = "127.0.0.1", port: int = 8000, log_level: str = "warning") -> None:
+    """Run the page made by :func:`create_app` with uvicorn until interrupted (blocking)."""
     from ..errors import ParameterError
     try:
         import uvicorn
     except ImportError:
         raise ParameterError("the campaign page needs the 'web' extra (pip install 'certirank[web]'): uvicorn "
                              "is not installed") from None
-    app = create_app(db, token=token, read_only=read_only)
     uvicorn.run(app, host=host, port=port, log_level=log_level)

@@ -1,9 +1,11 @@
 """The campaign page: FastAPI routes over :class:`certirank.Campaign` (a thin shell, like the CLI).
 
 Every request opens the campaign file (O(1): the store keeps a checkpoint), so several server workers and
-shell users can share one file; the store serialises writes. Writes need the campaign token, sent as the
-``X-Certirank-Token`` header (htmx sends it on every request) or a ``token`` form field, never a cookie, so
-a page on another site cannot write. Without a token the page is read-only.
+shell users can share one file; the store serialises writes, and every store call runs in a worker thread, never
+on the event loop. Reads need nothing and write nothing. Writes need the campaign token: a program sends it as
+the ``X-Certirank-Token`` header; a browser signs in once through a one-time link (or by pasting the token at
+``/login``) and then holds an HttpOnly, SameSite=Strict session cookie, so the token is never in a URL, the
+history or the page, and its writes must come from this page's own origin. See docs/campaign-page.md.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import hmac
 import tempfile
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, RedirectResponse, Response
@@ -23,6 +24,7 @@ from starlette.concurrency import run_in_threadpool
 
 from ..errors import CertirankError
 from .limits import BodyLimit
+from .security import SESSION_COOKIE, HostGuard, Logins, allowed_hosts, same_origin, session_value
 from .views import campaign_view, entry_rows
 
 __all__ = ["create_app", "MAX_BODY", "MAX_UPLOAD"]
@@ -39,51 +41,63 @@ class _Refused(Exception):
         self.status, self.text = status, text
 
 
-def create_app(db: str | Path, *, token: str | None = None, read_only: bool = False) -> FastAPI:
-    """The ASGI app for campaign file ``db``. ``token=None`` or ``read_only=True``: nobody can write."""
+def create_app(db: str | Path, *, token: str | None = None, read_only: bool = False, host: str = "127.0.0.1",
+               allow_hosts: Any = ()) -> FastAPI:
+    """The ASGI app for campaign file ``db``. ``token=None`` or ``read_only=True``: nobody can write.
+
+    ``host`` (the address it is served on) and ``allow_hosts`` (more host names) form the Host-header allow-list;
+    IP literals and ``localhost`` are always answered. ``app.state.login_path`` is a one-time sign-in link.
+    """
     from ..campaign import Campaign
 
     db = str(db)
+    if isinstance(allow_hosts, str):
+        allow_hosts = [allow_hosts]
     Campaign.open(db).close()  # fail now, with the store's own message, not on the first request
-    app = FastAPI(title="certirank campaign", docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(title="certirank campaign", version="1", docs_url=None, redoc_url=None,
+                  openapi_url="/openapi.json")
     app.add_middleware(BodyLimit, default=MAX_BODY, limits={"/api/add-run": MAX_UPLOAD})
+    app.add_middleware(HostGuard, allowed=allowed_hosts(host, allow_hosts))
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=HERE / "templates")  # .html templates autoescape
     writable = token is not None and not read_only
+    session = session_value(token) if writable else None
+    logins = Logins()
+    app.state.login_path = f"/login/{logins.new()}" if writable else None
 
-    def given_token(request: Request, form: Any = None) -> str | None:
-        value = request.headers.get(TOKEN_HEADER)
-        if value is None and form is not None:
-            value = form.get("token")
-        if value is None:
-            value = request.query_params.get("token")
-        return value if isinstance(value, str) else None
+    def can_write(request: Request) -> bool:
+        if not writable:
+            return False
+        header = request.headers.get(TOKEN_HEADER)
+        if header is not None:
+            return hmac.compare_digest(header.encode(), str(token).encode())
+        cookie = request.cookies.get(SESSION_COOKIE)
+        if cookie is None or not hmac.compare_digest(cookie.encode(), str(session).encode()):
+            return False
+        # a browser's write must come from this page: SameSite=Strict keeps other sites' cookies out, and the
+        # origin check keeps out other pages of this host (another port is the same "site")
+        return request.method in ("GET", "HEAD") or same_origin(request.headers)
 
-    def can_write(request: Request, form: Any = None) -> bool:
-        value = given_token(request, form)
-        return writable and value is not None and hmac.compare_digest(value.encode(), str(token).encode())
-
-    def require_write(request: Request, form: Any) -> None:
-        if read_only or token is None:
+    def require_write(request: Request) -> None:
+        if not writable:
             raise _Refused(403, "this server is read-only: nothing was changed")
-        if not can_write(request, form):
-            raise _Refused(403, "a valid campaign token is required to write: nothing was changed")
+        if not can_write(request):
+            raise _Refused(403, "a valid campaign token is required to write (sign in with the link printed at "
+                           "start, or send the X-Certirank-Token header): nothing was changed")
 
     def page_context(request: Request, page: str, camp: Any, **extra: Any) -> dict[str, Any]:
         write = can_write(request)
-        tok = given_token(request) if write else None
         view = campaign_view(camp)
         pages = [("run", "Run"), ("ranking", "Ranking"), ("history", "History"), ("export", "Export")]
         if view["kind"] == "leaderboard":
             pages = [p for p in pages if p[0] != "run"]
 
         def link(key: str) -> str:
-            url = str(request.url_for(key + "_page"))
-            return url + ("?" + urlencode({"token": tok}) if tok else "")
+            return str(request.url_for(key + "_page"))
 
-        return {"request": request, "page": page, "pages": pages, "link": link, "view": view, "token": tok or "",
-                "can_write": write, "operator": request.query_params.get("by", ""), "title": page.title(),
-                "message": None, **extra}
+        return {"request": request, "page": page, "pages": pages, "link": link, "view": view, "can_write": write,
+                "signed_in": write and request.headers.get(TOKEN_HEADER) is None, "read_only": not writable,
+                "operator": "", "title": page.title(), "message": None, **extra}
 
     def run_context(request: Request, camp: Any, message: dict[str, str] | None = None) -> dict[str, Any]:
         # a page render never writes (what a reader is shown is computed, not stored): each suggestion carries
@@ -139,26 +153,25 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     def wants_json(request: Request) -> bool:
         return not is_htmx(request) and "application/json" in request.headers.get("accept", "")
 
-    @app.get("/", include_in_schema=False)
+    @app.api_route("/", methods=["GET", "HEAD"], name="home", include_in_schema=False)
     def home(request: Request) -> Response:
         with open_campaign() as camp:
             target = "ranking_page" if camp.kind == "leaderboard" else "run_page"
-        query = f"?{request.url.query}" if request.url.query else ""
-        return RedirectResponse(str(request.url_for(target)) + query, status_code=303)
+        return RedirectResponse(str(request.url_for(target)), status_code=303)
 
-    @app.get("/run", response_class=HTMLResponse, name="run_page")
+    @app.api_route("/run", methods=["GET", "HEAD"], response_class=HTMLResponse, name="run_page")
     def run_page(request: Request) -> Response:
         with open_campaign() as camp:
             if camp.kind == "leaderboard":
                 return RedirectResponse(str(request.url_for("ranking_page")), status_code=303)
             return respond(request, "run.html", run_context(request, camp))
 
-    @app.get("/ranking", response_class=HTMLResponse, name="ranking_page")
+    @app.api_route("/ranking", methods=["GET", "HEAD"], response_class=HTMLResponse, name="ranking_page")
     def ranking_page(request: Request) -> Response:
         with open_campaign() as camp:
             return respond(request, "ranking.html", page_context(request, "ranking", camp))
 
-    @app.get("/ranking/panel", response_class=HTMLResponse, name="ranking_panel")
+    @app.api_route("/ranking/panel", methods=["GET", "HEAD"], response_class=HTMLResponse, name="ranking_panel")
     def ranking_panel(request: Request, since: int | None = None) -> Response:
         with open_campaign() as camp:
             ctx = page_context(request, "ranking", camp)
@@ -166,18 +179,18 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
                 return Response(status_code=204)  # unchanged: htmx keeps what it shows
             return respond(request, "_ranking_panel.html", ctx)
 
-    @app.get("/history", response_class=HTMLResponse, name="history_page")
+    @app.api_route("/history", methods=["GET", "HEAD"], response_class=HTMLResponse, name="history_page")
     def history_page(request: Request) -> Response:
         with open_campaign() as camp:
             ctx = page_context(request, "history", camp, entries=entry_rows(camp.log().entries))
             return respond(request, "history.html", ctx)
 
-    @app.get("/export", response_class=HTMLResponse, name="export_page")
+    @app.api_route("/export", methods=["GET", "HEAD"], response_class=HTMLResponse, name="export_page")
     def export_page(request: Request) -> Response:
         with open_campaign() as camp:
             return respond(request, "export.html", page_context(request, "export", camp))
 
-    @app.get("/export/records.{fmt}", name="export_table")
+    @app.api_route("/export/records.{fmt}", methods=["GET", "HEAD"], name="export_table")
     def export_table(fmt: str) -> Response:
         if fmt not in ("csv", "parquet"):
             raise _Refused(404, f"no export as {fmt!r}: choose csv or parquet")
@@ -189,7 +202,7 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         return FileResponse(out, media_type=media, filename=f"{Path(db).stem}.{fmt}",
                             background=BackgroundTask(_remove_tree, tmp))
 
-    @app.get("/export/report.html", name="export_report")
+    @app.api_route("/export/report.html", methods=["GET", "HEAD"], name="export_report")
     def export_report() -> Response:
         from ..report.html import html_report
         with open_campaign() as camp:
@@ -197,22 +210,24 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         page, _ = html_report(status.ranking, title=f"certirank campaign {Path(db).name}")
         return HTMLResponse(page, headers={"Content-Disposition": f'attachment; filename="{Path(db).stem}.html"'})
 
-    @app.get("/api/status", name="api_status")
+    @app.api_route("/api/status", methods=["GET", "HEAD"], name="api_status")
     def api_status() -> Response:
         with open_campaign() as camp:
             return JSONResponse(camp.status().to_dict())
 
-    @app.get("/api/next", name="api_next")
+    @app.api_route("/api/next", methods=["GET", "HEAD"], name="api_next")
     def api_next(count: int | None = None) -> Response:
         with open_campaign() as camp:
             return JSONResponse([s.to_dict() for s in camp.next(count=count, remember=False)])
 
     # The write handlers read the form on the event loop, then run the store call (which may wait for the
     # campaign's write lock) in a worker thread: a waiting write never stalls other requests.
-    @app.post("/api/record", name="record")
+    @app.post("/api/record", name="record", openapi_extra=_form_body(
+        {"policy": "string", "trial": "string", "score": "string", "by": "string", "note": "string",
+         "shown_at": "string"}, ["policy", "trial", "score"]))
     async def record(request: Request) -> Response:
         form = await request.form()
-        require_write(request, form)
+        require_write(request)
         return await run_in_threadpool(record_sync, request, form)
 
     def record_sync(request: Request, form: Any) -> Response:
@@ -230,10 +245,10 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
             return written(request, form, camp, rec,
                            f"Recorded #{rec.id}: {rec.policy}, trial {rec.trial}, score {rec.score_text}.")
 
-    @app.post("/api/undo", name="undo")
+    @app.post("/api/undo", name="undo", openapi_extra=_form_body({"record_id": "string", "by": "string"}, []))
     async def undo(request: Request) -> Response:
         form = await request.form()
-        require_write(request, form)
+        require_write(request)
         return await run_in_threadpool(undo_sync, request, form)
 
     def undo_sync(request: Request, form: Any) -> Response:
@@ -246,10 +261,11 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
                 return write_refused(request, form, camp, "Not undone", exc)
             return written(request, form, camp, rec, f"Undid record #{rec.id}.")
 
-    @app.post("/api/add-run", name="add_run")
+    @app.post("/api/add-run", name="add_run", openapi_extra=_form_body({"file": "binary", "by": "string"}, ["file"],
+                                                                     multipart=True))
     async def add_run(request: Request) -> Response:
         form = await request.form()
-        require_write(request, form)
+        require_write(request)
         upload = form.get("file")
         if upload is None or not hasattr(upload, "read"):
             raise _Refused(400, "attach the replicate file as 'file': nothing was changed")
@@ -274,7 +290,59 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         finally:
             _remove_tree(tmp)
 
+    @app.api_route("/login/{code}", methods=["GET", "HEAD"], name="login_link", include_in_schema=False)
+    def login_link(request: Request, code: str) -> Response:
+        if not writable or request.method == "HEAD" or not logins.use(code):
+            return respond(request, "login.html", login_context(request, "This sign-in link was already used or is not "
+                                                               "valid. Ask for a new one, or paste the token."), 403)
+        return signed_in(request)
+
+    @app.api_route("/login", methods=["GET", "HEAD"], name="login_page", include_in_schema=False)
+    def login_page(request: Request) -> Response:
+        return respond(request, "login.html", login_context(request, None))
+
+    @app.post("/login", name="login", include_in_schema=False)
+    async def login(request: Request) -> Response:
+        form = await request.form()
+        given = form.get("token")
+        if not writable or not isinstance(given, str) or not hmac.compare_digest(given.strip().encode(),
+                                                                                str(token).encode()):
+            return respond(request, "login.html", login_context(request, "That is not this campaign's token "
+                                                               "(or this server is read-only)."), 403)
+        return signed_in(request)
+
+    @app.post("/logout", name="logout", include_in_schema=False)
+    def logout(request: Request) -> Response:
+        out = RedirectResponse(str(request.url_for("ranking_page")), status_code=303)
+        out.delete_cookie(SESSION_COOKIE, path="/")
+        return out
+
+    @app.post("/api/login-link", name="login_link_new", include_in_schema=False)
+    def new_login_link(request: Request) -> Response:
+        require_write(request)
+        url = str(request.url_for("login_link", code=logins.new()))
+        if wants_json(request):
+            return JSONResponse({"link": url})
+        return HTMLResponse(f'<p class="login-link">One-time link for another device (open it there; it works '
+                            f'once): <code>{_escape(url)}</code></p>')
+
+    def login_context(request: Request, problem: str | None) -> dict[str, Any]:
+        return {"request": request, "title": "Sign in", "problem": problem, "read_only": not writable}
+
+    def signed_in(request: Request) -> Response:
+        out = RedirectResponse(str(request.url_for("home")), status_code=303)
+        out.set_cookie(SESSION_COOKIE, str(session), httponly=True, samesite="strict", path="/")
+        return out
+
     return app
+
+
+def _form_body(fields: dict[str, str], required: list[str], *, multipart: bool = False) -> dict[str, Any]:
+    """The OpenAPI description of a form the handler reads itself (so its refusals stay one-line messages)."""
+    props = {k: {"type": "string", **({"format": "binary"} if v == "binary" else {})} for k, v in fields.items()}
+    kind = "multipart/form-data" if multipart else "application/x-www-form-urlencoded"
+    return {"requestBody": {"required": bool(required), "content": {kind: {"schema": {
+        "type": "object", "properties": props, "required": required}}}}}
 
 
 def _escape(text: str) -> str:
@@ -284,7 +352,10 @@ def _escape(text: str) -> str:
 
 def _field(form: Any, name: str, *, required: bool = False) -> str | None:
     from ..errors import ParameterError
-    value = form.get(name)
+    given = form.getlist(name)
+    if len(given) > 1:  # which one was meant? (the last would silently win)
+        raise ParameterError(f"the form field {name!r} is given {len(given)} times; send it once")
+    value = given[0] if given else None
     if value is None or (isinstance(value, str) and not value.strip()):
         if required:
             raise ParameterError(f"the form field {name!r} is missing")
@@ -295,16 +366,12 @@ def _field(form: Any, name: str, *, required: bool = False) -> str | None:
 
 
 def _int_field(form: Any, name: str) -> int:
-    return _number_field(form, name, int, "a whole number")
-
-
-def _number_field(form: Any, name: str, kind: type, expected: str) -> Any:
     from ..errors import ParameterError
     value = _field(form, name, required=True)
-    try:
-        return kind(value)
-    except ValueError:
-        raise ParameterError(f"{name} must be {expected}, got {value!r}") from None
+    # ASCII digits only: int() also reads full-width and other scripts' digits, which no operator means
+    if not (value.isascii() and value.isdigit()):
+        raise ParameterError(f"{name} must be a whole number (digits 0-9), got {value!r}")
+    return int(value)
 
 
 def _upload_suffix(filename: str | None) -> str:

@@ -6,6 +6,7 @@ The templates only place these values; every number and sentence comes from :cla
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,9 @@ def campaign_view(camp: Any) -> dict[str, Any]:
             "item_label": "model" if leader else ("code" if status.blind and not status.unblinded else "policy"),
             "count_label": "replicates" if leader else "rollouts", "rows": rows, "pairs": pairs,
             "undecided": [f"{a} vs {b}" for a, b in rk.undecided], "decided": decided,
-            "svg": order_svg(names, [(r.better, r.worse) for r in rk.relations], captions=captions),
+            # the page's Content-Security-Policy allows no inline style: the stylesheet sizes the graph instead
+            "svg": re.sub(r' style="[^"]*"', "", order_svg(names, [(r.better, r.worse) for r in rk.relations],
+                                                         captions=captions), count=1),
             "guarantee": rk.guarantee, "letters_note": LETTERS_NOTE,
             # the buttons and the partial field send raw scores, in the range declared at init
             "score_lo": _exact(lo), "score_hi": _exact(hi)}

@@ -40,8 +40,7 @@ from __future__ import annotations
 from .config import (  # noqa: F401
     ADVANTAGE_TOL, BETTORS, COMPLETE, DIRECTION_SPLIT, EXHAUSTED, FORMAT, GRAPHS, GUARANTEES, LIVE_NMAX,
     MAX_POLICIES, METHODS, METRICS, NO_LEVEL, PAIRINGS, RECYCLING, STOPPED, TERMINATIONS, TIES, _BLOCK, _Design,
-    _EITHER, _I_BETTER, _J_BETTER, _OPTIONS, _Setup, _canon_method, _canon_ties, _check_options, _check_policies,
-    _check_prior, _design, _make_setup, _setup_from_dict,
+    _EITHER, _I_BETTER, _J_BETTER, _OPTIONS, _Setup, _check_prior, _design, _make_setup, _setup_from_dict,
 )
 from .result import RankingResult, _Table, _statement  # noqa: F401
 from .engine import _Campaign  # noqa: F401

@@ -13,7 +13,21 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
+from ..._params import (  # noqa: F401  (re-exported: the names this package always had)
+    ANYRANK_BETTORS,
+    ANYRANK_METHODS,
+    ARMS,
+    AUTO_BUDGET_MAX,
+    BINS,
+    BUDGETS,
+    GRAPHS,
+    GUARANTEES,
+    PAIRINGS,
+    TIES,
+    VERBS,
+    resolve_budget,
+)
+from ..._validate import Integer, Real, refuse, trusted
 from ...errors import ParameterError
 from ...multitest.graphical import Graph
 from ...multitest.graphs import (
@@ -25,23 +39,11 @@ from ...multitest.graphs import (
     weighted_bonferroni_from_prior,
 )
 
-
-
-METHODS = ("anyrank", "anyrank0", "anyrank-inf", "bonferroni", "weighted-bonferroni")
+# the vocabularies are declared once, in the parameter contract (certirank/_params.py)
+METHODS = ANYRANK_METHODS
 RECYCLING = ("anyrank", "anyrank0", "anyrank-inf")
-GUARANTEES = ("paper", "strict")
-TIES = ("allow", "assume_none")
-GRAPHS = ("soft_masked", "fully_connected")
-METRICS = ("progress", "binary")
-PAIRINGS = ("by_row", "by_order")
-BETTORS = ("nscore", "bernoulli_kelly", "agrapa", "ons", "prpl_eb", "hoeffding")
-#: per-comparison test: the anytime e-process ("none") or the exact budget test of spec 08 ("final",
-#: "extendable"); "auto" (default) resolves to one of them when the setup is made (`_resolve_budget`)
-BUDGETS = ("auto", "none", "final", "extendable")
-#: "auto" picks the exact test only up to this budget: its p-value grid costs O(n_max^2) once per process
-#: (about 4 s at 1000, 15 s at 2000 on one core), and it has no precomputed table beyond 2500
-AUTO_BUDGET_MAX = 2500
-ARMS = ("paired", "independent")
+METRICS = BINS  # the name before 0.2
+BETTORS = ANYRANK_BETTORS
 #: Beta(a, a) concentration of AnyRank's exact budget test unless given (see docs/anyrank.md: a campaign
 #: must separate gaps from the hardest up to large ones, and spends most rollouts on the easy ones early;
 #: Beta(4, 4) on q >= 1/2 spreads the statistic's power over q - 1/2 in about 0.05 .. 0.3)
@@ -60,7 +62,11 @@ NO_LEVEL = "no level left on active hypotheses"
 STOPPED = "stopped by user"
 TERMINATIONS = (COMPLETE, EXHAUSTED, NO_LEVEL, STOPPED)
 
-FORMAT = "certirank.anyrank.v1"
+#: saved Ranker JSON; v1 (before 0.2) spelled the locked fields ``metric`` and ``nmax``
+FORMAT = "certirank.anyrank.v2"
+FORMATS = ("certirank.anyrank.v1", FORMAT)
+#: the locked configuration's field names before 0.2 -> today's (public) names
+_OLD_FIELDS = {"metric": "bins", "nmax": "n_max"}
 #: per-comparison budget bound (the live table grows with trial indices; beyond this is a typo)
 MAX_NMAX = 10**9
 LIVE_NMAX = 5000
@@ -76,23 +82,14 @@ _EITHER, _J_BETTER, _I_BETTER = 0, 1, 2
 
 # ================================================================================================ config
 
-def _canon_method(method: Any) -> str:
-    return check_choice("method", method, METHODS)
-
-
-def _canon_ties(ties: Any) -> str:
-    if isinstance(ties, str):
-        key = ties.strip().lower().replace("-", "_")
-        if key in ("ranking",):
-            return "allow"
-        if key in ("assume_no_ties",):
-            return "assume_none"
-    return check_choice("ties", ties, TIES)
-
-
 @dataclass(frozen=True)
 class _Setup:
-    """Every parameter that defines the pre-registered procedure (spec 03 §2); hashed for the config lock."""
+    """Every parameter that defines the pre-registered procedure (spec 03 §2); hashed for the config lock.
+
+    ``legacy`` marks a configuration read from a file written before 0.2: it is written back with the field
+    names it was read with (``metric``, ``nmax``), so its checksum, and a campaign's stored checkpoints, stay
+    byte for byte what they were.
+    """
 
     policies: tuple[str, ...]
     alpha: float
@@ -105,8 +102,8 @@ class _Setup:
     guarantee: str = "paper"
     direction_split: float = DIRECTION_SPLIT
     bettor: str = "nscore"
-    metric: str = "progress"
-    nmax: int = LIVE_NMAX
+    bins: str = "progress"
+    n_max: int = LIVE_NMAX
     transitive_closure: bool = True
     advantage_tol: float = ADVANTAGE_TOL
     budget: str = "none"
@@ -114,15 +111,20 @@ class _Setup:
     budget_horizon: int | None = None  # trials per comparison the exact test is calibrated for (fixed)
     concentration: float | None = None
     statistic: str | None = None
+    legacy: bool = dataclasses.field(default=False, compare=False)
 
     @property
     def m(self) -> int:
         return len(self.policies)
 
+    @property
+    def format(self) -> str:
+        return FORMATS[0] if self.legacy else FORMAT
+
     def locked(self) -> dict[str, Any]:
-        """The fields that define the graph and the tests (nmax may grow: stopping is free)."""
+        """The fields that define the graph and the tests (n_max may grow: stopping is free)."""
         d = self.to_dict()
-        d.pop("nmax")
+        d.pop("nmax" if self.legacy else "n_max")
         if self.budget == "none":  # campaigns saved before the budget test keep their checksum
             for key in ("budget", "arms", "budget_horizon", "concentration"):
                 d.pop(key)
@@ -132,8 +134,12 @@ class _Setup:
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
+        d.pop("legacy")
         d["policies"] = list(self.policies)
         d["prior"] = None if self.prior is None else list(self.prior)
+        if self.legacy:  # the spelling (and key order) it was read with
+            old = {new: o for o, new in _OLD_FIELDS.items()}
+            d = {old.get(k, k): v for k, v in d.items()}
         return d
 
     def sha256(self) -> str:
@@ -141,33 +147,13 @@ class _Setup:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-#: largest policy set the pairwise graph is built for (see _check_policies)
+#: largest policy set the pairwise graph is built for (see _make_setup)
 MAX_POLICIES = 100
-
-
-def _check_policies(policies: Any) -> tuple[str, ...]:
-    if isinstance(policies, str) or not hasattr(policies, "__iter__"):
-        raise ParameterError(f"policies must be a list of policy names, got {policies!r}")
-    names = [str(p).strip() for p in policies]
-    if any(not n for n in names):
-        raise ParameterError("policy names must be non-empty")
-    dup = sorted({n for n in names if names.count(n) > 1})
-    if dup:
-        raise ParameterError(f"policy names must be unique; repeated: {', '.join(dup)}")
-    if len(names) < 2:
-        raise ParameterError(f"ranking needs at least two policies, got {len(names)}"
-                             + (f" ({names[0]})" if names else ""))
-    if len(names) > MAX_POLICIES:
-        # the graph over K = M(M-1)/2 pairs holds K x K transitions: 100 policies = 4950 pairs = 0.2 GB
-        raise ParameterError(f"AnyRank ranks at most {MAX_POLICIES} policies (got {len(names)}): its graph grows "
-                             "as the fourth power of the number of policies; for many models use "
-                             "`certirank leaderboard` (BB-EDGE)")
-    return tuple(names)
 
 
 def _check_prior(prior: Any, policies: tuple[str, ...]) -> tuple[float, ...] | None:
     """Prior means per policy: a mapping {policy: mean} naming exactly the policies, or a sequence in policy
-    order. Values must be finite (any real scale: only differences are used)."""
+    order; each a number in [0, 1], the scale of the scores (a percentage typed as 70 is refused)."""
     if prior is None:
         return None
     if isinstance(prior, pd.Series):
@@ -192,139 +178,85 @@ def _check_prior(prior: Any, policies: tuple[str, ...]) -> tuple[float, ...] | N
         if len(vals) != len(policies):
             raise ParameterError(f"prior has {len(vals)} values for {len(policies)} policies; give one prior mean "
                                  "per policy (or a mapping policy -> mean)")
-    out = []
-    for p, v in zip(policies, vals):
-        try:
-            f = float(v)
-        except (TypeError, ValueError):
-            raise ParameterError(f"prior mean of {p} must be a number, got {v!r}") from None
-        if not math.isfinite(f):
-            raise ParameterError(f"prior mean of {p} must be finite, got {v!r}")
-        out.append(f)
-    outside = [f"{p} = {f:g}" for p, f in zip(policies, out) if not 0.0 <= f <= 1.0]
-    if outside:
-        import warnings
-
-        from ...errors import CertirankWarning
-        warnings.warn(f"prior means outside [0, 1] ({', '.join(outside[:3])}): scores live in [0, 1], so this "
-                      "prior is probably on another scale; only its differences are used", CertirankWarning,
-                      stacklevel=4)
-    return tuple(out)
+    mean = Real(0.0, 1.0)
+    return tuple(mean.check(f"the prior mean of {p} (scores are in [0, 1])", v) for p, v in zip(policies, vals))
 
 
-def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: float, nmax: Any, ties: str,
+def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: float, n_max: Any, ties: str,
                 guarantee: str, *, graph: str = "soft_masked", forward_fraction: float = 0.9,
-                direction_split: float = DIRECTION_SPLIT, bettor: str = "nscore", metric: str = "progress",
+                direction_split: float = DIRECTION_SPLIT, bettor: str = "nscore", bins: str = "progress",
                 transitive_closure: bool = True, advantage_tol: float = ADVANTAGE_TOL,
-                default_nmax: int = LIVE_NMAX, budget: str = "auto", arms: str = "paired",
+                default_n_max: int = LIVE_NMAX, budget: str = "auto", arms: str = "paired",
                 budget_horizon: int | None = None, concentration: float | None = None,
-                statistic: str | None = None, live: bool = False) -> _Setup:
-    pols = _check_policies(policies)
-    alpha = check_alpha(alpha)
-    method = _canon_method(method)
-    gamma = check_nonnegative("gamma", gamma)
-    ties = _canon_ties(ties)
-    guarantee = check_choice("guarantee", guarantee, GUARANTEES)
-    graph = check_choice("graph", graph, GRAPHS)
-    metric = check_choice("metric", metric, METRICS)
-    bettor = check_choice("bettor", bettor, BETTORS)
-    ff = check_nonnegative("forward_fraction", forward_fraction)
-    if ff > 1:
-        raise ParameterError(f"forward_fraction must be in [0, 1], got {forward_fraction!r}")
-    q = check_nonnegative("direction_split", direction_split)
-    if not 0.5 <= q < 1:
-        raise ParameterError(f"direction_split must be in [0.5, 1) (share of a pair's level given to the "
-                             f"direction the prior predicts), got {direction_split!r}")
-    tol = check_nonnegative("advantage_tol", advantage_tol)
-    budget = _resolve_budget(check_choice("budget", budget, BUDGETS), metric, nmax, budget_horizon, live)
-    arms = check_choice("arms", arms, ARMS)
+                statistic: str | None = None, live: bool = False, legacy: bool = False) -> _Setup:
+    """The locked setup. Arguments a public verb validated are trusted (certirank._validate); the others
+    (internal callers such as the simulation fast path, saved configurations) are checked here, against the
+    same declarations."""
+    given = dict(policies=policies, alpha=alpha, method=method, prior=prior, gamma=gamma, n_max=n_max, ties=ties,
+                 guarantee=guarantee, graph=graph, forward_fraction=forward_fraction,
+                 direction_split=direction_split, bettor=bettor, bins=bins, transitive_closure=transitive_closure,
+                 advantage_tol=advantage_tol, budget=budget, arms=arms, concentration=concentration,
+                 statistic=statistic)
+    v = VERBS["Ranker"].validate(given, trusted=[k for k in given if trusted(k)])
+    pols = v["policies"]
+    if len(pols) > MAX_POLICIES:
+        # the graph over K = M(M-1)/2 pairs holds K x K transitions: 100 policies = 4950 pairs = 0.2 GB
+        raise ParameterError(f"AnyRank ranks at most {MAX_POLICIES} policies (got {len(pols)}): its graph grows "
+                             "as the fourth power of the number of policies; for many models use "
+                             "`certirank leaderboard` (BB-EDGE)")
+    n_max = v["n_max"]
+    budget = resolve_budget(v["budget"], v["bins"], n_max if budget_horizon is None else budget_horizon, live)
+    concentration, statistic = v["concentration"], v["statistic"]
     if budget == "none":
         budget_horizon = concentration = statistic = None
     else:
-        concentration = BUDGET_CONCENTRATION if concentration is None else check_nonnegative("concentration",
-                                                                                             concentration)
-        if not concentration > 0:
-            raise ParameterError(f"concentration must be positive, got {concentration!r}")
-        # spec 08 §5: the exact test needs scores declared binary and a budget declared before any data
-        if metric != "binary":
-            raise ParameterError(f"budget={budget!r} (the exact budget test) needs binary scores: pass "
-                                 "bins='binary' (success/failure data only; it is never inferred)")
-        if nmax is None and budget_horizon is None:
-            raise ParameterError(f"budget={budget!r} needs the per-comparison budget: pass n_max explicitly")
-        budget_horizon = check_positive_int("budget horizon", nmax if budget_horizon is None else budget_horizon)
-        from ...evidence.budget import BAYES_MAX_BUDGET, MAX_BUDGET, check_statistic
+        concentration = BUDGET_CONCENTRATION if concentration is None else concentration
+        budget_horizon = Integer(1).check("budget_horizon", n_max if budget_horizon is None else budget_horizon)
+        from ...evidence.budget import BAYES_MAX_BUDGET, MAX_BUDGET
 
         if budget_horizon > MAX_BUDGET:
             raise ParameterError(f"n_max = {budget_horizon} is above the exact budget test's limit {MAX_BUDGET}; "
                                  "use budget='none' (the anytime e-process) for longer campaigns")
         from ...evidence.barnard import MAX_BUDGET as BARNARD_MAX_BUDGET
 
-        if statistic is None and arms == "independent" and budget_horizon <= BARNARD_MAX_BUDGET:
+        if statistic is None and v["arms"] == "independent" and budget_horizon <= BARNARD_MAX_BUDGET:
             statistic = "barnard"  # both success counts (issue 31): the most powerful test for independent arms
         if statistic is None:
             statistic = BUDGET_STATISTIC if BAYES_MIN_BUDGET <= budget_horizon <= BAYES_MAX_BUDGET else "mixture"
-        statistic = check_statistic(statistic)
-        if statistic == "barnard" and (arms != "independent" or budget_horizon > BARNARD_MAX_BUDGET):
-            raise ParameterError("statistic='barnard' needs arms='independent' and a budget of at most "
-                                 f"{BARNARD_MAX_BUDGET} trials, got arms={arms!r}, budget {budget_horizon}")
-    nmax = default_nmax if nmax is None else check_positive_int("n_max", nmax, maximum=MAX_NMAX)
-    if budget == "final" and nmax != budget_horizon:
-        raise ParameterError(f"a final budget cannot change: n_max {nmax} != the exact test's budget "
+        if statistic == "barnard" and budget_horizon > BARNARD_MAX_BUDGET:
+            raise ParameterError(f"statistic='barnard' is built for a budget of at most {BARNARD_MAX_BUDGET} trials, "
+                                 f"got {budget_horizon}; use statistic='mixture' for longer budgets")
+    n_max = default_n_max if n_max is None else n_max
+    if n_max > MAX_NMAX:
+        raise refuse("n_max", f"an integer in [1, {MAX_NMAX:,}]", n_max)
+    if budget == "final" and n_max != budget_horizon:
+        raise ParameterError(f"a final budget cannot change: n_max {n_max} != the exact test's budget "
                              f"{budget_horizon}")
-    return _Setup(policies=pols, alpha=alpha, method=method, prior=_check_prior(prior, pols), gamma=gamma,
-                  graph=graph, forward_fraction=ff, ties=ties, guarantee=guarantee, direction_split=q,
-                  bettor=bettor, metric=metric, nmax=nmax, transitive_closure=bool(transitive_closure),
-                  advantage_tol=tol, budget=budget, arms=arms, budget_horizon=budget_horizon,
-                  concentration=concentration, statistic=statistic)
+    return _Setup(policies=pols, alpha=v["alpha"], method=v["method"], prior=_check_prior(v["prior"], pols),
+                  gamma=v["gamma"], graph=v["graph"], forward_fraction=v["forward_fraction"], ties=v["ties"],
+                  guarantee=v["guarantee"], direction_split=v["direction_split"], bettor=v["bettor"], bins=v["bins"],
+                  n_max=n_max, transitive_closure=v["transitive_closure"], advantage_tol=v["advantage_tol"],
+                  budget=budget, arms=v["arms"], budget_horizon=budget_horizon, concentration=concentration,
+                  statistic=statistic, legacy=legacy)
 
 
-def _resolve_budget(budget: str, metric: str, nmax: Any, budget_horizon: Any, live: bool) -> str:
-    """``auto``: the exact budget test (spec 08) when the scores are declared binary and the per-comparison
-    budget is given explicitly (never inferred from the data: a budget read off the recorded rows could
-    depend on the outcomes), else the anytime e-process.
-
-    Replay and simulation (``live=False``) get ``final``: the table is fixed and nothing can extend it, and
-    the final form is the more powerful. The live `Ranker` gets ``extendable``: :meth:`Ranker.extend` raises
-    ``n_max`` at any time, which a final budget refuses, so a final default would break a campaign that
-    extends; the extendable form keeps ``extend`` working and stays valid for ever.
-    """
-    if budget != "auto":
-        return budget
-    horizon = nmax if budget_horizon is None else budget_horizon
-    if metric != "binary" or horizon is None:
-        return "none"
-    try:
-        if int(horizon) > AUTO_BUDGET_MAX:
-            return "none"
-    except (TypeError, ValueError):
-        return "none"  # the n_max check below reports it
-    return "extendable" if live else "final"
-
-
-_OPTIONS = ("graph", "forward_fraction", "direction_split", "bettor", "metric", "transitive_closure", "advantage_tol",
-            "budget", "arms", "concentration", "statistic")
-
-
-def _check_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    options = dict(options)
-    if "bins" in options:  # the public name; the locked configuration keeps "metric" (saved campaigns)
-        options["metric"] = options.pop("bins")
-    extra = sorted(set(options) - set(_OPTIONS))
-    if extra:
-        raise ParameterError(f"unknown option(s) {', '.join(extra)}; AnyRank options are: {', '.join(_OPTIONS)}")
-    return options
+_OPTIONS = VERBS["Ranker"].options
 
 
 def _setup_from_dict(d: Mapping[str, Any]) -> _Setup:
+    """A locked configuration as saved (today's field names, or those before 0.2: ``metric``, ``nmax``)."""
+    legacy = any(old in d for old in _OLD_FIELDS)
+    d = {_OLD_FIELDS.get(k, k): v for k, v in d.items()}
+    budget = d.get("budget", "none")  # saved before the budget test: the e-process
     try:
-        return _make_setup(d["policies"], d["alpha"], d["method"], d["prior"], d["gamma"], d["nmax"], d["ties"],
+        return _make_setup(d["policies"], d["alpha"], d["method"], d["prior"], d["gamma"], d["n_max"], d["ties"],
                            d["guarantee"], graph=d["graph"], forward_fraction=d["forward_fraction"],
-                           direction_split=d["direction_split"], bettor=d["bettor"], metric=d["metric"],
+                           direction_split=d["direction_split"], bettor=d["bettor"], bins=d["bins"],
                            transitive_closure=d["transitive_closure"], advantage_tol=d["advantage_tol"],
-                           budget=d.get("budget", "none"), arms=d.get("arms", "paired"),
+                           budget=budget, arms=d.get("arms", "paired"),
                            budget_horizon=d.get("budget_horizon"), concentration=d.get("concentration"),
                            # saved before the statistic choice: the mixture those campaigns ran
-                           statistic=d.get("statistic", "mixture"))
+                           statistic=d.get("statistic", None if budget == "none" else "mixture"), legacy=legacy)
     except KeyError as exc:
         raise ParameterError(f"saved AnyRank config is missing the field {exc.args[0]!r}") from None
 

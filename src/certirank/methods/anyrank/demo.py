@@ -130,8 +130,6 @@ def compute_ranking(data: Any, *, alpha: float, method: str, prior: Path | None,
         raise ParameterError("give either --prior FILE or --prior-means, not both")
     pri = read_prior_file(prior) if prior is not None else (
         parse_prior_means(prior_means) if prior_means is not None else None)
-    if pri is not None and heldout_prior_rows:
-        raise ParameterError("give either a prior or --heldout-prior-rows, not both")
     return anyrank(data, alpha=alpha, method=method, prior=pri, gamma=gamma, n_max=n_max, ties=ties,
                    guarantee=guarantee, format=format, score_range=score_range,
                    heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pairing, budget=budget, arms=arms,

@@ -20,7 +20,7 @@ def _make_streams(setup: _Setup, n: int) -> PairedStreams | BudgetStreams:
     """The per-comparison test bank: the spec 01 e-process, or spec 08's exact budget test when asked for
     (``budget="final"`` / ``"extendable"``, scores declared binary, budget declared: checked by the setup)."""
     if setup.budget == "none":
-        return PairedStreams(n, bettor=setup.bettor, ties=setup.ties, bins=setup.metric)
+        return PairedStreams(n, bettor=setup.bettor, ties=setup.ties, bins=setup.bins)
     return BudgetStreams(n, int(setup.budget_horizon), alpha=setup.alpha, ties=setup.ties, arms=setup.arms,
                          extendable=setup.budget == "extendable", bettor=setup.bettor,
                          concentration=setup.concentration, statistic=setup.statistic)
@@ -134,7 +134,7 @@ class _Campaign:
         """Advantaged set S_t (spec 03 §5.3), or None after setting the termination reason."""
         if self._futility:
             self._update_futile()
-        active = self.pair_open & (self.n < self.s.nmax) & ~self.exhausted & ~self.futile
+        active = self.pair_open & (self.n < self.s.n_max) & ~self.exhausted & ~self.futile
         if not active.any():
             self.termination = EXHAUSTED
             return None
@@ -327,7 +327,7 @@ class _Campaign:
         present = ~np.isnan(tb.vals[:tb.nrows])
         self._rows = [np.flatnonzero(present[:, i] & present[:, j]) for i, j in self.design.pairs]
         self._len = np.array([r.size for r in self._rows], dtype=np.int64)
-        own = int(min(self._len.max(initial=0), self.s.nmax))
+        own = int(min(self._len.max(initial=0), self.s.n_max))
         lmax = own if lmax is None else lmax
         # pairs of hypothesis k, padded with (0, 0) beyond its end (a zero payoff never moves the wealth,
         # and padded p-values are never read)
@@ -407,7 +407,7 @@ class _Campaign:
             best = None
             for k in sel:
                 rem = int(self._len[k] - self.n[k])
-                cap = int(self.s.nmax - self.n[k])
+                cap = int(self.s.n_max - self.n[k])
                 ev = cap if rem >= cap else rem + 1  # budget reached, or the pull that finds no pair
                 lim = min(ev, rem) if best is None else min(ev, rem, best)
                 if lim >= 1:
@@ -480,7 +480,7 @@ class _Campaign:
                 details.append({"pair": [a, b], "trials": int(self.n[k]), "p_value": float(pc[k]),
                                 "p_less": float(self.pl[k]), "p_more": float(self.pm[k]),
                                 "level": float(lv[k]),
-                                "budget_exhausted": bool(self.n[k] >= s.nmax or self.exhausted[k] or self.futile[k]),
+                                "budget_exhausted": bool(self.n[k] >= s.n_max or self.exhausted[k] or self.futile[k]),
                                 "futile": bool(self.futile[k])})
         traj = None
         if self.want_traj:

@@ -13,10 +13,10 @@ import numpy as np
 
 from ..._integrity import EDITED_FIELD, edited_note, seal, verify
 from ..._io import atomic_write_text, read_saved_text
-from ..._validate import check_positive_int
 from ..._compat import keyword_only, warn_renamed
+from ..._params import VERBS, check, validated
 from ...errors import EditedStateError, ParameterError, StateError
-from .config import FORMAT, _Setup, _check_options, _make_setup, _setup_from_dict
+from .config import FORMATS, _Setup, _make_setup, _setup_from_dict
 from .result import RankingResult, _Table
 from .engine import _Campaign
 
@@ -71,13 +71,13 @@ class Ranker:
     [('A', 1), ('B', 1)]
     """
 
-    @keyword_only(("prior", "gamma", "n_max", "method", "ties"), renamed={"nmax": "n_max", "metric": "bins"})
+    @keyword_only(("prior", "gamma", "n_max", "method", "ties"))
+    @validated("Ranker")
     def __init__(self, policies: Sequence[str], alpha: float = 0.05, *, prior: Any = None, gamma: float = 1.0,
                  n_max: int | None = None, method: str = "anyrank", ties: str = "allow",
                  guarantee: str = "paper", environments: Sequence[Any] | None = None, seed: int | None = None,
                  **options: Any) -> None:
-        setup = _make_setup(policies, alpha, method, prior, gamma, n_max, ties, guarantee, live=True,
-                            **_check_options(options))
+        setup = _make_setup(policies, alpha, method, prior, gamma, n_max, ties, guarantee, live=True, **options)
         self._init(setup)
         self._set_environments(environments, seed)
 
@@ -88,15 +88,10 @@ class Ranker:
             self._envs: tuple[str, ...] | None = None
             self._env_seed: int | None = None
             return
-        if isinstance(environments, str) or not hasattr(environments, "__iter__"):
-            raise ParameterError(f"environments must be a list of environment names, got {environments!r}")
-        envs = tuple(str(e) for e in environments)
-        if not envs:
-            raise ParameterError("environments must list at least one environment")
+        envs = check("Ranker", "environments", environments)
+        seed = check("Ranker", "seed", seed)
         if seed is None:  # fixed now and saved, so a resumed campaign draws the same environments
             seed = int(np.random.SeedSequence().entropy % (2**63))
-        elif isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
         self._envs, self._env_seed = envs, int(seed)
 
     def environment(self, trial_index: int) -> str:
@@ -108,10 +103,7 @@ class Ranker:
         """
         if self._envs is None:
             raise StateError("this campaign has no environment list; create it with Ranker(..., environments=[...])")
-        if isinstance(trial_index, (bool, np.bool_)) or not isinstance(trial_index, (int, np.integer)) \
-                or trial_index < 0:
-            raise ParameterError(f"trial_index must be a non-negative integer, got {trial_index!r}")
-        rng = np.random.default_rng([self._env_seed, int(trial_index)])
+        rng = np.random.default_rng([self._env_seed, self._trial(trial_index)])
         return self._envs[int(rng.integers(len(self._envs)))]
 
     def _init(self, setup: _Setup) -> None:
@@ -139,13 +131,13 @@ class Ranker:
     @property
     def n_max(self) -> int:
         """Per-hypothesis budget of paired trials."""
-        return self._setup.nmax
+        return self._setup.n_max
 
     @property
     def nmax(self) -> int:
         """Deprecated spelling of :attr:`n_max` (removed in 0.3)."""
         warn_renamed("Ranker.nmax", "Ranker.n_max")
-        return self._setup.nmax
+        return self._setup.n_max
 
     @property
     def done(self) -> bool:
@@ -198,54 +190,45 @@ class Ranker:
                               "score": None if np.isnan(v) else v})
         self._camp.run_live()
 
+    def _trial(self, trial_index: Any) -> int:
+        """A trial index: an integer >= 0 and not absurdly beyond the budget (a typo such as 10**9 must not
+        allocate a huge table)."""
+        r = check("Ranker.record", "trial_index", trial_index)
+        limit = 100 * self._setup.n_max + 10_000
+        if r > limit:
+            raise ParameterError(f"trial_index {r} is far beyond the budget (n_max = {self._setup.n_max}); "
+                                 f"trial indices are environment numbers 0, 1, 2, ... (at most {limit:,})")
+        return r
+
     def _check_entry(self, policy: Any, trial_index: Any, score: Any) -> tuple[int, int, float]:
-        name = str(policy)
+        name = policy if isinstance(policy, str) else None
         if name not in self._index:
             raise ParameterError(f"unknown policy {policy!r}; the policies are: {', '.join(self._setup.policies)}")
-        if isinstance(trial_index, (bool, np.bool_)) or not isinstance(trial_index, (int, np.integer)):
-            raise ParameterError(f"trial_index must be a non-negative integer, got {trial_index!r}")
-        r = int(trial_index)
-        if r < 0:
-            raise ParameterError(f"trial_index must be a non-negative integer, got {trial_index!r}")
-        limit = 100 * self._setup.nmax + 10_000  # a typo such as 10**9 must not allocate a huge table
-        if r > limit:
-            raise ParameterError(f"trial_index {r} is far beyond the budget (nmax = {self._setup.nmax}); "
-                                 f"trial indices are environment numbers 0, 1, 2, ... (at most {limit})")
-        if score is None:
-            v = math.nan
-        else:
-            if isinstance(score, (bool, np.bool_)):
-                v = float(score)
-            else:
-                try:
-                    v = float(score)
-                except (TypeError, ValueError):
-                    raise ParameterError(f"score must be a number in [0, 1] or None, got {score!r}") from None
-            if math.isnan(v):  # a NaN is more often a bug upstream than a deliberate "not run"
-                raise ParameterError(f"score is NaN for {name} trial {r}; pass None for a failed or impossible run")
-            if not 0.0 <= v <= 1.0:
-                raise ParameterError(f"score must be in [0, 1] (or None for a failed run), got {score!r}")
-            # refused here, before the engine changes: the binary tests would fail on it half-way through. No
-            # policy name in the message: a blind campaign passes this refusal on to the operator
-            if self._setup.metric == "binary" and v not in (0.0, 1.0):
-                raise ParameterError(f"score {score!r} (trial {r}): the scores were declared binary "
-                                     "(bins='binary'), so only 0 (failure) or 1 (success) is allowed")
+        r = self._trial(trial_index)
+        if isinstance(score, float) and math.isnan(score):  # more often a bug upstream than a deliberate "not run"
+            raise ParameterError(f"score is NaN for {name} trial {r}; pass None for a failed or impossible run")
+        v = check("Ranker.record", "score", score)
+        v = math.nan if v is None else v
+        # refused here, before the engine changes: the binary tests would fail on it half-way through. No
+        # policy name in the message: a blind campaign passes this refusal on to the operator
+        if self._setup.bins == "binary" and not math.isnan(v) and v not in (0.0, 1.0):
+            raise ParameterError(f"score {score!r} (trial {r}): the scores were declared binary "
+                                 "(bins='binary'), so only 0 (failure) or 1 (success) is allowed")
         return self._index[name], r, v
 
-    @keyword_only(renamed={"nmax": "n_max"})
+    @validated("Ranker.extend")
     def extend(self, n_max: int) -> None:
         """Raise the per-comparison budget (allowed at any time: stopping is free for anytime-valid tests)."""
-        nmax = check_positive_int("n_max", n_max)
-        if self._setup.budget == "final" and nmax != self._setup.nmax:
+        if self._setup.budget == "final" and n_max != self._setup.n_max:
             # spec 08 §4: the exact test's guarantee ends at its budget; a larger budget chosen now, after
             # seeing data, would void it
-            raise StateError(f"this campaign uses the exact budget test with a final budget of {self._setup.nmax} "
+            raise StateError(f"this campaign uses the exact budget test with a final budget of {self._setup.n_max} "
                              "trials per comparison, which cannot be extended; create it with "
                              "budget='extendable' to be able to continue past the budget")
-        if nmax < self._setup.nmax:
-            raise ParameterError(f"nmax can only grow (now {self._setup.nmax}, got {nmax})")
+        if n_max < self._setup.n_max:
+            raise ParameterError(f"n_max can only grow (now {self._setup.n_max}, got {n_max})")
         data = self.to_dict()
-        data["config"]["nmax"] = nmax
+        data["config"]["nmax" if self._setup.legacy else "n_max"] = n_max
         data["config_sha256"] = _setup_from_dict(data["config"]).sha256()
         new = Ranker.from_json(seal(data))
         self.__dict__.update(new.__dict__)
@@ -264,7 +247,7 @@ class Ranker:
         if self._envs is not None:
             upto = max((r["trial"] for r in self._results), default=-1) + 1
             envs = [self.environment(r) for r in range(upto)]
-        out = {"format": FORMAT, "config": self._setup.to_dict(), "config_sha256": self._setup.sha256(),
+        out = {"format": self._setup.format, "config": self._setup.to_dict(), "config_sha256": self._setup.sha256(),
                "environments": envs, "results": [dict(r) for r in self._results]}
         if self._envs is not None:
             out["environment_draw"] = {"choices": list(self._envs), "seed": self._env_seed}
@@ -296,8 +279,8 @@ class Ranker:
         except (TypeError, ValueError):
             raise ParameterError(f"not a saved AnyRank campaign: expected JSON text or a mapping, got "
                                  f"{type(text).__name__}") from None
-        if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise ParameterError(f"not a saved AnyRank campaign (expected format {FORMAT!r})")
+        if not isinstance(data, dict) or data.get("format") not in FORMATS:
+            raise ParameterError(f"not a saved AnyRank campaign (expected format {FORMATS[-1]!r})")
         if not isinstance(data.get("config"), Mapping):
             raise ParameterError("saved campaign: 'config' must be an object with the campaign's settings")
         results = data.get("results") or []
@@ -352,11 +335,13 @@ class Ranker:
         from .state import restore
         return restore(cls, snap)
 
+    @validated("Ranker.save")
     def save(self, path: str | os.PathLike[str]) -> None:
         """Write :meth:`to_json` atomically (temporary file in the same folder, then ``os.replace``)."""
         atomic_write_text(path, self.to_json())
 
     @classmethod
+    @validated("Ranker.load")
     def load(cls, path: str | os.PathLike[str], *, trust_edited: bool = False) -> Ranker:
         """Read a campaign written by :meth:`save` (checksums required; see :meth:`from_json`)."""
         text = read_saved_text(path, "saved campaign", ParameterError)

@@ -10,10 +10,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..._validate import check_choice, check_positive_int
 from ..._compat import keyword_only
+from ..._params import validated
 from ...errors import DataError, ParameterError
-from .config import DIRECTION_SPLIT, PAIRINGS, _BLOCK, _Setup, _check_options, _make_setup
+from .config import DIRECTION_SPLIT, _BLOCK, _Setup, _make_setup
 from .result import RankingResult, _Table
 from .engine import _Campaign, _make_streams
 
@@ -48,7 +48,8 @@ def _select_columns(wide: pd.DataFrame, policies: Sequence[str] | None) -> pd.Da
     return wide[pols]
 
 
-@keyword_only(("method", "prior", "gamma", "n_max", "ties"), renamed={"nmax": "n_max", "metric": "bins"})
+@keyword_only(("method", "prior", "gamma", "n_max", "ties"))
+@validated("anyrank")
 def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: Any = None, gamma: float = 1.0,
             n_max: int | None = None, ties: str = "allow", guarantee: str = "paper",
             policies: Sequence[str] | None = None, heldout_prior_rows: int = 0, pairing: str = "by_row",
@@ -128,12 +129,9 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     if len(pols) < 2:
         raise DataError(f"ranking needs at least two policies; the data has {len(pols)}"
                         + (f" ({pols[0]})" if pols else ""))
-    pairing = check_choice("pairing", pairing, PAIRINGS)
-    h = check_positive_int("heldout_prior_rows", heldout_prior_rows, minimum=0)  # 0 = no held-out prior
+    h = heldout_prior_rows  # 0 = no held-out prior
     arr = wide.to_numpy(dtype=float)
     if h:
-        if prior is not None:
-            raise ParameterError("give either prior= or heldout_prior_rows=, not both")
         if h >= arr.shape[0]:
             raise DataError(f"heldout_prior_rows = {h} leaves no rows to test (the data has {arr.shape[0]})")
         head = arr[:h]
@@ -152,9 +150,9 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
         arr = packed
     setup = _make_setup(pols, alpha, method, prior, gamma, n_max, ties, guarantee, graph=graph,
                         forward_fraction=forward_fraction, direction_split=direction_split, bettor=bettor,
-                        metric=bins, transitive_closure=transitive_closure, default_nmax=max(arr.shape[0], 1),
+                        bins=bins, transitive_closure=transitive_closure, default_n_max=max(arr.shape[0], 1),
                         budget=budget, arms=arms, concentration=concentration, statistic=statistic)
-    if setup.metric == "binary":  # refused before any test runs, naming what was declared
+    if setup.bins == "binary":  # refused before any test runs, naming what was declared
         bad = np.argwhere(~np.isnan(arr) & (arr != 0.0) & (arr != 1.0))
         if len(bad):
             r, c = bad[0]
@@ -186,7 +184,8 @@ def _score_array(scores: Any, policies: Sequence[str] | None, shape: str) -> tup
     return arr, pols
 
 
-@keyword_only(("method", "prior", "gamma", "n_max", "ties"), renamed={"nmax": "n_max", "metric": "bins"})
+@keyword_only(("method", "prior", "gamma", "n_max", "ties"))
+@validated("run_campaign")
 def run_campaign(scores: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: Any = None,
                  gamma: float = 1.0, n_max: int | None = None, ties: str = "allow", guarantee: str = "paper",
                  policies: Sequence[str] | None = None, trajectory: bool = False, **options: Any) -> RankingResult:
@@ -213,13 +212,14 @@ def run_campaign(scores: Any, alpha: float = 0.05, *, method: str = "anyrank", p
     """
     arr, pols = _score_array(scores, policies, "(n_trials, M)")
     setup = _make_setup(pols, alpha, method, prior, gamma, n_max, ties, guarantee,
-                        default_nmax=max(arr.shape[0], 1), **_check_options(options))
+                        default_n_max=max(arr.shape[0], 1), **options)
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     return camp.result()
 
 
-@keyword_only(("method", "prior", "gamma", "n_max", "ties"), renamed={"nmax": "n_max", "metric": "bins"})
+@keyword_only(("method", "prior", "gamma", "n_max", "ties"))
+@validated("run_campaigns")
 def run_campaigns(scores: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: Any = None,
                   gamma: float = 1.0, n_max: int | None = None, ties: str = "allow", guarantee: str = "paper",
                   policies: Sequence[str] | None = None, trajectory: bool = False, chunk: int = 100,
@@ -245,8 +245,7 @@ def run_campaigns(scores: Any, alpha: float = 0.05, *, method: str = "anyrank", 
     arr, pols = _score_array(scores, policies, "(runs, n_trials, M)")
     runs, n_rows, m = arr.shape
     setup = _make_setup(pols, alpha, method, prior, gamma, n_max, ties, guarantee,
-                        default_nmax=max(n_rows, 1), **_check_options(options))
-    chunk = check_positive_int("chunk", chunk)
+                        default_n_max=max(n_rows, 1), **options)
     out: list[RankingResult] = []
     for start in range(0, runs, chunk):
         out.extend(_run_chunk(setup, arr[start:start + chunk], trajectory))
@@ -257,7 +256,7 @@ def _run_chunk(setup: _Setup, arr: np.ndarray, trajectory: bool) -> list[Ranking
     camps = [_Campaign(setup, _Table(setup.m, a), trajectory=trajectory) for a in arr]
     r = len(camps)
     k = camps[0].k
-    lmax = min(arr.shape[1], setup.nmax)
+    lmax = min(arr.shape[1], setup.n_max)
     xs = np.zeros((r, k, lmax))
     ys = np.zeros((r, k, lmax))
     pls = np.ones((r, k, lmax + 1))

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._params import validated
 from ..._compat import keyword_only
 from ...errors import DataError, ParameterError
 from .engine import Leaderboard
@@ -41,7 +42,7 @@ def resolve_blocks(table: pd.DataFrame, blocks: Any) -> tuple[Any, str, str | No
 
     ``None`` means the table's ``block`` column if it has one, else singleton items (spec 04 §3).
     """
-    items = list(dict.fromkeys(table["env"]))
+    items = [str(i) for i in pd.unique(table["env"])]
     if blocks is None:
         if "block" in table.columns:
             return _item_labels(table, "block", items), "default: the data's 'block' column", "block"
@@ -90,18 +91,15 @@ def _item_weights(table: pd.DataFrame, items: list[str]) -> dict[str, float] | N
 
 def table_panels(table: pd.DataFrame) -> tuple[list[str], list[str], list[int], list[np.ndarray]]:
     """Split a validated table into complete panels: (models, items, replicate ids, [(L, N) arrays])."""
-    from ...data.table import policies
     src = table.attrs.get("source")
     if table["env"].isna().any():
         raise DataError("BB-EDGE needs an item column ('item' or 'env') so that models are compared on the same "
                         "items", source=src)
-    models = policies(table)
-    items = list(dict.fromkeys(table["env"]))
-    pos_m = {m: i for i, m in enumerate(models)}
-    pos_i = {it: i for i, it in enumerate(items)}
+    # codes in order of first appearance: the order of policies() and of the items as written
+    mi, models = pd.factorize(table["policy"])
+    ii, items = pd.factorize(table["env"])
+    models, items = [str(m) for m in models], [str(i) for i in items]
     reps = sorted(table["replicate"].unique())
-    mi = table["policy"].map(pos_m).to_numpy()
-    ii = table["env"].map(pos_i).to_numpy()
     rr = np.searchsorted(reps, table["replicate"].to_numpy())
     cube = np.full((len(reps), len(models), len(items)), np.nan)
     cube[rr, mi, ii] = table["score"].to_numpy(dtype=float)
@@ -116,9 +114,11 @@ def table_panels(table: pd.DataFrame) -> tuple[list[str], list[str], list[int], 
 
 
 @keyword_only(("tau", "blocks", "top_k", "pilot"))
+@validated("leaderboard")
 def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None, top_k: int | None = None,
                 pilot: int | None = None, method: str = "bb-edge", weights: Any = None, output: str = "current",
-                score_range: Any = None, format: str | None = None, stake: str | None = None) -> LeaderboardResult:
+                score_range: Any = None, format: str | None = None, stake: str | None = None,
+                backend: str | None = None, jobs: int = 1, scheduler: Any = None) -> LeaderboardResult:
     """Certify a leaderboard from per-item scores of L models over R replicates (BB-EDGE, spec 04).
 
     Parameters
@@ -145,6 +145,10 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
         For "bb-edge" / "cr-edge": the predictable plug-in stake on the exact betting factor (default), the
         same on the empirical-Bernstein factor, or the 41-point stake mixture of spec 04 (see
         :class:`Leaderboard`).
+    backend, jobs, scheduler :
+        Where the betting factor of each update is computed (in this process by default; ``jobs`` local
+        processes; a Dask or Ray cluster, see :func:`certirank._parallel.run_tasks`). Same result on every
+        backend, bit for bit.
 
     Returns
     -------
@@ -169,14 +173,19 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
         weights = _item_weights(table, items)
     if pilot is not None and top_k is None:
         raise ParameterError("--pilot needs --top-k: the pilot replicates choose the candidate Top-k set")
-    board = Leaderboard(models, alpha=alpha, tau=tau, blocks=blk, weights=weights, items=items, method=method,
-                        top_k=top_k, pilot=pilot, output=output, keep_history=False, blocks_source=source,
-                        blocks_column=column, stake=stake)
+    from ..._parallel import resolve_backend, session
+    resolve_backend(backend, jobs, scheduler)
+    board_args = dict(alpha=alpha, tau=tau, blocks=blk, weights=weights, items=items, method=method, top_k=top_k,
+                      pilot=pilot, output=output, keep_history=False, blocks_source=source, blocks_column=column,
+                      stake=stake)
+    Leaderboard(models, **board_args)  # checks every option before a cluster is started
     if pilot is not None and pilot >= len(panels):
         raise DataError(f"the data has {len(panels)} replicate(s); a pilot of {pilot} leaves none for confirmation",
                         source=table.attrs.get("source"))
-    for rid, arr in zip(reps, panels):
-        board.add_replicate(arr, replicate=rid)
+    with session(backend, jobs, scheduler) as where:  # one cluster or runtime for every replicate
+        board = Leaderboard(models, **board_args, backend=backend, jobs=jobs, scheduler=where)
+        for rid, arr in zip(reps, panels):
+            board.add_replicate(arr, replicate=rid)
     res = board.result()
     from ...data.table import dropped_notes
     notes = dropped_notes(table)

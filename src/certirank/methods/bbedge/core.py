@@ -45,7 +45,6 @@ __all__ = [
     "growth_stake",
     "kelly_stake",
     "PLUGIN_BETTING_DRIFTS",
-    "betting_terms",
     "STAKES",
     "log_mixture",
     "RESOLUTIONS",
@@ -61,8 +60,8 @@ _MAX_CLASSES = 64
 RESOLUTIONS = ("singleton", "protocol", "replicate")
 #: the CLI's ``--blocks`` spelling of each resolution
 _CLI_NAME = {"singleton": "items", "replicate": "replicate", "protocol": "column"}
-#: stake rules: one predictable plug-in stake per direction on the exact betting factor (:func:`kelly_stake`,
-#: :func:`betting_terms`), the same idea on the empirical-Bernstein factor (:func:`growth_stake`), or the
+#: stake rules: one predictable plug-in stake per direction on the exact betting factor (:func:`kelly_stake`;
+#: ``methods.bbedge.betting``), the same idea on the empirical-Bernstein factor (:func:`growth_stake`), or the
 #: spec 04 41-point mixture
 STAKES = ("plugin", "plugin-eb", "grid")
 #: prior of the growth plug-in, in pseudo-replicates: drift d0 and squared error v0 per (weight-scaled) block
@@ -74,8 +73,6 @@ PLUGIN_BETTING_DRIFTS = (0.015, 0.1)
 PLUGIN_PRIOR_VAR = 1.0 / 16.0
 #: cap on lambda_r (w_m / w_* <= 1, so every block stake stays <= 0.9 and psi_E finite)
 PLUGIN_CAP = 0.9
-#: entries per row block of :func:`betting_terms` (three such float64 buffers, ~2 MB, stay in cache)
-BETTING_BLOCK_ENTRIES = 80_000
 
 #: the independence assumption each resolution rests on, in the words every output states
 RESOLUTION_TEXT = {
@@ -395,7 +392,8 @@ def kelly_stake(lin_sum: np.ndarray, s2: np.ndarray, design: BlockDesign,
     of weak edges to the large prediction errors of small blocks early on; the average costs at most log 2.
     a / v is the maximiser of the second-order expansion
     lambda a - lambda^2 v / 2 of sum_m log(1 + lambda (w_m / w_*) xi_m) + lambda sum_m (w_m / w_*)(Yhat_m - mu_0),
-    the log of :func:`betting_terms`' factor (the plug-in of the growth-rate-adaptive bettors, aGRAPA / ONS).
+    the log of the factor of :func:`~certirank.methods.bbedge.betting.betting_terms` (the plug-in of the
+    growth-rate-adaptive bettors, aGRAPA / ONS).
     The cap keeps every block factor >= 0.1.
     """
     ratio = design.block_weight / design.w_star
@@ -403,50 +401,6 @@ def kelly_stake(lin_sum: np.ndarray, s2: np.ndarray, design: BlockDesign,
     a = n0 * drift * float(ratio.sum()) + lin_sum
     v = n0 * PLUGIN_PRIOR_VAR * float(np.sum(ratio * ratio)) + s2
     return np.clip(a / v, 0.0, PLUGIN_CAP)
-
-
-def betting_terms(v_a: np.ndarray, v_b: np.ndarray, a_row: np.ndarray, b_row: np.ndarray,
-                  lam: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-direction sums of the exact betting factor for directions a_row[e] -> b_row[e]: (s2, log_prod).
-
-    With xi_m = Y_m - Yhat_m = kappa + (u_a,m - u_b,m) / 2 and x_m = (w_m / w_*) xi_m, the caller passes
-    v_a = (w_m / w_*)(kappa + u / 2) and v_b = (w_m / w_*) u / 2 per model, so x = v_a[a] - v_b[b] (one
-    subtraction per entry; the linear sum of x follows from row sums). ``lam`` is (E, K): K stakes per
-    direction. Returns s2 = sum_m x_m^2 (E,) and log_prod[:, k] = sum_m log(1 + lam[:, k] x_m) (E, K). The log factor of the replicate is lambda (lin - sum_m x_m) +
-    log_prod with lin = sum_m (w_m / w_*)(Y_m - mu_0), i.e. the product over blocks of
-    (1 + lambda_m (Y_m - Yhat_m)) exp(lambda_m (Yhat_m - mu_0)): the middle step of spec 04 §5's lemma, whose
-    conditional mean is (1 + lambda_m (mu_m - Yhat_m)) e^{lambda_m (Yhat_m - mu_0)} <= e^{lambda_m (mu_m - mu_0)}.
-    So it is a supermartingale factor under the same conditions, and since exp(lambda xi - psi_E(lambda) xi^2)
-    <= 1 + lambda xi it is >= the empirical-Bernstein factor of the same stake on every path.
-    """
-    E, M, K = a_row.shape[0], v_a.shape[1], lam.shape[1]
-    s2 = np.empty(E)
-    out = np.empty((E, K))
-    # a few directions at a time in reused buffers: the K passes of multiply, add and log then read cached
-    # rows instead of a fresh multi-MB array each (2.1x at L = 100, M = 10,000: docs/performance/bbedge.md); every
-    # row's arithmetic, and so the result, is the same whatever the block size
-    rows = max(1, min(E, BETTING_BLOCK_ENTRIES // max(1, M)))
-    x, y, f = np.empty((rows, M)), np.empty((rows, M)), np.empty((rows, M))
-    for s in range(0, E, rows):
-        n = min(rows, E - s)
-        xs, ys, fs = x[:n], y[:n], f[:n]
-        a_blk, b_blk = a_row[s:s + n], b_row[s:s + n]
-        a0, b0 = int(a_blk[0]), int(b_blk[0])
-        if (a_blk == a0).all() and (b_blk == np.arange(b0, b0 + n)).all():
-            # one better model against a run of consecutive others (most blocks of a full board): views, no copy
-            np.subtract(v_a[a0], v_b[b0:b0 + n], out=xs)
-        else:
-            np.take(v_a, a_blk, axis=0, out=xs)
-            np.take(v_b, b_blk, axis=0, out=ys)
-            xs -= ys
-        s2[s:s + n] = np.einsum("ij,ij->i", xs, xs)
-        for k in range(K):
-            np.multiply(xs, lam[s:s + n, k, None], out=fs)
-            fs += 1.0
-            # np.log on 1 + y (SIMD) is ~10x faster than np.log1p here; it loses at most ~1e-16 absolute per
-            # block, and 1 + y >= 0.1 by the stake cap
-            out[s:s + n, k] = np.log(fs, out=fs).sum(axis=1)
-    return s2, out
 
 
 def plugin_step(theta_diff: np.ndarray, Qk: np.ndarray, lam: np.ndarray, design: BlockDesign,

@@ -17,14 +17,17 @@ This module holds the configuration and the e-process update; panel input (``pan
 from __future__ import annotations
 
 import math
+from types import MappingProxyType
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
+from ..._params import BBEDGE_METHODS, VERBS, validated
 from ..._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
 from ..._compat import keyword_only
 from ...errors import ParameterError, StateError
+from .betting import betting_terms
 from .extend import _Extensions
 from .family import _Family, _new_family
 from .panels import _PanelInput
@@ -38,7 +41,6 @@ from .core import (
     BlockDesign,
     PenaltyPlan,
     default_grid,
-    betting_terms,
     block_statement,
     growth_stake,
     hoeffding_log_factors,
@@ -55,9 +57,7 @@ from .core import (
 
 __all__ = ["Leaderboard", "METHODS", "RESOLUTION_TEXT", "block_statement"]
 
-METHODS = ("bb-edge", "bfh-e-holm", "cr-edge", "bb-edge-pi")
-_METHOD_ALIASES = {"bbedge": "bb-edge", "bfh": "bfh-e-holm", "credge": "cr-edge", "bb-edge-plugin": "bb-edge-pi",
-                   "pi": "bb-edge-pi"}
+METHODS = BBEDGE_METHODS
 _MAX_CLASSES_PLUGIN = 64
 _CHUNK = 2_000_000  # entries of a (directions x blocks) work array in the pair-by-pair paths
 #: directions per block of the e-process update: bounds its (directions x grid) temporaries (65,536 x 41
@@ -71,9 +71,7 @@ def _direction_blocks(n: int) -> list[slice]:
 
 
 def _method(name: str) -> str:
-    if isinstance(name, str) and name.strip().lower().replace("_", "-") in _METHOD_ALIASES:
-        return _METHOD_ALIASES[name.strip().lower().replace("_", "-")]
-    return check_choice("method", name, METHODS)
+    return VERBS["Leaderboard"]["method"].check(name)
 
 
 # ------------------------------------------------------------------------------------------ engine
@@ -105,7 +103,7 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
         Stake rule of "bb-edge" and "cr-edge" (their default: "plugin"). "plugin": one predictable stake per
         direction and replicate, chosen from earlier replicates only and scaled by w_m / w_* across blocks
         (so spec 04 Proposition 1 holds), on the exact betting factor of spec 04 §5's lemma
-        (:func:`certirank.methods.bbedge.core.betting_terms`; costs O(L^2 M) elementwise logs per replicate).
+        (:func:`certirank.methods.bbedge.betting.betting_terms`; costs O(L^2 M) elementwise products per replicate).
         "plugin-eb": the same kind of stake on the empirical-Bernstein factor of §4 (cheaper at large L,
         less powerful). "grid": the spec 04 uniform mixture over 41 constant stakes. "bfh-e-holm" always uses
         the grid and "bb-edge-pi" its own B10 stake (reported as "b10").
@@ -124,14 +122,23 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
         Report the edges certified at the latest replicate (paper) or every edge certified so far.
     keep_history : bool, default True
         Keep per-replicate block means (needed to replay a model added later).
+    backend, jobs, scheduler :
+        Where the plug-in stake's betting factor (the O(L^2 M) part of an update) is computed: in this
+        process on threads (default), on ``jobs`` local processes, or on a Dask or Ray cluster
+        (:func:`certirank._parallel.run_tasks`). The results are the same bits on every backend.
     """
 
+    #: where the betting factor runs (set by __init__; a board restored from saved state runs in-process)
+    _where: Mapping[str, Any] = MappingProxyType({})
+
     @keyword_only(("tau", "blocks", "weights"))
+    @validated("Leaderboard")
     def __init__(self, models: Sequence[str], alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None,
                  weights: Any = None, items: Sequence[Any] | None = None, method: str = "bb-edge",
                  top_k: int | None = None, pilot: int | None = None, epochs: int | str = 1,
                  additions: int | str = 0, output: str = "current", keep_history: bool = True,
-                 blocks_source: str | None = None, blocks_column: str | None = None, stake: str | None = None) -> None:
+                 blocks_source: str | None = None, blocks_column: str | None = None, stake: str | None = None,
+                 backend: str | None = None, jobs: int = 1, scheduler: Any = None) -> None:
         names = [str(m) for m in models] if models is not None and not isinstance(models, str) else None
         if not names:
             raise ParameterError("models must be a non-empty list of model names")
@@ -140,6 +147,10 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
             raise ParameterError(f"model {dup!r} is listed twice; model names must be unique")
         if len(names) < 2:
             raise ParameterError("a leaderboard needs at least two models")
+        from ..._parallel import resolve_backend
+        resolve_backend(backend, jobs, scheduler)
+        # where the work runs, never what it computes: not part of the saved state
+        self._where = {"backend": backend, "jobs": jobs, "scheduler": scheduler}
         self.alpha = check_alpha(alpha)
         self.tau = check_nonnegative("tau", tau)
         if self.tau >= 1:
@@ -308,6 +319,7 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
         return 1 if self._single_stake else GRID_SIZE
 
     # ----------------------------------------------------------------------------------- updates
+    @validated("Leaderboard.add_replicate")
     def add_replicate(self, panel: Any, replicate: Any = None) -> "Leaderboard":
         """Add one complete replicate (every model on every item) and update all e-processes.
 
@@ -403,16 +415,15 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
             lam = np.stack([kelly_stake(lin_sum, fam.s2, d, drift) for drift in PLUGIN_BETTING_DRIFTS], axis=1)
             ratio = d.block_weight / d.w_star
             v_b = u * (0.5 * ratio)
-            v_a = v_b + kappa * ratio
+            # tau = 0: the same array, so betting_terms computes both directions of a pair in one pass
+            v_a = v_b if kappa == 0 else v_b + kappa * ratio
             # lin - sum_m x_m = sum_m ratio_m (Yhat_m - mu_0), from per-model row sums
             ya, yb_ = v_a.sum(axis=1), v_b.sum(axis=1)
             drift = (td - self.tau) / (2.0 * d.w_star) - (ya[fam.a_row] - yb_[fam.b_row])
-            step = max(1, _CHUNK // max(1, u.shape[1]))
-            for s in range(0, fam.n_directions, step):
-                sl = slice(s, s + step)
-                s2, lp = betting_terms(v_a, v_b, fam.a_row[sl], fam.b_row[sl], lam[sl])
-                fam.comp[sl] += lam[sl] * drift[sl, None] + lp
-                fam.s2[sl] += s2
+            # chunked (bounded memory) and spread over threads inside
+            s2, lp = betting_terms(v_a, v_b, fam.a_row, fam.b_row, lam, **self._where)
+            fam.comp += lam * drift[:, None] + lp
+            fam.s2 += s2
             fam.log_e = log_mixture(fam.comp)
         elif self._single_stake:
             u = yb - fam.C / r

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ..._io import atomic_write_text, read_saved_text
+from ..._params import validated
 from ...errors import StateError
 from .core import BlockDesign, default_grid
 from .family import _Family, _dec, _enc
@@ -142,6 +143,7 @@ class _Persistence:
                                                                                    int(fam.b.min())) < 0):
                 raise ValueError(f"family {fam.label!r} refers to a model outside the {L} models")
 
+    @validated("Leaderboard.save")
     def save(self, path: str | os.PathLike[str]) -> Path:
         """Write :meth:`to_json` to ``path`` atomically (temporary file in the same folder, then rename)."""
         path = Path(path)
@@ -149,6 +151,7 @@ class _Persistence:
         return path
 
     @classmethod
+    @validated("Leaderboard.load")
     def load(cls, path: str | os.PathLike[str], *, trust_edited: bool = False) -> "Leaderboard":
         """Read a state written by :meth:`save` (its checksum is required; see :meth:`from_json`)."""
         from ...errors import EditedStateError

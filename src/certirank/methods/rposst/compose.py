@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from ..._params import validated
 from ..._validate import as_generator, check_choice, check_positive_int
 from ..._compat import keyword_only
 from ...errors import ParameterError
@@ -235,6 +236,7 @@ def cv_design(problem: _core.Problem, m: int, eta: float, betas: np.ndarray, sol
 
 
 @keyword_only(("m", "eta", "betas", "solver", "rounds"))
+@validated("compose_test")
 def compose_test(matrix: Any, *, m: int = 2, eta: float = 0.01, betas: Sequence[float] | str = (0, 1, 2, 4),
                  solver: str = "auto", rounds: int = 300, select: str = "cv", variant: str = "sequential",
                  candidates: Sequence[str] | None = None, folds: int = 5, cv_holdout: float = 0.2,

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from ..._params import validated
 from ..._parallel import resolve_backend, run_tasks
 from ..._validate import as_generator, check_choice, check_positive_int
 from ..._compat import keyword_only
@@ -131,6 +132,7 @@ def _evaluate_set(sm: Any, s: int, hold: np.ndarray, ms: list[int], methods: lis
 
 
 @keyword_only(("m", "methods", "holdout", "sets", "seed"))
+@validated("evaluate_test_designs")
 def evaluate_test_designs(matrix: Any, *, m: int | Sequence[int] = 2, methods: Sequence[str] | str | None = None,
                           holdout: float = 0.2, sets: int = 100, seed: Any = 0, eta: float = 0.01,
                           betas: Sequence[float] | str = (0, 1, 2, 4), rounds: int = 300, top: int = 4,
