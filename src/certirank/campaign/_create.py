@@ -196,6 +196,36 @@ def init_config(policies: Any, *, design: Any, options: Mapping[str, Any], **nam
     changed = {k: v for k, v in chosen.items() if v != INIT_DEFAULTS[k]}
     settings = merged(values, {**given, **changed}, str(design))
     try:
+        if isinstance(settings.get("budget"), int):  # budget = N, as `campaign init --budget N`
+            settings["n_max"], declared = declared_budget(settings.pop("budget"), settings.get("n_max"),
+                                                          settings.pop("arms", None), settings.get("bins", "progress"))
+            settings.update(declared)
         return config_of(settings, source)
     except ParameterError as exc:
         raise ParameterError(f"design file {design}: {exc}") from None
+
+
+def declared_budget(budget: Any, n_max: Any, arms: Any, bins: str) -> tuple[Any, dict[str, Any]]:
+    """(n_max, Ranker options) of a design that declares its budget N (``--budget N`` / ``budget = N``), its
+    scale and its arms: the budget is the per-comparison n_max, final with binary scores (the campaign never
+    extends it); independent arms belong to the exact budget test."""
+    from ..methods.anyrank.config import ARMS
+    options: dict[str, Any] = {}
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ParameterError(f"--budget must be a positive number of rollouts, got {budget}")
+        if n_max is not None and n_max != budget:
+            raise ParameterError(f"--budget {budget} and --n-max {n_max} disagree: give one (the budget is the "
+                                 "per-comparison n_max)")
+        n_max = budget
+        if bins == "binary":  # a declared, final budget: the campaign never extends it
+            options["budget"] = "final"
+    if arms is not None:
+        key = str(arms).strip().lower()
+        if key not in ARMS:
+            raise ParameterError(f"--arms must be one of {', '.join(ARMS)}, got {arms!r}")
+        if key == "independent" and (bins != "binary" or budget is None):
+            raise ParameterError("--arms independent is a property of the exact budget test: declare binary "
+                                 "scores (--bins binary) and the budget (--budget N)")
+        options["arms"] = key
+    return n_max, options

@@ -62,7 +62,8 @@ def status(camp: Any) -> CampaignStatus:
                           termination=termination, remaining=left, last_record_id=head.last_id,
                           head_hash=head.head_hash, config_sha256=camp.config_sha256, about=design.about,
                           faults=per_fault, open_faults=open_faults, tags=tags,
-                          amendments=len(design.amendments), checklist=list(design.checklist), warnings=warnings)
+                          amendments=len(design.amendments), checklist=list(design.checklist), warnings=warnings,
+                          test=camp._engine_cls.test_line(camp.config["engine"]))
 
 
 def _open_faults(camp: Any, faults: list[tuple[int, str, int, str | None]], shown: Any) -> list[dict[str, Any]]:

@@ -93,6 +93,7 @@ class CampaignStatus(ResultMixin):
     done : the engine has stopped (complete ranking, budget exhausted, or no level left).
     remaining : what it would cost at most to finish: per policy, the paired trials left on its open
         comparisons before they reach n_max, and their total (None for a leaderboard: it has no budget).
+    test : which test runs and why, in one line (from the design locked at init, never from the data).
     about : what the certified claims are about ("policy" or "benchmark", spec 09 §2).
     faults : live faults per policy (rollouts that could not be judged; never counted);
         ``open_faults``: the faulted rollouts not recorded since, which ``next`` offers again.
@@ -117,6 +118,7 @@ class CampaignStatus(ResultMixin):
     last_record_id: int
     head_hash: str
     config_sha256: str
+    test: str = ""
     about: str = "policy"
     faults: dict[str, int] = field(default_factory=dict)
     open_faults: list[dict[str, Any]] = field(default_factory=list)

@@ -74,8 +74,17 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
                                                  "(default 5000)."),
              ties: str = typer.Option("allow", "--ties", help="allow or assume_none."),
              guarantee: str = typer.Option("paper", "--guarantee", help="paper or strict."),
-             bins: str | None = typer.Option(None, "--bins", help="progress (partial credit; default) or binary."),
+             bins: str | None = typer.Option(None, "--bins", help="progress (partial credit; default) or binary: the "
+                                             "scale, declared now (a campaign never infers it from what it "
+                                             "records)."),
              metric: str | None = typer.Option(None, "--metric", hidden=True, help="Deprecated: --bins."),
+             budget: int | None = typer.Option(None, "--budget", help="The design's budget: at most N rollouts per "
+                                                "policy in each comparison. With binary scores the exact budget "
+                                                "test, valid at every stop up to N (the same as --n-max N "
+                                                "otherwise)."),
+             arms: str | None = typer.Option(None, "--arms", help="paired (default: trial r of every policy runs on "
+                                             "the same environment) or independent (separate rollouts, e.g. a blind "
+                                             "A/B study); independent needs binary scores and --budget."),
              environments: Path | None = typer.Option(None, "--environments", help="File with one environment "
                                                          "name per line; each trial's environment is drawn from it."),
              seed: int | None = typer.Option(None, "--seed", help="Seed of the environment draws and blind codes."),
@@ -117,6 +126,8 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
     from ._common import deprecated_alias
     bins = deprecated_alias(bins, metric, "--metric", "--bins") or "progress"
     options = {} if bins == "progress" else {"bins": bins}
+    n_max, declared = _design(budget, n_max, arms, bins, environments)
+    options.update(declared)
     with Campaign.init(db, _names(policies, "--policies"), kind=kind, models=_names(models, "--models"),
                        alpha=alpha, method=method, prior=None if prior is None else read_prior_file(prior),
                        gamma=gamma, n_max=n_max, ties=ties, guarantee=guarantee,
@@ -174,6 +185,19 @@ def _pairs(items: list[str] | None, what: str) -> dict[str, str] | None:
             raise ParameterError(f"{what} takes NAME=VALUE, got {item!r}")
         out[name.strip()] = value.strip()
     return out
+
+
+def _design(budget: int | None, n_max: int | None, arms: str | None, bins: str,
+            environments: Path | None) -> tuple[int | None, dict[str, Any]]:
+    """(n_max, Ranker options) from the design declared at init: the budget, the scale and the arms."""
+    from ..campaign._create import declared_budget
+    n_max, options = declared_budget(budget, n_max, arms, bins)
+    if options.get("arms") == "independent" and environments is not None:
+        from ._common import err_console
+        err_console.print("warning: --arms independent with --environments: trial r of every policy runs on "
+                          "the same environment, so the rollouts are paired; the paired test is valid for any "
+                          "correlation between policies, the independent one assumes none")
+    return n_max, options
 
 
 @campaign_app.command("next")
@@ -380,6 +404,7 @@ def _render_status(st: Any) -> None:
                                            for t, per in st.tags.items()) + ".")
     for line in st.warnings:
         err_console.print(f"warning: {line}")
+    console.print(f"Test: {st.test}.")
     if st.amendments:
         console.print(f"Design amended {st.amendments} time(s) (see campaign log).")
     # the whole head hash: kept somewhere else, it anchors this history (`campaign verify --anchor HASH`)

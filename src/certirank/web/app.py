@@ -76,7 +76,7 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
             return False
         # a browser's write must come from this page: SameSite=Strict keeps other sites' cookies out, and the
         # origin check keeps out other pages of this host (another port is the same "site")
-        return request.method in ("GET", "HEAD") or same_origin(request.headers)
+        return request.method == "GET" or same_origin(request.headers)
 
     def require_write(request: Request) -> None:
         if not writable:
@@ -153,25 +153,25 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     def wants_json(request: Request) -> bool:
         return not is_htmx(request) and "application/json" in request.headers.get("accept", "")
 
-    @app.api_route("/", methods=["GET", "HEAD"], name="home", include_in_schema=False)
+    @app.get("/", name="home", include_in_schema=False)
     def home(request: Request) -> Response:
         with open_campaign() as camp:
             target = "ranking_page" if camp.kind == "leaderboard" else "run_page"
         return RedirectResponse(str(request.url_for(target)), status_code=303)
 
-    @app.api_route("/run", methods=["GET", "HEAD"], response_class=HTMLResponse, name="run_page")
+    @app.get("/run", response_class=HTMLResponse, name="run_page")
     def run_page(request: Request) -> Response:
         with open_campaign() as camp:
             if camp.kind == "leaderboard":
                 return RedirectResponse(str(request.url_for("ranking_page")), status_code=303)
             return respond(request, "run.html", run_context(request, camp))
 
-    @app.api_route("/ranking", methods=["GET", "HEAD"], response_class=HTMLResponse, name="ranking_page")
+    @app.get("/ranking", response_class=HTMLResponse, name="ranking_page")
     def ranking_page(request: Request) -> Response:
         with open_campaign() as camp:
             return respond(request, "ranking.html", page_context(request, "ranking", camp))
 
-    @app.api_route("/ranking/panel", methods=["GET", "HEAD"], response_class=HTMLResponse, name="ranking_panel")
+    @app.get("/ranking/panel", response_class=HTMLResponse, name="ranking_panel")
     def ranking_panel(request: Request, since: int | None = None) -> Response:
         with open_campaign() as camp:
             ctx = page_context(request, "ranking", camp)
@@ -179,18 +179,18 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
                 return Response(status_code=204)  # unchanged: htmx keeps what it shows
             return respond(request, "_ranking_panel.html", ctx)
 
-    @app.api_route("/history", methods=["GET", "HEAD"], response_class=HTMLResponse, name="history_page")
+    @app.get("/history", response_class=HTMLResponse, name="history_page")
     def history_page(request: Request) -> Response:
         with open_campaign() as camp:
             ctx = page_context(request, "history", camp, entries=entry_rows(camp.log().entries))
             return respond(request, "history.html", ctx)
 
-    @app.api_route("/export", methods=["GET", "HEAD"], response_class=HTMLResponse, name="export_page")
+    @app.get("/export", response_class=HTMLResponse, name="export_page")
     def export_page(request: Request) -> Response:
         with open_campaign() as camp:
             return respond(request, "export.html", page_context(request, "export", camp))
 
-    @app.api_route("/export/records.{fmt}", methods=["GET", "HEAD"], name="export_table")
+    @app.get("/export/records.{fmt}", name="export_table")
     def export_table(fmt: str) -> Response:
         if fmt not in ("csv", "parquet"):
             raise _Refused(404, f"no export as {fmt!r}: choose csv or parquet")
@@ -202,7 +202,7 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         return FileResponse(out, media_type=media, filename=f"{Path(db).stem}.{fmt}",
                             background=BackgroundTask(_remove_tree, tmp))
 
-    @app.api_route("/export/report.html", methods=["GET", "HEAD"], name="export_report")
+    @app.get("/export/report.html", name="export_report")
     def export_report() -> Response:
         from ..report.html import html_report
         with open_campaign() as camp:
@@ -210,12 +210,12 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         page, _ = html_report(status.ranking, title=f"certirank campaign {Path(db).name}")
         return HTMLResponse(page, headers={"Content-Disposition": f'attachment; filename="{Path(db).stem}.html"'})
 
-    @app.api_route("/api/status", methods=["GET", "HEAD"], name="api_status")
+    @app.get("/api/status", name="api_status")
     def api_status() -> Response:
         with open_campaign() as camp:
             return JSONResponse(camp.status().to_dict())
 
-    @app.api_route("/api/next", methods=["GET", "HEAD"], name="api_next")
+    @app.get("/api/next", name="api_next")
     def api_next(count: int | None = None) -> Response:
         with open_campaign() as camp:
             return JSONResponse([s.to_dict() for s in camp.next(count=count, remember=False)])
@@ -290,14 +290,15 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         finally:
             _remove_tree(tmp)
 
-    @app.api_route("/login/{code}", methods=["GET", "HEAD"], name="login_link", include_in_schema=False)
+    @app.get("/login/{code}", name="login_link", include_in_schema=False)
     def login_link(request: Request, code: str) -> Response:
-        if not writable or request.method == "HEAD" or not logins.use(code):
+        # a HEAD (a link preview, a prefetch) never spends the one-time code
+        if not writable or request.scope.get("certirank.head") or not logins.use(code):
             return respond(request, "login.html", login_context(request, "This sign-in link was already used or is not "
                                                                "valid. Ask for a new one, or paste the token."), 403)
         return signed_in(request)
 
-    @app.api_route("/login", methods=["GET", "HEAD"], name="login_page", include_in_schema=False)
+    @app.get("/login", name="login_page", include_in_schema=False)
     def login_page(request: Request) -> Response:
         return respond(request, "login.html", login_context(request, None))
 

@@ -86,8 +86,8 @@ class Logins:
 
 
 class HostGuard:
-    """ASGI middleware: refuse a request whose Host is not allowed (400), and add the security headers to every
-    answer (``Cache-Control: no-store`` to everything but the static files)."""
+    """ASGI middleware: refuse a request whose Host is not allowed (400), add the security headers to every
+    answer (``Cache-Control: no-store`` to everything but the static files), and answer HEAD like GET."""
 
     def __init__(self, app: Any, *, allowed: frozenset[str]) -> None:
         self.app, self.allowed = app, allowed
@@ -98,11 +98,17 @@ class HostGuard:
             return
         host = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"host"), None)
         static = scope.get("path", "").startswith("/static/")
+        # every GET route answers HEAD: the same answer without its body (the schema lists the GETs once)
+        head = scope.get("method") == "HEAD" and not static
+        if head:
+            scope = {**scope, "method": "GET", "certirank.head": True}
 
         async def secured(message: dict[str, Any]) -> None:
             if message["type"] == "http.response.start":
                 extra = list(_HEADERS) + ([] if static else [(b"cache-control", b"no-store")])
                 message = {**message, "headers": [*message.get("headers", []), *extra]}
+            elif message["type"] == "http.response.body" and head:
+                message = {**message, "body": b""}
             await send(message)
 
         if not host_allowed(host, self.allowed):

@@ -70,7 +70,7 @@ def campaign_view(camp: Any) -> dict[str, Any]:
             # the page's Content-Security-Policy allows no inline style: the stylesheet sizes the graph instead
             "svg": re.sub(r' style="[^"]*"', "", order_svg(names, [(r.better, r.worse) for r in rk.relations],
                                                          captions=captions), count=1),
-            "guarantee": rk.guarantee, "letters_note": LETTERS_NOTE,
+            "guarantee": rk.guarantee, "letters_note": LETTERS_NOTE, "test": status.test,
             # the buttons and the partial field send raw scores, in the range declared at init
             "score_lo": _exact(lo), "score_hi": _exact(hi)}
 
