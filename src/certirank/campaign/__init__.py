@@ -7,8 +7,9 @@ Every method returns a result object with ``to_dict()``; the CLI (``certirank ca
 thin shells over it. See docs/campaigns.md.
 """
 
-from .results import AuditLog, CampaignStatus, Check, ExportResult, Plan, Record, Suggestion, VerifyReport
+from .results import (AuditLog, CampaignStatus, Check, ExportResult, NextRollouts, Plan, Record, Suggestion,
+                      Unblinding, VerifyReport)
 from ._campaign import FORMAT, Campaign
 
 __all__ = ["Campaign", "FORMAT", "Suggestion", "Record", "CampaignStatus", "AuditLog", "ExportResult",
-           "VerifyReport", "Check", "Plan"]
+           "VerifyReport", "Check", "Plan", "NextRollouts", "Unblinding"]

@@ -577,6 +577,10 @@ class _AlreadyDone(Exception):
     """Another process unblinded the campaign first: nothing to write."""
 
 
+class KeyReused(StateError):
+    """An idempotency key sent again with another request: nothing was written (HTTP 422 on the page)."""
+
+
 class _Replayed(Exception):
     """The idempotency key was stored by another writer while this one waited for the lock."""
 
@@ -588,7 +592,7 @@ class _Replayed(Exception):
 def _replayed(key: str, hit: tuple[str, int, str], fingerprint: str) -> Record:
     stored, entry, answer = hit
     if stored != fingerprint:
-        raise StateError(f"Idempotency-Key {key!r} was already used for another request (entry {entry}); nothing "
+        raise KeyReused(f"Idempotency-Key {key!r} was already used for another request (entry {entry}); nothing "
                          "was written: send a new key with a new request")
     return Record(**json.loads(answer))
 

@@ -9,9 +9,9 @@ from typing import Any
 
 from ..errors import ParameterError, StateError
 from ._views import relabel, remaining
-from .results import CampaignStatus, Plan
+from .results import CampaignStatus, NextRollouts, Plan, Unblinding
 
-__all__ = ["status", "plan", "STATUS_SCHEMA"]
+__all__ = ["status", "plan", "next_rollouts", "unblinding", "STATUS_SCHEMA"]
 
 STATUS_SCHEMA = "certirank.campaign.status/1"
 #: a policy whose share of the faults is this unlikely under its share of the attempts gets a warning
@@ -56,6 +56,10 @@ def status(camp: Any) -> CampaignStatus:
         if left is not None:
             left["per_policy"] = dict(sorted((camp._names.code_of[p], v) for p, v in left["per_policy"].items()))
     design = camp._design
+    verdicts = _verdicts(ranking, left) if camp.kind == "anyrank" else []
+    estimates = _estimates(eng, camp.config["engine"]["ranker"]["alpha"], shown) if camp.kind == "anyrank" else {}
+    if not show_names:
+        estimates = dict(sorted(estimates.items()))
     return CampaignStatus(path=str(camp.path), kind=camp.kind, schema=STATUS_SCHEMA, blind=camp.blind,
                           unblinded=bool(camp.blind and show_names), ranking=ranking, rollouts=rollouts,
                           records=head.live_records, undone=undone, complete=complete, done=bool(eng.done),
@@ -63,7 +67,90 @@ def status(camp: Any) -> CampaignStatus:
                           head_hash=head.head_hash, config_sha256=camp.config_sha256, about=design.about,
                           faults=per_fault, open_faults=open_faults, tags=tags,
                           amendments=len(design.amendments), checklist=list(design.checklist), warnings=warnings,
-                          test=camp._engine_cls.test_line(camp.config["engine"]))
+                          test=camp._engine_cls.test_line(camp.config["engine"]), verdicts=verdicts,
+                          estimates=estimates)
+
+
+def _verdicts(res: Any, left: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """One verdict per pair (names as shown): certified pairs from the ranking's relations, then the open ones
+    from the engine's details (equivalent, futile, or undecided with the budget left and, when the method gives
+    one, its forecast of the rollouts still needed)."""
+    out: list[dict[str, Any]] = []
+    ranking = res.ranking
+    alpha = ranking.alpha if ranking.alpha is not None else res.alpha
+    for r in ranking.relations:
+        how = "directly" if r.via == "test" else "by transitivity"
+        when = "" if r.when is None else f" after {r.when:g} paired trials"
+        out.append({"pair": [r.better, r.worse], "verdict": "certified", "better": r.better,
+                    "sentence": f"{r.better} is better than {r.worse} (certified {how}{when}, alpha = {alpha:g})"})
+    n_max = None if left is None else left["n_max"]
+    for d in res.undecided_details:
+        a, b = d["pair"]
+        trials = int(d["trials"])
+        budget_left = None if n_max is None else max(0, int(n_max) - trials)
+        item = {"pair": [a, b], "trials": trials, "budget_left": budget_left, "more_needed": d.get("more_needed")}
+        kind = d.get("verdict")
+        if kind == "equivalent":
+            item.update(verdict="equivalent", sentence=f"{a} and {b} are equivalent within the margin (certified)")
+        elif d.get("futile") or kind == "futile":
+            item.update(verdict="futile", sentence=f"{a} vs {b} cannot be decided within the budget of {n_max} paired "
+                        "trials: no continuation can pass its test (stop running it)")
+        elif d.get("budget_exhausted"):
+            item.update(verdict="undecided", sentence=f"{a} vs {b}: undecided, the budget is used up")
+        else:
+            more = d.get("more_needed")
+            guess = (f"about {int(more)} more rollouts each (a forecast at the current estimates, not a guarantee)"
+                     if more is not None else f"at most {budget_left} more rollouts each (the budget left)")
+            item.update(verdict="undecided", sentence=f"{a} vs {b}: undecided after {trials} paired trials; {guess}")
+        out.append(item)
+    return out
+
+
+def _estimates(eng: Any, alpha: float, shown: Any) -> dict[str, dict[str, Any]]:
+    """Each policy's mean score so far and a two-sided anytime interval for its mean: the running intersection
+    of PrPl-EB lower confidence sequences (spec 01 §5.3) for the score and for one minus the score, each at
+    alpha / 2, over the policy's scores in recording order (missing runs left out)."""
+    import numpy as np
+
+    from ..evidence import OneSampleStreams
+    names = eng.policies
+    seqs: dict[str, list[float]] = {p: [] for p in names}
+    for r in eng.ranker._results:
+        if r["score"] is not None:
+            seqs[r["policy"]].append(float(r["score"]))
+    m = len(names)
+    streams = OneSampleStreams(2 * m, m=0.5, bettor="prpl_eb", alpha_bet=alpha / 2)
+    longest = max((len(v) for v in seqs.values()), default=0)
+    lo = np.zeros(2 * m)
+    for t in range(longest):
+        idx = [i for i, p in enumerate(names) if t < len(seqs[p])]
+        if not idx:
+            break
+        x = np.array([seqs[names[i]][t] for i in idx])
+        streams.update(np.array(idx + [i + m for i in idx]), np.concatenate([x, 1.0 - x]))
+        lo = np.maximum(lo, streams.lower_bound(alpha / 2))
+    out = {}
+    for i, p in enumerate(names):
+        v = seqs[p]
+        out[shown(p)] = {"n": len(v), "mean": float(np.mean(v)) if v else None,
+                         "lower": float(lo[i]) if v else 0.0, "upper": float(1.0 - lo[i + m]) if v else 1.0}
+    return out
+
+
+def next_rollouts(camp: Any, count: Any = None, remember: Any = None) -> NextRollouts:
+    """What ``campaign next --json`` prints and ``/api/v1/next`` answers."""
+    todo = camp.next(count, remember=remember)
+    st = None if todo or camp.kind != "anyrank" else camp.status()
+    return NextRollouts(path=str(camp.path), suggestions=todo, done=bool(st and st.done),
+                        termination=st.termination if st else None)
+
+
+def unblinding(camp: Any, *, by: Any = None, note: Any = None, idempotency_key: Any = None) -> Unblinding:
+    """What ``campaign unblind --json`` prints and ``/api/v1/unblind`` answers."""
+    if not camp.blind:
+        raise StateError(f"{camp.path.name} is not a blind campaign: its names are shown already")
+    rec = camp.unblind(by=by, note=note, idempotency_key=idempotency_key)
+    return Unblinding(path=str(camp.path), unblinded=True, entry=rec, codes=dict(camp._names.code_of))
 
 
 def _open_faults(camp: Any, faults: list[tuple[int, str, int, str | None]], shown: Any) -> list[dict[str, Any]]:

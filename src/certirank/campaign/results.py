@@ -8,7 +8,8 @@ from typing import Any
 
 from ..results import ResultMixin, plain
 
-__all__ = ["AuditLog", "CampaignStatus", "Check", "ExportResult", "Plan", "Record", "Suggestion", "VerifyReport"]
+__all__ = ["AuditLog", "CampaignStatus", "Check", "ExportResult", "NextRollouts", "Plan", "Record", "Suggestion",
+           "Unblinding", "VerifyReport"]
 
 
 @dataclass(frozen=True)
@@ -100,6 +101,13 @@ class CampaignStatus(ResultMixin):
     tags : {tag: {policy: live records and faults carrying it}}.
     amendments : how many amendments the design has had; ``checklist``: the rig checklist in force.
     warnings : one line each (faults that fall unevenly on one policy, ...).
+    verdicts : per pair of policies (AnyRank), what the operator can act on: ``certified`` (a relation of the
+        ranking), ``equivalent`` (|difference| certified below a margin, when the method reports it), ``futile``
+        (its test can no longer pass within the budget: no continuation can decide it), or ``undecided`` with
+        ``more_needed`` (a forecast, when the method gives one) and ``budget_left``; each with one ``sentence``.
+    estimates : per policy, its mean score so far and an anytime-valid interval for it (a PrPl-EB confidence
+        sequence, spec 01 §5.3, each policy at level alpha on its own): for orientation; the certified claims
+        are the pairwise ones.
     """
 
     path: str
@@ -126,11 +134,35 @@ class CampaignStatus(ResultMixin):
     amendments: int = 0
     checklist: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    verdicts: list[dict[str, Any]] = field(default_factory=list)
+    estimates: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         out["ranking"] = plain(self.ranking)
         return out
+
+
+@dataclass(frozen=True)
+class NextRollouts(ResultMixin):
+    """What to run next (``campaign next --json``, ``/api/v1/next``): the suggestions in the order to run them,
+    and, when there are none, whether and why the campaign has stopped."""
+
+    path: str
+    suggestions: list[Suggestion]
+    done: bool
+    termination: str | None
+
+
+@dataclass(frozen=True)
+class Unblinding(ResultMixin):
+    """``campaign unblind``: the ``unblind`` entry written (None if the campaign was unblinded before) and the
+    codes each policy had."""
+
+    path: str
+    unblinded: bool
+    entry: Record | None
+    codes: dict[str, str]
 
 
 @dataclass(frozen=True)

@@ -204,22 +204,23 @@ def _design(budget: int | None, n_max: int | None, arms: str | None, bins: str,
 def next_cmd(db: Path = DB_ARG, count: int | None = typer.Option(None, "--count", help="At most K rollouts."),
              as_json: bool = JSON_OPT) -> None:
     """The next rollouts to run: policy (or blind code), trial index, environment."""
+    from ..campaign._status import next_rollouts
     with _open(db) as c:
-        todo = c.next(count)  # remembered (a suggestion stays valid once handed out) when this user may write
-        st = None if todo or c.kind != "anyrank" else c.status()
+        # remembered (a suggestion stays valid once handed out) when this user may write
+        out = next_rollouts(c, count)
         blind_now = c.blind and not c.unblinded
         range_text = _range_text(c)
     if as_json:
         # an empty list says nothing on its own: why (what the text's "Nothing to run" line says) goes with it
-        emit({"path": str(db), "suggestions": [s.to_dict() for s in todo], "done": bool(st and st.done),
-              "termination": st.termination if st else None}, True, lambda d: None)
+        emit(out, True, lambda d: None)
         return
+    todo = out.suggestions
     if todo and todo[0].kind == "replicate":
         console.print(f"Run every model on the whole benchmark once more (replicate {todo[0].trial}), then: "
                       f"certirank campaign add-run {_q(db)} RUN.csv", markup=False)
         return
     if not todo:
-        console.print(f"Nothing to run: the campaign has stopped ({st.termination}). See: certirank campaign status "
+        console.print(f"Nothing to run: the campaign has stopped ({out.termination}). See: certirank campaign status "
                       f"{_q(db)}", markup=False)
         return
     t = Table(title=f"Run next, in this order ({len(todo)} rollout{'s' if len(todo) != 1 else ''})")

@@ -130,22 +130,18 @@ def launch_cmd(db: Path = DB_ARG, policy: str = typer.Argument(..., help="Policy
 def unblind_cmd(db: Path = DB_ARG, by: str | None = BY_OPT, note: str | None = NOTE_OPT,
                 idempotency_key: str | None = KEY_OPT, as_json: bool = JSON_OPT) -> None:
     """Reveal the policy names of a blind campaign, for good (logged in the audit trail: who and when)."""
-    from ..errors import StateError
+    from ..campaign._status import unblinding
     with _open(db) as c:
-        if not c.blind:
-            raise StateError(f"{db} is not a blind campaign: its names are shown already")
-        rec = c.unblind(by=by, note=note, idempotency_key=idempotency_key)
-        codes = dict(c._names.code_of)
-    data = {"path": str(db), "unblinded": True, "entry": None if rec is None else rec.to_dict(), "codes": codes}
+        out = unblinding(c, by=by, note=note, idempotency_key=idempotency_key)
 
-    def render(d: dict[str, Any]) -> None:
-        if d["entry"] is None:
-            console.print(f"{one_line(d['path'])} was already unblinded; the codes were:")
+    def render(d: Any) -> None:
+        if d.entry is None:
+            console.print(f"{one_line(d.path)} was already unblinded; the codes were:")
         else:
-            console.print(f"Unblinded as entry {d['entry']['id']}; every view shows names from now on. The codes were:")
-        for name, code in sorted(d["codes"].items(), key=lambda kv: kv[1]):
+            console.print(f"Unblinded as entry {d.entry.id}; every view shows names from now on. The codes were:")
+        for name, code in sorted(d.codes.items(), key=lambda kv: kv[1]):
             console.print(f"  {code} = {one_line(name)}")
-    emit(data, as_json, render)
+    emit(out, as_json, render)
 
 
 @campaign_app.command("note")

@@ -147,7 +147,7 @@ def api_router(page: Any) -> APIRouter:
     """The v1 routes over ``page``: ``page.open()`` (a Campaign), ``page.require_write(request)``,
     ``page.write_answer(request, camp, rec, text, body)`` (what the page shows after a write, for htmx) and
     ``page.write_refused(request, camp, what, exc, body)``."""
-    r = APIRouter(prefix=V1, tags=["v1"])
+    r = APIRouter(tags=["v1"])
 
     def read(fn: Callable[[Any], Any]) -> Response:
         with page.open() as camp:
@@ -156,31 +156,31 @@ def api_router(page: Any) -> APIRouter:
             except CertirankError as exc:
                 return _error(exc)
 
-    @r.get("/status", name="v1_status", responses=_schema(CampaignStatus),
+    @r.get(f"{V1}/status", name="v1_status", responses=_schema(CampaignStatus),
            summary="The certified ranking now, rollouts, faults, tags and the budget left (campaign status --json)")
     def status() -> Response:
         return read(lambda c: c.status().to_dict())
 
-    @r.get("/next", name="v1_next", summary="What to run next, in order (campaign next --json); never writes")
+    @r.get(f"{V1}/next", name="v1_next", summary="What to run next, in order (campaign next --json); never writes")
     def next_(count: int | None = None) -> Response:
-        from ..campaign.results import todo
-        return read(lambda c: todo(c, count, remember=False).to_dict())
+        from ..campaign._status import next_rollouts
+        return read(lambda c: next_rollouts(c, count, remember=False).to_dict())
 
-    @r.get("/plan", name="v1_plan", responses=_schema(Plan),
+    @r.get(f"{V1}/plan", name="v1_plan", responses=_schema(Plan),
            summary="The schedule of the next blocks (campaign plan --json)")
     def plan(count: int = 2) -> Response:
         return read(lambda c: c.plan(count).to_dict())
 
-    @r.get("/log", name="v1_log", responses=_schema(AuditLog), summary="The audit trail (campaign log --json)")
+    @r.get(f"{V1}/log", name="v1_log", responses=_schema(AuditLog), summary="The audit trail (campaign log --json)")
     def log() -> Response:
         return read(lambda c: c.log().to_dict())
 
-    @r.get("/design", name="v1_design", summary="The design in force: estimand, tags, checklist, launch template "
+    @r.get(f"{V1}/design", name="v1_design", summary="The design in force: estimand, tags, checklist, launch template "
                                                  "(without checkpoints), amendments")
     def design() -> Response:
         return read(lambda c: {"config_sha256": c.config_sha256, "design": c.design.to_dict()})
 
-    @r.get("/events", name="v1_events", summary="Server-sent events: the status each time the log moves on",
+    @r.get(f"{V1}/events", name="v1_events", summary="Server-sent events: the status each time the log moves on",
            responses={200: {"content": {"text/event-stream": {}}, "description": "event: status, data: the status "
                                                                                  "JSON (first one at once)"}})
     async def events(request: Request) -> Response:
@@ -205,7 +205,7 @@ def api_router(page: Any) -> APIRouter:
                 return page.write_answer(request, camp, rec, said(rec), body)
         return await run_in_threadpool(run)
 
-    @r.post("/record", name="v1_record", responses=_schema(Record), openapi_extra=_body(
+    @r.post(f"{V1}/record", name="v1_record", responses=_schema(Record), openapi_extra=_body(
         {"policy": "string", "trial": "integer", "score": "number", "tags": "array", "note": "string",
          "by": "string", "shown_at": "integer", "ahead": "boolean"}, ["policy", "trial", "score"]),
         summary="Record one rollout (campaign record --json)")
@@ -217,7 +217,7 @@ def api_router(page: Any) -> APIRouter:
             lambda rec: f"Recorded #{rec.id}: {rec.policy}, trial {rec.trial}, score {rec.score_text}"
                         + (f" [{', '.join(rec.tags)}]" if rec.tags else "") + ".")
 
-    @r.post("/fault", name="v1_fault", responses=_schema(Record), openapi_extra=_body(
+    @r.post(f"{V1}/fault", name="v1_fault", responses=_schema(Record), openapi_extra=_body(
         {"policy": "string", "trial": "integer", "reason": "string", "tags": "array", "note": "string",
          "by": "string", "shown_at": "integer", "ahead": "boolean"}, ["policy", "trial", "reason"]),
         summary="Log a rollout that could not be judged: never counted, offered again (campaign record --fault)")
@@ -228,14 +228,14 @@ def api_router(page: Any) -> APIRouter:
             idempotency_key=k), "Not logged",
             lambda rec: f"Logged fault #{rec.id}: {rec.policy}, trial {rec.trial} ({rec.fault}); it is offered again.")
 
-    @r.post("/note", name="v1_note", responses=_schema(Record), openapi_extra=_body(
+    @r.post(f"{V1}/note", name="v1_note", responses=_schema(Record), openapi_extra=_body(
         {"text": "string", "by": "string"}, ["text"]), summary="A free note in the audit trail (campaign note)")
     async def note(request: Request) -> Response:
         return await write(request, lambda c, b, k: c.note(b.text("text", required=True), by=b.text("by"),
                                                            idempotency_key=k),
                            "Not noted", lambda rec: f"Noted #{rec.id}.")
 
-    @r.post("/undo", name="v1_undo", responses=_schema(Record), openapi_extra=_body(
+    @r.post(f"{V1}/undo", name="v1_undo", responses=_schema(Record), openapi_extra=_body(
         {"record_id": "integer", "by": "string", "note": "string"}, []),
         summary="Undo a record or fault (default: the latest); answers the undone entry (campaign undo --json)")
     async def undo(request: Request) -> Response:
@@ -243,7 +243,7 @@ def api_router(page: Any) -> APIRouter:
                                                            idempotency_key=k),
                            "Not undone", lambda rec: f"Undid {'fault' if rec.action == 'fault' else 'record'} #{rec.id}.")
 
-    @r.post("/amend", name="v1_amend", responses=_schema(Record), openapi_extra=_body(
+    @r.post(f"{V1}/amend", name="v1_amend", responses=_schema(Record), openapi_extra=_body(
         {"changes": "object", "reason": "string", "by": "string"}, ["changes", "reason"]),
         summary="Amend the design, logged in the audit chain; only what keeps the guarantee (campaign amend --json)")
     async def amend(request: Request) -> Response:
@@ -259,7 +259,7 @@ def api_router(page: Any) -> APIRouter:
             return c.amend(changes, reason=b.text("reason", required=True), by=b.text("by"), idempotency_key=k)
         return await write(request, call, "Not amended", lambda rec: f"Amended as #{rec.id}.")
 
-    @r.post("/unblind", name="v1_unblind", openapi_extra=_body({"by": "string", "note": "string"}, []),
+    @r.post(f"{V1}/unblind", name="v1_unblind", openapi_extra=_body({"by": "string", "note": "string"}, []),
             summary="Reveal the names of a blind campaign, for good (campaign unblind --json)")
     async def unblind(request: Request) -> Response:
         page.require_write(request)
@@ -270,7 +270,7 @@ def api_router(page: Any) -> APIRouter:
         key = request.headers.get(IDEMPOTENCY_HEADER)
 
         def run() -> Response:
-            from ..campaign.results import unblinding
+            from ..campaign._status import unblinding
             with page.open() as camp:
                 try:
                     out = unblinding(camp, by=body.text("by"), note=body.text("note"), idempotency_key=key)
@@ -279,7 +279,7 @@ def api_router(page: Any) -> APIRouter:
                 return page.unblind_answer(request, camp, out, body)
         return await run_in_threadpool(run)
 
-    @r.post("/add-run", name="v1_add_run", responses=_schema(Record), summary="Record one leaderboard replicate "
+    @r.post(f"{V1}/add-run", name="v1_add_run", responses=_schema(Record), summary="Record one leaderboard replicate "
             "(multipart: file, by)", openapi_extra={"requestBody": {"required": True, "content": {
                 "multipart/form-data": {"schema": {"type": "object", "required": ["file"], "properties": {
                     "file": {"type": "string", "format": "binary"}, "by": {"type": "string"}}}}}}})
@@ -293,6 +293,10 @@ def api_router(page: Any) -> APIRouter:
         key = request.headers.get(IDEMPOTENCY_HEADER)
         return await run_in_threadpool(page.add_run, request, form, upload.filename, data, key)
 
+    # the paths before v1 keep answering (the page's old forms, scripts written for them)
+    for path, endpoint, name in (("/api/record", record, "record"), ("/api/undo", undo, "undo"),
+                                 ("/api/add-run", add_run, "add_run")):
+        r.add_api_route(path, endpoint, methods=["POST"], name=name, include_in_schema=False)
     return r
 
 
