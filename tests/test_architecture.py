@@ -21,15 +21,9 @@ UPWARD_ALLOWED = {
 }
 #: circles that other work in progress is cutting (issue 36 item 5); the list may only shrink
 CIRCLES_BEING_CUT = {
-    # the evidence layer (tail maths into a leaf module, the bettor factory out of _core): the `power` work
-    frozenset({"certirank.evidence._core", "certirank.evidence.barnard", "certirank.evidence.budget",
-               "certirank.evidence.budget_bayes", "certirank.evidence.budget_streams", "certirank.evidence.mixture",
-               "certirank.evidence.streams"}),
-    # the campaign store and its creation mixin (a store object by composition): the `campaign` work
-    frozenset({"certirank.campaign._create", "certirank.campaign.store"}),
-    # the BB-EDGE leaderboard's mixins (state/persistence by composition): the `contract` work, milestone 2
-    frozenset({"certirank.methods.bbedge.engine", "certirank.methods.bbedge.extend",
-               "certirank.methods.bbedge.persist", "certirank.methods.bbedge.result"}),
+    # the evidence layer: tail maths (_tails) and the bettor factory (engine) are out, the p-value grid is in budget;
+    # left: the fastest-decision table and the discordant-walk DP import each other lazily (the `power` work)
+    frozenset({"certirank.evidence.budget", "certirank.evidence.budget_bayes"}),
 }
 
 
@@ -119,7 +113,7 @@ def test_no_import_runs_up_a_layer():
 
 def test_no_new_import_circle():
     found = set(circles(import_graph()))
-    new = [sorted(c) for c in found if c not in CIRCLES_BEING_CUT]
+    new = [sorted(c) for c in found if not any(c <= allowed for allowed in CIRCLES_BEING_CUT)]
     assert not new, f"new import circle(s): {new}"
 
 
@@ -128,7 +122,8 @@ def test_the_circle_finder_finds_circles():
     assert circles({"a": {"b"}, "b": set()}) == []
 
 
-def test_the_multitest_sim_and_data_circles_are_cut():
+def test_the_multitest_sim_data_bbedge_and_campaign_circles_are_cut():
     found = circles(import_graph())
-    for package in ("certirank.multitest", "certirank.sim", "certirank.data", "certirank._"):
+    for package in ("certirank.multitest", "certirank.sim", "certirank.data", "certirank.methods",
+                    "certirank.campaign", "certirank._"):
         assert not [c for c in found if any(m.startswith(package) for m in c)], package

@@ -80,7 +80,7 @@ def test_init_from_a_design_file_locks_it_by_hash(designed):
     ("policies = ['a', 'b']\nalpha = 'high'\n", "design file"),
     ("policies = ['a', 'b']\nlaunch = 'run {model}'\n", "unknown field {model}"),
     ("policies = ['a', 'b']\nlaunch = 'run {checkpoint}'\n[checkpoints]\na = '/x'\n", "'b' has no checkpoint path"),
-    ("policies = ['a', 'b']\nabout = 'table'\n", "about must be 'policy'"),
+    ("policies = ['a', 'b']\nabout = 'table'\n", "about must be one of policy, benchmark"),
     ("policies = ['a', 'b']\n[tags]\nnames = ['x']\nclosed = true\n", "[tags] takes 'names' and 'open'"),
 ])
 def test_bad_design_files_are_one_line_errors_naming_the_file(tmp_path, text, words):
@@ -233,7 +233,7 @@ def test_a_retried_write_records_once_and_answers_the_same(tmp_path):
     actions = [e.action for e in c.log().entries]
     assert actions == ["record", "fault", "note", "amend", "undo"]
     for bad in ("", "x" * 201, "é", "a\nb"):
-        with pytest.raises(ParameterError, match="idempotency key"):
+        with pytest.raises(ParameterError, match="idempotency.key must be"):
             c.note("y", idempotency_key=bad)
 
 

@@ -133,7 +133,7 @@ def test_a_plan_without_environments_is_a_one_line_error_and_writes_nothing(tmp_
     assert r.exit_code == 2 and r.output.startswith("error:") and r.output.count("\n") == 1, r.output
     assert _fingerprint(db) == before
     with Campaign.open(db) as c:
-        with pytest.raises(ParameterError, match=r"count \(blocks to show\) must be a whole number"):
+        with pytest.raises(ParameterError, match=r"count must be a positive integer up to 1,000, got 0"):
             c.plan(0)
         # without environments the policies still run in a Williams-balanced, seeded order
         assert c.design.schedule.order_seed is not None

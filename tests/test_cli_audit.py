@@ -88,7 +88,7 @@ def prefs(tmp_path: Path) -> Path:
 def test_rank_statistic_and_arms_need_the_budget_test(wide, binary):
     _fails_cleanly(["rank", wide, "--statistic", "bayes"], "--statistic", "exact budget test")
     _fails_cleanly(["rank", wide, "--arms", "independent"], "--arms", "exact budget test")
-    _fails_cleanly(["rank", wide, "--statistic", "fastest"], "statistic must be one of bayes, mixture")
+    _fails_cleanly(["rank", wide, "--statistic", "fastest"], "statistic must be one of mixture, bayes, barnard")
     _fails_cleanly(["rank", binary, "--bins", "binary", "--n-max", "100", "--budget", "none", "--statistic",
                     "mixture"], "--statistic")
     out = json.loads(_ok(["rank", binary, "--bins", "binary", "--n-max", "40", "--statistic", "mixture",

@@ -186,11 +186,11 @@ def test_leaderboard_lists_edges_undecided_pairs_and_guarantee(panel):
 
 # ----------------------------------------------------------------------------- Python API errors
 
-def test_load_rejects_non_paths_with_a_data_error():
+def test_load_rejects_non_paths_with_one_line():
     import certirank
-    from certirank.errors import DataError
-    for bad in (None, 5):
-        with pytest.raises(DataError, match="file path or a pandas DataFrame"):
+    from certirank.errors import CertirankError
+    for bad in (None, 5):  # None is refused by the parameter contract, 5 by the reader registry: the same sentence
+        with pytest.raises(CertirankError, match="file path or a pandas DataFrame"):
             certirank.load(bad)
 
 

@@ -21,7 +21,8 @@ sys.path.insert(0, str(ROOT / "docs" / "scripts"))
 import build_glossary  # noqa: E402
 
 #: verbs declared in _params that are not a name of the top-level package
-WHERE = {"load": "certirank:load", "run_campaign": "certirank.methods.anyrank:run_campaign",
+WHERE = {"load": "certirank:load", "Saved.save": "certirank._saved:Saved.save",
+         "Saved.load": "certirank._saved:Saved.load", "run_campaign": "certirank.methods.anyrank:run_campaign",
          "run_campaigns": "certirank.methods.anyrank:run_campaigns"}
 
 
@@ -41,7 +42,10 @@ def _declared_names() -> set[str]:
 def _verb_callable(name: str):
     if name in WHERE:
         module, attr = WHERE[name].split(":")
-        return getattr(importlib.import_module(module), attr)
+        obj = importlib.import_module(module)
+        for part in attr.split("."):
+            obj = getattr(obj, part)
+        return obj
     head, _, method = name.partition(".")
     obj = getattr(certirank, head)
     if inspect.isclass(obj):
@@ -122,8 +126,7 @@ def test_every_declared_verb_matches_its_signature():
 def test_validated_verbs_carry_their_declaration():
     for name in ("load", "anyrank", "Ranker", "compare", "check", "leaderboard", "Leaderboard", "baseline",
                  "preference_graph", "shuffled_ranking", "simulate", "compose_test", "evaluate_test_designs",
-                 "graph_test", "e_holm", "letters", "Ranker.save", "Ranker.load", "Leaderboard.save",
-                 "Leaderboard.load", "Leaderboard.add_replicate", "run_campaign", "run_campaigns"):
+                 "graph_test", "e_holm", "letters", "Saved.save", "Saved.load", "Leaderboard.add_replicate", "run_campaign", "run_campaigns"):
         f = _verb_callable(name)
         seen = set()
         while f is not None and id(f) not in seen and not hasattr(f, "__contract__"):

@@ -337,7 +337,7 @@ def test_reader_errors(tmp_path):
     const.write_text("test_case,p1,p2\nt1,1,1\nt2,1,1\n")
     with pytest.raises(DataError, match="constant"):
         read_test_matrix(const)
-    with pytest.raises(DataError, match="not found"):
+    with pytest.raises(DataError, match="no such file or folder"):
         read_test_matrix(tmp_path / "nope.csv")
 
 

@@ -26,8 +26,11 @@ def _visible(m: re.Match[str]) -> str:
     return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
 
 
-def visible_controls(text: object) -> str:
-    """`text` with every control / bidi-override character replaced by its visible ``\\xNN`` / ``\\uNNNN`` form."""
+def visible_controls(text: object, keep: str = "") -> str:
+    """`text` with every control / bidi-override character replaced by its visible ``\\xNN`` / ``\\uNNNN`` form
+    (except the characters in `keep`, e.g. the newlines a figure label wraps at)."""
+    if keep:
+        return _CONTROL.sub(lambda m: m.group(0) if m.group(0) in keep else _visible(m), str(text))
     return _CONTROL.sub(_visible, str(text))
 
 

@@ -94,6 +94,26 @@ def _fsync_folder(folder: Path) -> None:
         os.close(fd)
 
 
+def as_path(path: object, what: str = "path") -> Path:
+    """`path` as a Path, or a one-line ParameterError: it must be a str or os.PathLike without NUL characters
+    (``Path(None)`` is a TypeError and ``open("a\\0b")`` a ValueError; neither may reach the user)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise ParameterError(f"{what} must be a file path (str or os.PathLike), got {type(path).__name__}")
+    text = os.fspath(path)
+    if isinstance(text, bytes) or "\0" in text:
+        raise ParameterError(f"{what} {text!r} is not a usable file path" + (" (it holds a NUL character)"
+                                                                            if "\0" in str(text) else ""))
+    return Path(text)
+
+
+def check_target(path: object, what: str = "path") -> Path:
+    """The Path to write `path` to, refused in one line before any work if it cannot be: not a path, a folder,
+    or in a folder that does not exist."""
+    target = as_path(path, what)
+    _check_target(target)
+    return target
+
+
 def _check_target(target: Path) -> Path:
     folder = target.parent if str(target.parent) else Path(".")
     if str(target) == "" or target.name in ("", ".", ".."):
@@ -113,7 +133,7 @@ def atomic_path(path: str | os.PathLike[str]) -> Iterator[str]:
     POSIX and Windows); on any failure it is removed and the previous file is left untouched. After the caller
     has written it, the file is fsynced, given its final mode, renamed, and the folder is fsynced.
     """
-    target = Path(path)
+    target = as_path(path)
     folder = _check_target(target)
     remove_stale_temporaries(target)
     try:
@@ -158,7 +178,9 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
 def read_saved_text(path: str | os.PathLike[str], what: str, error: type[Exception] = ParameterError) -> str:
     """The UTF-8 text of a saved state file; every way it cannot be read is one line as ``error``."""
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return as_path(path, what).read_text(encoding="utf-8")
+    except ParameterError as exc:
+        raise error(str(exc)) from None
     except OSError as exc:
         raise error(f"cannot read {what} {str(path)!r}: {exc.strerror or exc}") from None
     except UnicodeDecodeError:

@@ -368,6 +368,20 @@ def _stake_rule(v: Mapping[str, Any]) -> str | None:
             "its own stake rule (leave stake unset)")
 
 
+def _top_k_rule(v: Mapping[str, Any]) -> str | None:
+    top_k, models = v.get("top_k"), v.get("models")
+    if top_k is not None and models is not None and top_k >= len(models):
+        return f"{_both('top_k')} must be smaller than the number of models ({len(models)}), got {top_k}"
+    return None
+
+
+def _pilot_growth_rule(v: Mapping[str, Any]) -> str | None:
+    if v.get("pilot") is not None and (v.get("epochs", 1) != 1 or v.get("additions", 0) != 0):
+        return "pilot-targeted Top-k (pilot) cannot be combined with benchmark epochs or model additions"
+    return None
+
+
+BOARD_RULES = (Rule(("pilot", "top_k"), _pilot_rule), Rule(("stake", "method"), _stake_rule))
 ANYRANK_RULES = (Rule(("gamma", "method", "prior", "heldout_prior_rows"), _gamma_rule),
                  Rule(("prior", "heldout_prior_rows"), _prior_xor_heldout),
                  Rule(("budget", "bins", "n_max", "arms", "statistic", "concentration"), _budget_rule),
@@ -451,6 +465,10 @@ TAGS = _p("tags", Given("a list of tags (text)", kinds=(list, tuple, str)),
 IDEMPOTENCY_KEY = _p("idempotency_key", Text(200, "a key of printable ASCII", none=True),
                      "a key unique to one write: sent again, nothing more is written and the first answer returned")
 CAMPAIGN_TRIAL = _p("trial", Integer(0, 2**62), "a trial number")
+CAMPAIGN_SCORE = SCORE.but(constraint=OneOf((Real(), Text(100, "a score written as text (e.g. '0.7' or 'missing')")),
+                                            none=True),
+                           help="one score (in [0, 1] or the campaign's score range; None or 'missing': the run could "
+                                "not be performed)")
 SHOWN_AT = _p("shown_at", Integer(0, 2**62, none=True), "the log entry at which a next() that did not remember "
               "showed this rollout (the page sends it back)")
 DESIGN = _p("design", Given("the path of a design.toml", kinds=(str, os.PathLike)),
@@ -499,8 +517,9 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           _p("chunk", Integer(1, 10**7), "campaigns per evidence bank"),
           rules=ANYRANK_RULES, options=tuple(p.name for p in ANYRANK_OPTIONS)),
     _verb("Ranker.extend", N_MAX.but(constraint=Integer(1, 10**9))),
-    _verb("Ranker.save", PATH),
-    _verb("Ranker.load", PATH, TRUST_EDITED),
+    # the one save/load contract of the live engines (certirank._saved.Saved: Ranker, Leaderboard)
+    _verb("Saved.save", PATH),
+    _verb("Saved.load", PATH, TRUST_EDITED),
     _verb("compare", SCORES_X, SCORES_Y, ALPHA, EVIDENCE_BETTOR, TIES_P,
           BINS_P.but(constraint=OneOf((Choice(BINS), Given("a sequence of bins in [0, 1]", kinds=(list, tuple)))),
                      renamed=()),
@@ -510,15 +529,22 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           BINS_P.but(renamed=()), FORMAT, SCORE_RANGE),
     _verb("leaderboard", DATA, ALPHA, TAU, BLOCKS, TOP_K, PILOT, BBEDGE_METHOD, WEIGHTS, OUTPUT, SCORE_RANGE, FORMAT,
           STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")),
-          rules=(Rule(("pilot", "top_k"), _pilot_rule), Rule(("stake", "method"), _stake_rule))),
+          rules=BOARD_RULES),
     _verb("Leaderboard", MODELS, ALPHA, TAU, BLOCKS, WEIGHTS, ITEMS, BBEDGE_METHOD, TOP_K, PILOT, EPOCHS, ADDITIONS,
           OUTPUT, KEEP_HISTORY, BLOCKS_SOURCE, BLOCKS_COLUMN, STAKE,
-          *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")), rules=(Rule(("pilot", "top_k"), _pilot_rule), Rule(("stake", "method"), _stake_rule))),
+          *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")),
+          rules=(*BOARD_RULES, Rule(("top_k", "models"), _top_k_rule),
+                 Rule(("pilot", "epochs", "additions"), _pilot_growth_rule))),
+    _verb("Leaderboard.add_model", _p("name", Text(MAX_NAME, "a model name"), "the new model's name"),
+          _p("panels", Given("its scores on every stored replicate: an (R, N) array or a long table", none=False),
+             "a new model's scores on every stored replicate")),
+    _verb("Leaderboard.expand_benchmark",
+          _p("new_items", Given("item names added to the benchmark", kinds=(list, tuple, Iterable), none=False),
+             "the items a new benchmark version adds"),
+          WEIGHTS, BLOCKS.but(help="block labels of the new items (protocol blocks)")),
     _verb("Leaderboard.add_replicate", _p("panel", Given("a panel (models x items): array, mapping or table",
                                                           none=False), "one replicate's scores"),
           REPLICATE.but(constraint=OneOf((Integer(0), Text(200, "a label")), none=True))),
-    _verb("Leaderboard.save", PATH),
-    _verb("Leaderboard.load", PATH, TRUST_EDITED),
     _verb("baseline", BASELINE_NAME, DATA, *_BASELINE_OPTIONS, options=tuple(p.name for p in _BASELINE_OPTIONS)),
     _verb("preference_graph", DATA, ALPHA, _p("procedure", Choice(PROCEDURES), "the test behind the preference graph"),
           ANYRANK_BETTOR.but(constraint=Choice(_registry("certirank.evidence._core", "BETTORS"))), POLICY_SUBSET,
@@ -553,14 +579,16 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     _verb("Campaign.init", *_CAMPAIGN_INIT, rules=RANKER_RULES, options=tuple(p.name for p in ANYRANK_OPTIONS)),
     _verb("Campaign.open", PATH),
     _verb("Campaign.next", _p("count", Integer(1, 10_000, none=True), "how many runs to hand out"),
-          _p("remember", Flag(), "hand the runs out (remembered) or, False, only look (read-only viewers)")),
-    _verb("Campaign.record", POLICY, CAMPAIGN_TRIAL, SCORE, BY, NOTE, AHEAD, SHOWN_AT, TAGS, IDEMPOTENCY_KEY),
+          _p("remember", Flag(none=True), "hand the runs out (remembered) or, False, only look (readers, the page); "
+                                          "default: remember when this user may write the file")),
+    _verb("Campaign.record", POLICY, CAMPAIGN_TRIAL, CAMPAIGN_SCORE, BY, NOTE, AHEAD, SHOWN_AT, TAGS, IDEMPOTENCY_KEY),
     _verb("Campaign.fault", POLICY, CAMPAIGN_TRIAL, _p("reason", Text(200, "a reason"), "why a rollout could not be "
           "judged (e-stop, reset failure, ...)"), BY, NOTE, AHEAD, SHOWN_AT, TAGS, IDEMPOTENCY_KEY),
     _verb("Campaign.note", _p("text", Text(10_000, "a note"), "a free note for the audit trail"), BY, IDEMPOTENCY_KEY),
     _verb("Campaign.add_run", _p("panel", Given("one run's scores: a table or a file path", none=False),
                                  "one replicate's scores"),
-          REPLICATE.but(constraint=Integer(1, 2**62, none=True)), BY, NOTE, IDEMPOTENCY_KEY),
+          REPLICATE.but(constraint=Integer(1, 2**62, none=True, hint="replicates are numbered from 1, as `campaign "
+                                                                     "next` shows")), BY, NOTE, IDEMPOTENCY_KEY),
     _verb("Campaign.undo", RECORD_ID, BY, NOTE, IDEMPOTENCY_KEY),
     _verb("Campaign.status", _p("unblind", Flag(), "show the policies' real names (recorded in the log)"), BY),
     _verb("Campaign.unblind", BY, NOTE, IDEMPOTENCY_KEY),
@@ -572,6 +600,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     _verb("Campaign.launch_command", POLICY, CAMPAIGN_TRIAL.but(constraint=Integer(0, 2**62, none=True))),
     _verb("Campaign.export", _p("out", PathArg(), "the file written"), _p("unblind", Flag(), "write real names"), BY),
     _verb("Campaign.records", _p("live_only", Flag(), "only the records not undone")),
+    _verb("Campaign.verify", _p("anchor", Text(200, "a head hash", none=True),
+                                "a head hash kept outside the file; the log must still contain it")),
     _verb("graph_test", _p("graph", Given("a certirank.multitest.Graph", none=False), "the graph"),
           _p("pvalues", Given("one p-value per hypothesis", none=False), "p-values"), ALPHA),
     _verb("e_holm", _p("evalues", Given("one e-value per hypothesis", none=False), "e-values"), ALPHA,

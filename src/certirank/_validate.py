@@ -164,15 +164,20 @@ class Real(Constraint):
 
 @dataclass(frozen=True)
 class Integer(Constraint):
-    """An integer (integral floats such as ``1e4`` accepted; bools and strings refused) in [lo, hi]."""
+    """An integer (integral floats such as ``1e4`` accepted; bools and strings refused) in [lo, hi].
+
+    ``hint`` is added to the refusal (where the numbering is not obvious: "replicates are numbered from 1").
+    """
 
     lo: int = 0
     hi: int = MAX_SIZE
     none: bool = False
+    hint: str = ""
 
     def describe(self) -> str:
-        where = f">= {self.lo:,}" if self.hi >= MAX_SIZE else f"in [{self.lo:,}, {self.hi:,}]"
-        return f"an integer {where}" + (" or None" if self.none else "")
+        kind = {0: "a non-negative integer", 1: "a positive integer"}.get(self.lo, f"an integer >= {self.lo:,}")
+        upto = "" if self.hi >= MAX_SIZE else f" up to {self.hi:,}"
+        return f"{kind}{upto}" + (" or None" if self.none else "") + (f" ({self.hint})" if self.hint else "")
 
     def check(self, name: str, value: Any) -> int | None:
         if self._none(name, value):
@@ -185,7 +190,7 @@ class Integer(Constraint):
                 raise refuse(name, self.describe(), value)
             value = int(f)
         v = int(value)
-        if v > self.hi:  # say the bound: "an integer >= 1" would not explain refusing 10**20
+        if v > self.hi:  # say the bound: "a positive integer" would not explain refusing 10**20
             raise refuse(name, f"an integer between {self.lo:,} and {self.hi:,}", value)
         if v < self.lo:
             raise refuse(name, self.describe(), value)

@@ -31,6 +31,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from .._params import validated
 from ..errors import CertirankError, ParameterError, StateError
 from ._audit import as_record
 from ._blind import Names
@@ -98,11 +99,13 @@ class Campaign:
                 raise
 
     @classmethod
+    @validated("Campaign.open")
     def open(cls, path: str | os.PathLike[str]) -> Campaign:
         """Open an existing campaign file (O(1) in its history: one checkpoint read)."""
         return cls(path)
 
     @classmethod
+    @validated("Campaign.init")
     def init(cls, path: str | os.PathLike[str], policies: Sequence[str] | None = None, *, kind: str = "anyrank",
              models: Sequence[str] | None = None, alpha: float = 0.05, method: str | None = None,
              prior: Any = None, gamma: float = 1.0, n_max: int | None = None, ties: str = "allow",
@@ -345,6 +348,7 @@ class Campaign:
         return eng
 
     # ------------------------------------------------------------------------------------------ the operator's verbs
+    @validated("Campaign.next")
     def next(self, count: int | None = None, *, remember: bool | None = None) -> list[Suggestion]:
         """The rollouts to run next: (policy or code, trial index, environment, block, position in the trial's
         order, faults so far, launch command), at most ``count``, in the order to run them.
@@ -362,6 +366,7 @@ class Campaign:
         from ._rollouts import next_rollouts
         return next_rollouts(self, count, remember)
 
+    @validated("Campaign.record")
     def record(self, policy: str, trial: int, score: float | str | None, *, by: str | None = None,
                note: str | None = None, ahead: bool = False, shown_at: int | None = None,
                tags: Sequence[str] | None = None, idempotency_key: str | None = None) -> Record:
@@ -379,6 +384,7 @@ class Campaign:
         return record(self, policy, trial, score, by=by, note=note, ahead=ahead, shown_at=shown_at, tags=tags,
                       idempotency_key=idempotency_key)
 
+    @validated("Campaign.fault")
     def fault(self, policy: str, trial: int, reason: str, *, by: str | None = None, note: str | None = None,
               ahead: bool = False, shown_at: int | None = None, tags: Sequence[str] | None = None,
               idempotency_key: str | None = None) -> Record:
@@ -391,6 +397,7 @@ class Campaign:
         return fault(self, policy, trial, reason, by=by, note=note, ahead=ahead, shown_at=shown_at, tags=tags,
                      idempotency_key=idempotency_key)
 
+    @validated("Campaign.note")
     def note(self, text: str, *, by: str | None = None, idempotency_key: str | None = None) -> Record:
         """Write a free note to the audit trail ("gripper pads changed", "light from the window at 16:00")."""
         who = _operator(by)
@@ -404,12 +411,14 @@ class Campaign:
         return self._write(build, lambda conn, head: None, {"verb": "note", "by": who, "note": text},
                            idempotency_key)
 
+    @validated("Campaign.add_run")
     def add_run(self, panel: Any, *, replicate: int | None = None, by: str | None = None,
                 note: str | None = None, idempotency_key: str | None = None) -> Record:
         """Record one complete replicate of a leaderboard campaign (a file or table: model, item, score)."""
         from ._replicates import add_run
         return add_run(self, panel, replicate=replicate, by=by, note=note, idempotency_key=idempotency_key)
 
+    @validated("Campaign.undo")
     def undo(self, record_id: int | None = None, *, by: str | None = None, note: str | None = None,
              idempotency_key: str | None = None) -> Record:
         """Mark a record or fault undone (default: the latest live one). It is kept, with who undid it and when;
@@ -454,6 +463,7 @@ class Campaign:
                            after=lambda conn, row: self._store.mark_undone(conn, row["target"], row["id"]),
                            answer=answer)
 
+    @validated("Campaign.unblind")
     def unblind(self, *, by: str | None = None, note: str | None = None,
                 idempotency_key: str | None = None) -> Record | None:
         """Reveal the policy names of a blind campaign, for good: every view shows names from now on. Writes an
@@ -481,6 +491,7 @@ class Campaign:
         self._revealed = True
         return rec
 
+    @validated("Campaign.amend")
     def amend(self, changes: Mapping[str, Any] | None = None, *, reason: str, design: Any = None,
               by: str | None = None, idempotency_key: str | None = None, **settings: Any) -> Record:
         """Amend the design, logged in the audit chain with ``reason`` (required). Only changes that keep the
@@ -496,6 +507,7 @@ class Campaign:
         return amend(self, {**(changes or {}), **settings}, reason=reason, design=design, by=by,
                      idempotency_key=idempotency_key)
 
+    @validated("Campaign.plan")
     def plan(self, count: int = 2) -> Plan:
         """The schedule from the block of the first rollout still needed: ``count`` balanced blocks, each trial
         with its environment, its policies in the order to run them, and which are recorded, faulted or needed.
@@ -503,6 +515,7 @@ class Campaign:
         from ._status import plan
         return plan(self, count)
 
+    @validated("Campaign.launch_command")
     def launch_command(self, policy: str, trial: int | None = None) -> list[str]:
         """The command (argv) that starts ``policy`` (a name, or a code while blind) for ``trial``: the launch
         template with its checkpoint filled in. It holds the checkpoint path, so a blind operator runs it through
@@ -511,6 +524,7 @@ class Campaign:
         return launch_command(self, policy, trial)
 
     # ------------------------------------------------------------------------------------------ reading
+    @validated("Campaign.status")
     def status(self, *, unblind: bool = False, by: str | None = None) -> CampaignStatus:
         """The certified ranking now, rollouts and faults per policy, each open pair's verdict, whether every pair
         is decided, and the remaining budget.
@@ -538,11 +552,13 @@ class Campaign:
         return AuditLog(path=str(self.path), created_at=meta["created_at"], created_by=meta.get("created_by") or None,
                         config_sha256=self.config_sha256, entries=[self._as_record(r) for r in rows])
 
+    @validated("Campaign.records")
     def records(self, *, live_only: bool = True) -> list[Record]:
         """Recorded results (default: those not undone), in recording order."""
         return [r for r in self.log().entries if r.action == "record" and (r.live or not live_only)]
 
     # ------------------------------------------------------------------------------------------ export
+    @validated("Campaign.export")
     def export(self, out: str | os.PathLike[str], *, unblind: bool = False, by: str | None = None) -> ExportResult:
         """Write the long table of live records (CSV or Parquet, atomically); see :func:`._export.export`.
 
@@ -555,6 +571,7 @@ class Campaign:
         from ._export import export
         return export(self, out, unblind=unblind, by=by)
 
+    @validated("Campaign.verify")
     def verify(self, *, anchor: str | None = None) -> VerifyReport:
         """Check the file end to end: SQLite integrity, the configuration lock, the hash chain, the undo marks,
         that the checkpoint is the log's head, and that replaying the live records (and amendments) on a fresh

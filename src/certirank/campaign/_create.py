@@ -193,6 +193,7 @@ def init_config(policies: Any, *, design: Any, options: Mapping[str, Any], **nam
     if design is None:
         return config_of({**chosen, **{k: v for k, v in given.items() if v is not None}})
     values, source = read_design(design)
+    values = _checked_design(values, design)
     changed = {k: v for k, v in chosen.items() if v != INIT_DEFAULTS[k]}
     settings = merged(values, {**given, **changed}, str(design))
     try:
@@ -203,6 +204,21 @@ def init_config(policies: Any, *, design: Any, options: Mapping[str, Any], **nam
         return config_of(settings, source)
     except ParameterError as exc:
         raise ParameterError(f"design file {design}: {exc}") from None
+
+
+def _checked_design(values: Mapping[str, Any], design: Any) -> dict[str, Any]:
+    """A design file's values checked by Campaign.init's declarations, as its arguments are (the contract
+    checks the arguments once, at the call; what a file holds is checked here)."""
+    from .._params import VERBS
+    decl = VERBS["Campaign.init"]
+    out = dict(values)
+    for k, v in values.items():
+        if k in decl.by_name and k != "budget":  # budget = N is a design file's own spelling (declared_budget)
+            try:
+                out[k] = decl.by_name[k].check(v)
+            except ParameterError as exc:
+                raise ParameterError(f"design file {design}: {exc}") from None
+    return out
 
 
 def declared_budget(budget: Any, n_max: Any, arms: Any, bins: str) -> tuple[Any, dict[str, Any]]:

@@ -214,7 +214,7 @@ class LeaderboardEngine:
     _SETTINGS = ("models", "alpha", "tau", "method", "stake", "top_k", "resolution", "blocks_source")
 
     def settings(self) -> dict[str, Any]:
-        state = self.board.to_state()
+        state = self.board.to_dict()
         return {k: state.get(k) for k in self._SETTINGS}
 
     @classmethod

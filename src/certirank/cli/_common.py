@@ -35,6 +35,30 @@ class _SafeConsole(Console):
         safe = [seg if seg.control else Segment(clean(seg.text), seg.style, seg.control) for seg in buffer]
         return super()._render_buffer(safe)
 
+    def print(self, *objects: Any, **kwargs: Any) -> None:
+        super().print(*(_one_line_content(o) for o in objects), **kwargs)
+
+
+def _one_line_content(obj: Any) -> Any:
+    """Text and table cells with their own newlines and controls shown as ``\\x0a`` …: a policy named "A\\nB"
+    split the summary line, the table row and the list of undecided pairs in two. (Renderers write one line per
+    Text; rich's own line breaks are added later, in rendering, and stay.)"""
+    from rich.table import Table
+    from rich.text import Text
+
+    from .._escape import visible_controls
+    if isinstance(obj, str):
+        return visible_controls(obj)
+    if isinstance(obj, Text) and not obj.spans and visible_controls(obj.plain) != obj.plain:
+        return Text(visible_controls(obj.plain), style=obj.style, justify=obj.justify, overflow=obj.overflow,
+                    no_wrap=obj.no_wrap, end=obj.end)
+    if isinstance(obj, Table):
+        for col in obj.columns:  # rich keeps a column's cells in _cells (no public setter)
+            col._cells = [_one_line_content(c) for c in col._cells]
+        if isinstance(obj.title, str):
+            obj.title = visible_controls(obj.title)
+    return obj
+
 
 console = _SafeConsole(markup=False)
 err_console = _SafeConsole(stderr=True)
@@ -199,7 +223,7 @@ def read_input(data: Path, format: Optional[str], score_range: Optional[str],
 
 def print_notes(table: Any) -> None:
     for note in getattr(table, "attrs", {}).get("notes", []) or []:
-        typer.echo(f"note: {note}", err=True)
+        typer.echo(f"note: {one_line(note)}", err=True)
 
 
 def warn_order(table: Any) -> None:
@@ -278,8 +302,7 @@ def deprecated_alias(new_value: Any, old_value: Any, old: str, new: str, default
     if new_value is not None and new_value != default:  # before the warning: an error is one line
         from ..errors import ParameterError
         raise ParameterError(f"give {new} or its old spelling {old}, not both")
-    err_console.print(f"warning: {old} is deprecated and will be removed in certirank 0.3; use {new}",
-                      markup=False)
+    typer.echo(f"warning: {old} is deprecated and will be removed in certirank 0.3; use {new}", err=True)
     return old_value
 
 

@@ -124,7 +124,8 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
             raise ParameterError(f"{given[0]} is given beside --design {design}: a locked design has one home for "
                                  "each setting; put it in the design file")
     from ._common import deprecated_alias
-    bins = deprecated_alias(bins, metric, "--metric", "--bins") or "progress"
+    bins = deprecated_alias(bins, metric, "--metric", "--bins")
+    bins = "progress" if bins is None else bins  # '' is refused as a choice, not taken as the default
     options = {} if bins == "progress" else {"bins": bins}
     n_max, declared = _design(budget, n_max, arms, bins, environments)
     options.update(declared)

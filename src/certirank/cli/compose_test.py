@@ -50,7 +50,8 @@ def compose_test_cmd(matrix: Path = typer.Argument(..., help="Test matrix: long 
 
     from ..errors import ParameterError
     from ._common import deprecated_alias
-    m = deprecated_alias(size, m, "-m (test size)", "--size") or "2"
+    m = deprecated_alias(size, m, "-m (test size)", "--size")
+    m = "2" if m is None else m  # '' is refused as a size, not taken as the default
     # options of the other mode would otherwise be dropped without a word
     if evaluate and solver.strip().lower() != "auto":
         raise ParameterError("--solver applies to one composition; --evaluate compares methods (choose them with "

@@ -133,7 +133,8 @@ def rank_cmd(data: Path = DATA_ARG,
     check_output_flags(as_json, markdown)
     from ..methods.anyrank.demo import compute_ranking
     n_max = deprecated_alias(n_max, nmax, "--nmax", "--n-max")
-    bins = deprecated_alias(bins, metric, "--metric", "--bins") or "progress"
+    bins = deprecated_alias(bins, metric, "--metric", "--bins")
+    bins = "progress" if bins is None else bins  # '' is refused as a choice, not taken as the default
     if plot is not None:
         from ..report.cli import check_plot_path
         check_plot_path(plot)

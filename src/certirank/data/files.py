@@ -57,7 +57,7 @@ def read_frame(p: Path, file_type: str, *, sep: str | None = None) -> tuple[pd.D
     if file_type == "jsonl":
         return _read_jsonl(p), 1
     if file_type == "json":
-        obj = _read_json(p)
+        obj = read_json(p)
         if isinstance(obj, dict) and "eval" in obj:
             raise DataError("this is an inspect_ai log; load it with format='inspect'", source=source)
         if isinstance(obj, dict):
@@ -208,6 +208,8 @@ def jsonl_records(p: Path) -> list[tuple[int, dict[str, Any]]]:
                 except json.JSONDecodeError as exc:
                     raise DataError(f"not valid JSON ({exc.msg}); expected one JSON object per line",
                                     source=source, row=n) from None
+                except RecursionError:
+                    raise DataError(_DEEP, source=source, row=n) from None
                 if not isinstance(rec, dict):
                     raise DataError(f"expected a JSON object per line, got {type(rec).__name__}", source=source,
                                     row=n)
@@ -224,14 +226,33 @@ def _read_jsonl(p: Path) -> pd.DataFrame:
     return pd.DataFrame.from_records(records)
 
 
-def _read_json(p: Path) -> Any:
+_DEEP = "JSON nested too deeply (past Python's recursion limit) to be evaluation data"
+
+
+def read_json(p: Path, *, hint: str = "") -> Any:
+    """The JSON value of file `p`; every way it cannot be read (malformed, not UTF-8, nested past the recursion
+    limit) is one DataError naming the file and, where known, the line. `hint` follows the parser's message."""
     try:
         with open(p, encoding="utf-8") as fh:
             return json.load(fh)
     except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON ({exc.msg})", source=str(p), row=exc.lineno) from None
+        raise DataError(f"not valid JSON ({exc.msg}{hint})", source=str(p), row=exc.lineno) from None
     except UnicodeDecodeError:
         raise DataError("not a UTF-8 text file (expected JSON)", source=str(p)) from None
+    except RecursionError:
+        raise DataError(_DEEP, source=str(p)) from None
+
+
+def json_value(text: str | bytes, *, source: str, row: int | None = None, what: str = "not valid JSON") -> Any:
+    """The JSON value of `text` (one line of a JSON-lines file, one archive member): as `read_json`."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{what} ({exc.msg})", source=source, row=row) from None
+    except UnicodeDecodeError:
+        raise DataError("not a UTF-8 text file (expected JSON)", source=source, row=row) from None
+    except RecursionError:
+        raise DataError(_DEEP, source=source, row=row) from None
 
 
 def _file_type(p: Path) -> str:

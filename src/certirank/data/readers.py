@@ -33,7 +33,7 @@ import pandas as pd
 
 from .._params import validated
 from .._escape import csv_guarded
-from .._io import atomic_path
+from .._io import as_path, atomic_path
 from .._validate import check_choice
 from .._compat import keyword_only
 from ..errors import DataError, ParameterError
@@ -196,7 +196,7 @@ def write_table(table: pd.DataFrame, path: str | os.PathLike[str], format: str |
     pathlib.Path
         The written path.
     """
-    p = Path(path)
+    p = as_path(path)
     file_type = (check_choice("format", format, ("csv", "tsv", "parquet", "jsonl")) if format is not None
                  else _SUFFIX_TYPES.get(p.suffix.lower()))
     if file_type not in ("csv", "tsv", "parquet", "jsonl"):

@@ -88,6 +88,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
         raise DataError(f"empty policy name at row(s) {_rows(np.flatnonzero(bad), row_offset)}; every row must "
                         "name its policy", source=source, column="policy")
     df["policy"] = pol.astype(str).str.strip()
+    _refuse_controls(df["policy"], "policy name", source, row_offset, _CONTROLS)
 
     # score
     raw = df["score"]
@@ -126,6 +127,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
     if "env" in df.columns:
         env = df["env"]
         df["env"] = map_values(env, lambda v: pd.NA if pd.isna(v) else _label(v)).astype("string")
+        _refuse_controls(df["env"].fillna(""), "environment label", source, row_offset, "\x00")
     else:
         df["env"] = pd.Series(pd.NA, index=df.index, dtype="string")
 
@@ -189,6 +191,25 @@ def near_miss(columns: Sequence[object], known: Sequence[str]) -> tuple[str, str
         if match:
             return name, match[0]
     return None
+
+
+# Control characters (Unicode category Cc) a policy name may not hold: the parameter contract refuses them in the
+# names given to the API (Ranker, Leaderboard, campaigns), so a file is held to the same rule. Environment labels
+# may be long item texts with line breaks; only NUL is refused there.
+_CONTROLS = "".join(map(chr, (*range(0x20), *range(0x7f, 0xa0))))
+
+
+def _refuse_controls(col: pd.Series, what: str, source: str | None, row_offset: int, chars: str) -> None:
+    """Refuse a name holding one of `chars`: a NUL means a binary or damaged file (no tool writes one on purpose)
+    and cuts a name short in C strings, SQLite text and file names; other controls act on terminals."""
+    bad = col.map(lambda v: isinstance(v, str) and any(c in chars for c in v)).to_numpy(dtype=bool)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        text = col.iloc[i]
+        ch = next(c for c in text if c in chars)
+        why = " (a binary or damaged file?)" if ch == "\x00" else "; names are plain text"
+        raise DataError(f"{what} {text!r} holds the control character {ch!r}{why}", source=source,
+                        row=i + row_offset, column=str(col.name))
 
 
 def _label(v: object) -> str:

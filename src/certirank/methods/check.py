@@ -32,7 +32,7 @@ _CLAIM_RE = re.compile(r"^\s*(?P<a>.+?)\s*(?P<op>>|<)\s*(?P<b>.+?)\s*$")
 
 def parse_claims(claims: Any) -> tuple[list[str], list[tuple[str, str]]]:
     """One claim or a sequence of them -> (the claims as given, their (better, worse) pairs)."""
-    claims = [claims] if isinstance(claims, str) else list(claims)
+    claims = [claims] if isinstance(claims, str) else list(claims)  # their type is checked at the boundary
     if not claims:
         raise ParameterError("give at least one claim, e.g. --claim 'A>B'")
     return claims, [parse_claim(c) for c in claims]

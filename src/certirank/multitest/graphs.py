@@ -212,7 +212,11 @@ def from_prior(d: Any | None, gamma: float = 1.0, kind: str = "soft_masked", *,
     if k == 1:
         return Graph([1.0], [[0.0]], names=names)
     dt = np.where(raw > 0, raw, ZERO_GAP)
-    z = gamma * dt
+    with np.errstate(over="ignore"):  # refused below in one line, rather than as numpy warnings then NaN weights
+        z = gamma * dt
+    if not np.isfinite(z).all():
+        raise ParameterError(f"gamma = {gamma:g} times the prior gaps (up to {float(raw.max()):g}) overflows; use a "
+                             "smaller gamma, or prior means on the score scale [0, 1]")
     weights = _softmax(z)
     e = np.exp(z - z.max())  # common factor cancels inside every normalised group
     if kind == "fully_connected":

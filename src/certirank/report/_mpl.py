@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ from typing import Any
 import matplotlib
 from matplotlib.figure import Figure
 
+from .._escape import visible_controls
 from ..errors import ParameterError
 
 __all__ = ["rc", "new_figure", "save_figure", "figure_svg", "figure_png", "wrap_label", "text_size",
@@ -45,9 +47,39 @@ _RC: dict[str, Any] = {
 
 @contextlib.contextmanager
 def rc() -> Iterator[None]:
-    """The report's matplotlib settings, applied only inside the block (never globally)."""
-    with matplotlib.rc_context(_RC):
+    """The report's matplotlib settings, applied only inside the block (never globally).
+
+    A name in a script the font lacks (CJK, emoji) makes matplotlib warn "Glyph N missing from font(s)" on
+    stderr, several lines per name; the SVG keeps the text (the browser draws it) and the PNG a box, so the
+    warning says nothing the user can act on and is dropped here.
+    """
+    with matplotlib.rc_context(_RC), _quiet_glyphs():
         yield
+
+
+@contextlib.contextmanager
+def _quiet_glyphs() -> Iterator[None]:
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=r"Glyph \d+ .*missing from")
+        yield
+
+
+def _visible_texts(fig: Figure) -> None:
+    """Make control and bidi characters in every text of `fig` visible (``\\x1b``), as the terminal shows them:
+    XML 1.0 forbids most of them, so one ESC in a policy name made the whole SVG file unreadable. Newlines
+    stay (labels wrap at them); tick labels set from a list are fixed in their formatter, which redraws them."""
+    from matplotlib.text import Text
+    from matplotlib.ticker import FixedFormatter
+
+    for t in fig.findobj(Text):
+        text = t.get_text()
+        if isinstance(text, str) and visible_controls(text, keep="\n") != text:
+            t.set_text(visible_controls(text, keep="\n"))
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            for fmt in (axis.get_major_formatter(), axis.get_minor_formatter()):
+                if isinstance(fmt, FixedFormatter):
+                    fmt.seq = [visible_controls(v, keep="\n") for v in fmt.seq]
 
 
 def new_figure(width: float, height: float, **kwargs: Any) -> Figure:
@@ -66,6 +98,7 @@ def save_figure(fig: Figure, path: str | Path, *, dpi: int = 110) -> Path:
     """Write ``fig`` to ``path`` (``.png`` or ``.svg``, chosen by the suffix)."""
     p = Path(path)
     fmt = _format_of(p)
+    _visible_texts(fig)
     with rc():
         try:
             fig.savefig(p, format=fmt, dpi=dpi, metadata=_metadata(fmt))
@@ -82,6 +115,7 @@ def _metadata(fmt: str) -> dict[str, Any]:
 def figure_svg(fig: Figure) -> str:
     """The figure as an SVG document string (``<svg>`` root, no XML prologue: ready to inline in HTML)."""
     buf = io.StringIO()
+    _visible_texts(fig)
     with rc():
         fig.savefig(buf, format="svg", metadata=_metadata("svg"))
     text = buf.getvalue()
@@ -94,6 +128,7 @@ def figure_svg(fig: Figure) -> str:
 def figure_png(fig: Figure, *, dpi: int = 110) -> bytes:
     """The figure as PNG bytes."""
     buf = io.BytesIO()
+    _visible_texts(fig)
     with rc():
         fig.savefig(buf, format="png", dpi=dpi, metadata=_metadata("png"))
     return buf.getvalue()
@@ -105,8 +140,10 @@ _BREAK = re.compile(r"(?<=[_\-/. ])")
 def wrap_label(name: str, width: int) -> str:
     """Wrap a policy name onto lines of about ``width`` characters, breaking after ``_ - / .`` or spaces.
 
-    The separators stay at the end of their line, so joining the lines gives the name back.
+    The separators stay at the end of their line, so joining the lines gives the name back (with its control
+    characters, a newline of its own included, shown as ``\\xNN``: only the wrapping breaks lines).
     """
+    name = visible_controls(name)
     if len(name) <= width:
         return name
     parts = [p for p in _BREAK.split(name) if p]
@@ -139,10 +176,11 @@ def text_size(text: str, fontsize: float) -> tuple[float, float]:
     lines = text.split("\n") or [""]
     renderer = _measurer()
     width = 0.0
-    for line in lines:
-        if line:
-            w, _, _ = renderer.get_text_width_height_descent(line, prop, ismath=False)
-            width = max(width, w)
+    with _quiet_glyphs():
+        for line in lines:
+            if line:
+                w, _, _ = renderer.get_text_width_height_descent(line, prop, ismath=False)
+                width = max(width, w)
     height = len(lines) * fontsize * 1.25
     return width / 72.0, height / 72.0
 

@@ -23,6 +23,10 @@ def report_command(result: Path, *, html: Path, data: Path | None, title: str | 
         raise ParameterError(f"cannot write {html}: folder {html.expanduser().parent} does not exist")
     if plot is not None:
         check_plot_path(plot)  # before the page is written: a bad --plot would otherwise fail after it
+    if data is None and (format is not None or score_range is not None):
+        # they say how to read --data; without it they would be dropped without a word
+        raise ParameterError(f"{'--format' if format is not None else '--score-range'} says how to read --data; "
+                             "give --data FILE, or leave it out")
     d = read_result(result)
     res = write_report(d, html, data=data, title=title, format=format, score_range=score_range,
                        source=str(result))

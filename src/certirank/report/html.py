@@ -75,16 +75,18 @@ def detect_kind(d: Mapping[str, Any]) -> str:
 
 def read_result(path: str | Path) -> dict[str, Any]:
     """Read a ``--json`` result file."""
+    from .._io import read_saved_text
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise DataError(f"cannot read result file: {exc.strerror or exc}", source=str(p)) from None
+    text = read_saved_text(p, "result file", DataError)  # a binary file (a campaign) is one line, not a traceback
     try:
         d = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DataError(f"not valid JSON ({exc.msg} at line {exc.lineno}); pass the output of a command run "
                         "with --json", source=str(p)) from None
+    except RecursionError:
+        raise DataError("JSON nested too deeply to be a certirank result; pass the output of a command run with "
+                        "--json", source=str(p)) from None
     if not isinstance(d, dict):
         raise DataError("expected a JSON object (the --json output of a certirank command)", source=str(p))
     return d

@@ -13,6 +13,7 @@ from xml.sax.saxutils import escape
 
 import numpy as np
 
+from .._escape import visible_controls
 from ..order.closure import transitive_closure, transitive_reduction
 
 __all__ = ["order_svg"]
@@ -20,8 +21,15 @@ __all__ = ["order_svg"]
 _NODE_W, _NODE_H, _GAP_X, _GAP_Y, _PAD = 132, 34, 16, 46, 12
 
 
+def _xml(text: object) -> str:
+    """Text for an SVG element or attribute: controls made visible first (XML 1.0 forbids most of them, and
+    one ESC in a name made the file unreadable), then ``& < > "`` escaped."""
+    return escape(visible_controls(text), {'"': "&quot;"})
+
+
 def _label(text: str, limit: int = 18) -> str:
     text = " ".join(str(text).split())  # newlines and tabs inside names would break the drawing
+    text = visible_controls(text)
     return text if len(text) <= limit else text[: limit - 1] + "\u2026"
 
 
@@ -71,8 +79,8 @@ def order_svg(names: Sequence[str], better: Sequence[tuple[str, str]], *,
         for k, i in enumerate(members):
             pos[i] = (x0 + k * (_NODE_W + _GAP_X), _PAD + d * (_NODE_H + _GAP_Y))
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {w:.0f} {h:.0f}" width="100%" '
-           f'style="max-width:{w:.0f}px" role="img" aria-label="{escape(title, {chr(34): "&quot;"})}">',
-           f"<title>{escape(title)}</title>",
+           f'style="max-width:{w:.0f}px" role="img" aria-label="{_xml(title)}">',
+           f"<title>{_xml(title)}</title>",
            '<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" '
            'orient="auto-start-reverse"><path d="M 0 0 L 10 5 L 0 10 z" fill="#555"/></marker></defs>']
     for a, b in zip(*np.nonzero(red)):
@@ -81,15 +89,15 @@ def order_svg(names: Sequence[str], better: Sequence[tuple[str, str]], *,
                    f'y2="{yb - 2:.1f}" stroke="#555" stroke-width="1.4" marker-end="url(#arrow)"/>')
     for i, name in enumerate(names):
         x, y = pos[i]
-        out.append(f'<g><title>{escape(name)}</title><rect x="{x:.1f}" y="{y:.1f}" width="{_NODE_W}" '
+        out.append(f'<g><title>{_xml(name)}</title><rect x="{x:.1f}" y="{y:.1f}" width="{_NODE_W}" '
                    f'height="{_NODE_H}" rx="6" fill="#eef3fb" stroke="#4a6fa5"/>')
         cap = captions[i] if captions is not None else ""
         ty = y + (13 if cap else 21)
         out.append(f'<text x="{x + _NODE_W / 2:.1f}" y="{ty:.1f}" text-anchor="middle" font-size="12" '
-                   f'font-family="sans-serif">{escape(_label(name))}</text>')
+                   f'font-family="sans-serif">{_xml(_label(name))}</text>')
         if cap:
             out.append(f'<text x="{x + _NODE_W / 2:.1f}" y="{y + 27:.1f}" text-anchor="middle" font-size="10" '
-                       f'fill="#555" font-family="sans-serif">{escape(_label(cap, 24))}</text>')
+                       f'fill="#555" font-family="sans-serif">{_xml(_label(cap, 24))}</text>')
         out.append("</g>")
     out.append("</svg>")
     return "\n".join(out)

@@ -100,12 +100,16 @@ class SimulationResult(ResultMixin):
 
     def write_parquet(self, path: str | Path) -> tuple[Path, Path]:
         """Write the per-run table to ``path`` and the snapshots to ``<stem>.snapshots.parquet``."""
-        path = Path(path)
+        from .._io import atomic_path, check_target
+
+        path = check_target(path, "path")
         snap = path.with_name(path.stem + ".snapshots" + (path.suffix or ".parquet"))
         runs = self._runs.copy()
         runs.attrs = {}
-        runs.to_parquet(path, index=False)
-        self._snapshots.to_parquet(snap, index=False)
+        with atomic_path(path) as tmp:
+            runs.to_parquet(tmp, index=False)
+        with atomic_path(snap) as tmp:
+            self._snapshots.to_parquet(tmp, index=False)
         return path, snap
 
 
@@ -202,6 +206,9 @@ def simulate(scenario: Any, methods: Any, *, reps: int, seed: int = 0, jobs: int
     if progress is False:
         progress = None
     chunk_size = check_positive_int("chunk_size", chunk_size)
+    if out is not None:  # refused before hours of simulation, not after (a folder, a missing folder, not a path)
+        from .._io import check_target
+        out = check_target(out, "out")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
         raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
     scen = get_scenario(scenario, **params)

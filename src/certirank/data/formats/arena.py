@@ -52,7 +52,7 @@ def detect(p: Path) -> bool:
         return False
     try:
         rec, _ = json.JSONDecoder().raw_decode(text)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return all(f'"{c}"' in head for c in _COLS) or all(f'"{c}"' in head for c in (*_COLS[:2], *_ONEHOT))
     return isinstance(rec, dict) and (all(c in rec for c in _COLS) or all(c in rec for c in (*_COLS[:2], *_ONEHOT)))
 

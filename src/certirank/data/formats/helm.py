@@ -11,13 +11,13 @@ Train trials (different in-context examples) are replicates.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ...errors import DataError
+from ..files import read_json
 from ._common import finish
 
 _FILE = "per_instance_stats.json"
@@ -46,13 +46,7 @@ def detect(p: Path) -> bool:
 
 
 def _json(f: Path) -> Any:
-    try:
-        with open(f, encoding="utf-8") as fh:
-            return json.load(fh)
-    except json.JSONDecodeError as exc:
-        raise DataError(f"not valid JSON ({exc.msg}; truncated file?)", source=str(f), row=exc.lineno) from None
-    except UnicodeDecodeError:
-        raise DataError("not a UTF-8 text file (expected JSON)", source=str(f)) from None
+    return read_json(f, hint="; truncated file?")
 
 
 def _run_name(d: Path) -> tuple[str, str]:

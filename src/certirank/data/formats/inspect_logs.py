@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from ...errors import DataError
+from ..files import json_value, read_json
 from ._common import describe, label, name_set, sort_key, validate_located
 
 _INSPECT_LETTERS = {"C": 1.0, "I": 0.0, "P": 0.5, "N": 0.0}
@@ -194,7 +195,7 @@ def inspect_early_stopping(p: Path) -> dict[str, Any] | None:
         try:
             with open(p, encoding="utf-8") as fh:
                 log = json.load(fh)
-        except (OSError, json.JSONDecodeError, UnicodeDecodeError):
+        except (OSError, json.JSONDecodeError, UnicodeDecodeError, RecursionError):
             return None
     else:
         try:
@@ -251,13 +252,7 @@ def _read_inspect_log(p: Path) -> tuple[str, str, list[tuple[str, dict[str, Any]
     """(model, task, [(member name, sample dict)], source) of one log file."""
     source = str(p)
     if p.suffix == ".json":
-        try:
-            with open(p, encoding="utf-8") as fh:
-                log = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON ({exc.msg})", source=source, row=exc.lineno) from None
-        except UnicodeDecodeError:
-            raise DataError("not a UTF-8 text file", source=source) from None
+        log = read_json(p)
         if not isinstance(log, dict) or not isinstance(log.get("eval"), dict):
             raise DataError("not an inspect_ai log: expected a JSON object with an 'eval' section", source=source)
         samples = log.get("samples")
@@ -306,11 +301,7 @@ def _eval_spec(spec: dict[str, Any], source: str) -> tuple[str, str]:
 
 
 def _zip_json(zf: zipfile.ZipFile, p: Path, name: str) -> Any:
-    data = _zip_member(zf, p, name)
-    try:
-        return json.loads(data)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise DataError(f"member is not valid JSON ({getattr(exc, 'msg', exc)})", source=f"{p} {name}") from None
+    return json_value(_zip_member(zf, p, name), source=f"{p} {name}", what="member is not valid JSON")
 
 
 def _zip_member(zf: zipfile.ZipFile, p: Path, name: str) -> bytes:

@@ -46,7 +46,7 @@ def _first_record(f: Path) -> Any:
             for line in fh:
                 if line.strip():
                     return json.loads(line)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError):
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError):
         return None
     return None
 

@@ -14,13 +14,13 @@ paired by index within each task: episode ``i`` of every policy gets the label `
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
 from ...errors import DataError
+from ..files import read_json
 from ._common import finish, outcome
 
 _FILE = "eval_info.json"
@@ -74,13 +74,7 @@ def read(p: Path, *, score_range: tuple[float, float] | None = None, metric: str
     layouts = set()
     for f in fs:
         fsrc = str(f)
-        try:
-            with open(f, encoding="utf-8") as fh:
-                info = json.load(fh)
-        except json.JSONDecodeError as exc:
-            raise DataError(f"not valid JSON ({exc.msg}; truncated file?)", source=fsrc, row=exc.lineno) from None
-        except UnicodeDecodeError:
-            raise DataError("not a UTF-8 text file (expected JSON)", source=fsrc) from None
+        info = read_json(f, hint="; truncated file?")
         name = policy or (labels[f] if len(fs) > 1 else f.parent.name or f.stem)
         if name in names:
             raise DataError(f"two eval_info.json files name the policy {name!r} ({names[name]} and {f})",

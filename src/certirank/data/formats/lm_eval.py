@@ -66,7 +66,7 @@ def _legacy_tasks(folder: Path) -> list[str]:
             continue
         try:
             obj = json.loads(f.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):
             continue
         if isinstance(obj, dict) and isinstance(obj.get("configs"), dict) and isinstance(obj.get("results"), dict):
             tasks.update(map(str, obj["configs"]))
@@ -296,7 +296,7 @@ def _samples_records(p: Path) -> list[tuple[int, dict[str, Any]]]:
         return jsonl_records(p)
     try:
         arr = json.loads(p.read_text(encoding="utf-8"))
-    except ValueError as exc:
+    except (ValueError, RecursionError) as exc:
         raise DataError(f"not valid JSON ({exc}); expected lm-eval's array of samples (truncated file?)",
                         source=str(p)) from None
     if not isinstance(arr, list) or not all(isinstance(r, dict) for r in arr):

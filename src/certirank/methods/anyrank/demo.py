@@ -50,16 +50,17 @@ def parse_prior_means(text: str) -> dict[str, float]:
 
 def read_prior_file(path: str | Path) -> dict[str, float]:
     """Prior means from a JSON object {policy: mean} or a two-column CSV/TSV ``policy,mean`` (header optional)."""
+    from ..._io import read_saved_text
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ParameterError(f"cannot read prior file {path}: {exc.strerror or exc}") from None
+    text = read_saved_text(path, "prior file")  # a binary or unreadable file is one line
     if p.suffix.lower() == ".json":
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ParameterError(f"prior file {path} is not valid JSON: {exc}") from None
+        except RecursionError:
+            raise ParameterError(f"prior file {path}: JSON nested too deeply to be {{policy: mean}}") from None
         if not isinstance(data, dict):
             raise ParameterError(f"prior file {path} must hold a JSON object {{policy: mean}}")
         out = {}

@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
-import json
 import math
-import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from ..._integrity import EDITED_FIELD, edited_note, seal, verify
-from ..._io import atomic_write_text, read_saved_text
+from ..._integrity import edited_note, seal, verify
+from ..._saved import Saved, sealed
 from ..._compat import keyword_only, warn_renamed
 from ..._params import VERBS, check, validated
 from ...errors import EditedStateError, ParameterError, StateError
@@ -21,7 +19,7 @@ from .result import RankingResult, _Table
 from .engine import _Campaign
 
 
-class Ranker:
+class Ranker(Saved):
     """Live AnyRank engine: ask what to run next, record results, stop whenever you like (spec 03 §9.3).
 
     Parameters
@@ -70,6 +68,10 @@ class Ranker:
     >>> r.record("A", 0, 1.0); r.record("B", 0, 0.0); r.suggest()
     [('A', 1), ('B', 1)]
     """
+
+    _what = "saved AnyRank campaign"
+    _error = ParameterError
+    _indent = 1  # people read these files
 
     @keyword_only(("prior", "gamma", "n_max", "method", "ties"))
     @validated("Ranker")
@@ -230,7 +232,7 @@ class Ranker:
         data = self.to_dict()
         data["config"]["nmax" if self._setup.legacy else "n_max"] = n_max
         data["config_sha256"] = _setup_from_dict(data["config"]).sha256()
-        new = Ranker.from_json(seal(data))
+        new = Ranker.from_dict(seal(data))
         self.__dict__.update(new.__dict__)
 
     def result(self) -> RankingResult:
@@ -251,18 +253,11 @@ class Ranker:
                "environments": envs, "results": [dict(r) for r in self._results]}
         if self._envs is not None:
             out["environment_draw"] = {"choices": list(self._envs), "seed": self._env_seed}
-        if self._edited:
-            out[EDITED_FIELD] = self._edited
         # one checksum over configuration and results: load refuses an edited file (see certirank._integrity)
-        return seal(out)
-
-    def to_json(self) -> str:
-        """Human-readable JSON: the configuration (locked), every recorded result in recording order, and the
-        checksum ``state_sha256`` over both that :meth:`from_json` requires."""
-        return json.dumps(self.to_dict(), indent=1)
+        return sealed(out, self._edited)
 
     @classmethod
-    def from_json(cls, text: str | bytes | Mapping[str, Any], *, trust_edited: bool = False) -> Ranker:
+    def from_dict(cls, data: Mapping[str, Any], *, trust_edited: bool = False) -> Ranker:
         """Rebuild a Ranker by re-running the engine over the saved results (derived state is never trusted
         from disk); it then behaves exactly like the original.
 
@@ -270,15 +265,7 @@ class Ranker:
         locked configuration) must match; an edited or unsealed file raises :class:`EditedStateError` unless
         ``trust_edited=True``, and then every result states that it came from an edited state.
         """
-        try:
-            if isinstance(text, bytes):
-                text = text.decode("utf-8")
-            data = json.loads(text) if isinstance(text, str) else dict(text)
-        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-            raise ParameterError(f"not a saved AnyRank campaign (invalid JSON: {exc})") from None
-        except (TypeError, ValueError):
-            raise ParameterError(f"not a saved AnyRank campaign: expected JSON text or a mapping, got "
-                                 f"{type(text).__name__}") from None
+        data = dict(data)
         if not isinstance(data, dict) or data.get("format") not in FORMATS:
             raise ParameterError(f"not a saved AnyRank campaign (expected format {FORMATS[-1]!r})")
         if not isinstance(data.get("config"), Mapping):
@@ -334,21 +321,6 @@ class Ranker:
         """A Ranker equal to the one :meth:`snapshot` was taken from (StateError if the snapshot is corrupt)."""
         from .state import restore
         return restore(cls, snap)
-
-    @validated("Ranker.save")
-    def save(self, path: str | os.PathLike[str]) -> None:
-        """Write :meth:`to_json` atomically (temporary file in the same folder, then ``os.replace``)."""
-        atomic_write_text(path, self.to_json())
-
-    @classmethod
-    @validated("Ranker.load")
-    def load(cls, path: str | os.PathLike[str], *, trust_edited: bool = False) -> Ranker:
-        """Read a campaign written by :meth:`save` (checksums required; see :meth:`from_json`)."""
-        text = read_saved_text(path, "saved campaign", ParameterError)
-        try:
-            return cls.from_json(text, trust_edited=trust_edited)
-        except EditedStateError as exc:
-            raise EditedStateError(f"{path}: {exc}") from None
 
     def __repr__(self) -> str:
         st = self._camp.termination or "running"

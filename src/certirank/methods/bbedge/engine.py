@@ -10,8 +10,9 @@ State between replicates (nothing is recomputed from history):
 
 Every mutating method checks all of its input first and raises before changing anything.
 
-This module holds the configuration and the e-process update; panel input (``panels.py``), board growth
-(``extend.py``) and saved state (``persist.py``) are mixins, so a reader of the statistics sees only them.
+This module holds the configuration and the e-process update. Panel reading (``panels.py``), board growth
+(``extend.py``) and the saved state (``persist.py``) are functions of the board that import nothing from here;
+saving and loading go through the one contract of the live engines (:class:`certirank._saved.Saved`).
 """
 
 from __future__ import annotations
@@ -23,21 +24,21 @@ from typing import Any
 
 import numpy as np
 
-from ..._params import BBEDGE_METHODS, VERBS, validated
-from ..._validate import check_alpha, check_choice, check_nonnegative, check_positive_int
-from ..._compat import keyword_only
+from ..._compat import keyword_only, warn_renamed
+from ..._integrity import verify
+from ..._params import BBEDGE_METHODS, validated
+from ..._saved import Saved, sealed
 from ...errors import ParameterError, StateError
+from . import extend as _extend
 from .betting import betting_terms
-from .extend import _Extensions
 from .family import _Family, _new_family
-from .panels import _PanelInput
-from .persist import _Persistence
+from .panels import read_panel
+from .persist import STATE_VERSION, board_state, restore_board
 from .result import LeaderboardResult
 from .core import (
     GRID_SIZE,
     PLUGIN_BETTING_DRIFTS,
     RESOLUTION_TEXT,
-    STAKES,
     BlockDesign,
     PenaltyPlan,
     default_grid,
@@ -70,13 +71,9 @@ def _direction_blocks(n: int) -> list[slice]:
     return [slice(s, min(n, s + step)) for s in range(0, n, step)] or [slice(0, 0)]
 
 
-def _method(name: str) -> str:
-    return VERBS["Leaderboard"]["method"].check(name)
-
-
 # ------------------------------------------------------------------------------------------ engine
 
-class Leaderboard(_PanelInput, _Extensions, _Persistence):
+class Leaderboard(Saved):
     """Streaming BB-EDGE leaderboard: certified edges, rank intervals and Top-k after every replicate.
 
     Parameters
@@ -139,26 +136,16 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
                  additions: int | str = 0, output: str = "current", keep_history: bool = True,
                  blocks_source: str | None = None, blocks_column: str | None = None, stake: str | None = None,
                  backend: str | None = None, jobs: int = 1, scheduler: Any = None) -> None:
-        names = [str(m) for m in models] if models is not None and not isinstance(models, str) else None
-        if not names:
-            raise ParameterError("models must be a non-empty list of model names")
-        if len(set(names)) != len(names):
-            dup = next(n for n in names if names.count(n) > 1)
-            raise ParameterError(f"model {dup!r} is listed twice; model names must be unique")
-        if len(names) < 2:
-            raise ParameterError("a leaderboard needs at least two models")
+        # the arguments were checked against the declaration of "Leaderboard" (certirank._params), rules included
+        names = list(models)
         from ..._parallel import resolve_backend
         resolve_backend(backend, jobs, scheduler)
         # where the work runs, never what it computes: not part of the saved state
         self._where = {"backend": backend, "jobs": jobs, "scheduler": scheduler}
-        self.alpha = check_alpha(alpha)
-        self.tau = check_nonnegative("tau", tau)
-        if self.tau >= 1:
-            raise ParameterError(f"tau must satisfy 0 <= tau < 1 (scores are in [0, 1]), got {tau!r}")
-        self.method = _method(method)
-        self.stake = self._stake(stake, self.method)
-        self.output = check_choice("output", output, ("current", "cumulative"))
-        self.keep_history = bool(keep_history)
+        self.alpha, self.tau, self.method, self.output = alpha, tau, method, output
+        self.stake = stake if stake is not None else ("plugin" if method in ("bb-edge", "cr-edge") else
+                                                      "b10" if method == "bb-edge-pi" else "grid")
+        self.keep_history = keep_history
         self.models = names
         resolution, labels = self._resolution(blocks)
         if self.method == "cr-edge":
@@ -168,16 +155,7 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
             resolution, labels = "replicate", None
         self.resolution = resolution
         self._labels = labels
-        self.top_k = None if top_k is None else check_positive_int("top_k", top_k)
-        if self.top_k is not None and self.top_k >= len(names):
-            raise ParameterError(f"top_k must be smaller than the number of models ({len(names)}), got {top_k}")
-        self.pilot = None if pilot is None else check_positive_int("pilot", pilot)
-        if self.pilot is not None and self.top_k is None:
-            raise ParameterError("pilot needs top_k: the pilot replicates choose the candidate Top-k set")
-        self.epochs = self._schedule("epochs", epochs, minimum=1)
-        self.additions = self._schedule("additions", additions, minimum=0)
-        if self.pilot is not None and (self.epochs != 1 or self.additions != 0):
-            raise ParameterError("pilot-targeted Top-k cannot be combined with benchmark epochs or model additions")
+        self.top_k, self.pilot, self.epochs, self.additions = top_k, pilot, epochs, additions
         if blocks_source is None:
             if blocks is None:
                 blocks_source = "default: no block labels given"
@@ -201,28 +179,6 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
             self._design = self._build_design(self.items, self._labels, weights)
 
     # ----------------------------------------------------------------------------------- configuration
-    @staticmethod
-    def _stake(stake: str | None, method: str) -> str:
-        eb = method in ("bb-edge", "cr-edge")
-        if stake is None:
-            return "plugin" if eb else ("b10" if method == "bb-edge-pi" else "grid")
-        if isinstance(stake, str):
-            stake = {"kelly": "plugin", "betting": "plugin", "eb": "plugin-eb"}.get(stake.strip().lower(),
-                                                                                 stake.strip().lower())
-        stake = check_choice("stake", stake, STAKES)
-        if not eb and stake != "grid" or method == "bb-edge-pi":
-            raise ParameterError(f"stake={stake!r} applies to methods 'bb-edge' and 'cr-edge'; method {method!r} has "
-                                 "its own stake rule (leave stake unset)")
-        return stake
-
-    @staticmethod
-    def _schedule(name: str, value: Any, minimum: int) -> int | str:
-        if isinstance(value, str):
-            if value.strip().lower() == "open":
-                return "open"
-            raise ParameterError(f"{name} must be an integer >= {minimum} or 'open', got {value!r}")
-        return check_positive_int(name, value, minimum=minimum)
-
     @staticmethod
     def _resolution(blocks: Any) -> tuple[str, Any]:
         if blocks is None:
@@ -341,7 +297,7 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
         DataError
             Incomplete or malformed panel. StateError: replicate already added. Nothing changes on error.
         """
-        arr, item_names, rep_from_panel = self._coerce_panel(panel, self.models)
+        arr, item_names, rep_from_panel = read_panel(panel, self.models, self.items)
         rid = replicate if replicate is not None else rep_from_panel
         if rid is None:
             numeric = [v for v in self.replicate_ids if isinstance(v, (int, np.integer))]
@@ -499,6 +455,52 @@ class Leaderboard(_PanelInput, _Extensions, _Persistence):
             pen[sl] = np.sum(psi_e(np.outer(lam[sl], ratio)) * sq, axis=1)
             s2[sl] = sq @ (ratio ** 2)
         return pen, s2
+
+    # ----------------------------------------------------------------------------------- growth (spec 04 §9)
+    @validated("Leaderboard.add_model")
+    def add_model(self, name: str, panels: Any) -> Leaderboard:
+        return _extend.add_model(self, name, panels)
+
+    @keyword_only(("weights", "blocks"))
+    @validated("Leaderboard.expand_benchmark")
+    def expand_benchmark(self, new_items: Sequence[Any], *, weights: Any = None, blocks: Any = None) -> Leaderboard:
+        return _extend.expand_benchmark(self, new_items, weights=weights, blocks=blocks)
+
+    add_model.__doc__, expand_benchmark.__doc__ = _extend.add_model.__doc__, _extend.expand_benchmark.__doc__
+
+    # ----------------------------------------------------------------------------------- saved state
+    _what = "saved Leaderboard state"
+    _error = StateError
+    _edited: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The complete engine state, sealed by a checksum over configuration and every recorded replicate
+        (:meth:`from_dict` refuses an edited one)."""
+        return sealed(board_state(self), self._edited)
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any], *, trust_edited: bool = False) -> Leaderboard:
+        """Rebuild an engine from :meth:`to_dict`; it resumes exactly where the original stopped.
+
+        The state's checksum (``state_sha256``) must match; an edited or unsealed state raises
+        :class:`~certirank.errors.EditedStateError` unless ``trust_edited=True``, and then every result carries a
+        ``trust_edited`` warning.
+        """
+        s = dict(d)
+        if s.get("version") != STATE_VERSION or "families" not in s:
+            raise StateError("not a saved Leaderboard state (missing version/families)")
+        edited = verify(s, what=cls._what, trust_edited=trust_edited)
+        try:
+            board = restore_board(cls, s)
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as exc:
+            raise StateError(f"corrupt saved Leaderboard state ({type(exc).__name__}: {exc})") from None
+        board._edited = edited
+        return board
+
+    def to_state(self) -> dict[str, Any]:
+        """Deprecated (removed in 0.3): :meth:`to_dict` (the same state, sealed)."""
+        warn_renamed("Leaderboard.to_state()", "Leaderboard.to_dict()")
+        return board_state(self)
 
     # ----------------------------------------------------------------------------------- top-k
     def _relation(self) -> np.ndarray:

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from ...order.result import Ranking, make_ranking
 from ...results import ResultMixin
-
-if TYPE_CHECKING:  # pragma: no cover
-    from .engine import Leaderboard
 
 __all__ = ["LeaderboardResult", "build_result"]
 
@@ -117,7 +114,8 @@ class LeaderboardResult(ResultMixin):
         return [f"{a} is better than {b} ({tail}certified, alpha = {self.alpha:g})" for a, b in self.edges]
 
 
-def build_result(lb: "Leaderboard") -> LeaderboardResult:
+def build_result(lb: Any) -> LeaderboardResult:
+    """The result of a board (a :class:`~certirank.methods.bbedge.engine.Leaderboard`) now."""
     from ...order.closure import inferiors, is_consistent, rank_intervals, transitive_closure
 
     names = list(lb.models)

@@ -122,8 +122,11 @@ MAX_ROUNDS = 10**7
 
 def check_betas(betas: Any) -> np.ndarray:
     if isinstance(betas, str):
+        parts = betas.split(",")
+        if parts and not parts[-1].strip():
+            parts = parts[:-1]  # a trailing comma, as lists are often written
         try:
-            betas = [float(v) for v in betas.split(",") if v.strip()]
+            betas = [float(v) for v in parts]  # an empty item ('1,,2') is a typo, not a value to drop
         except ValueError:
             raise ParameterError(f"betas must be comma-separated numbers, got {betas!r}") from None
     try:

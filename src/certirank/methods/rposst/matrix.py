@@ -9,7 +9,6 @@ min–max rescaling of spec 05 §11.3 depends on which columns are *tuning* colu
 
 from __future__ import annotations
 
-import csv
 
 from dataclasses import dataclass
 from pathlib import Path
@@ -92,20 +91,16 @@ def _is_eval_log(path: Path) -> bool:
 
 
 def _read_file(path: Path) -> pd.DataFrame:
-    if not path.exists():
-        raise DataError("file not found", source=str(path))
-    if path.stat().st_size == 0:
-        raise DataError("the file is empty (expected a header line and data rows)", source=str(path))
-    suffix = path.suffix.lower()
-    try:
-        if suffix == ".parquet":
-            return pd.read_parquet(path)
-        sep = "\t" if suffix in (".tsv", ".tab") else None
-        return pd.read_csv(path, sep=sep, engine="python" if sep is None else "c")
-    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError, ValueError, csv.Error,
-            OSError) as exc:
-        # csv.Error: the delimiter sniffer gives up on empty or one-token files
-        raise DataError(f"cannot read a table from this file ({exc})", source=str(path)) from None
+    """A table file as the data layer reads it (one separator per file type, never guessed from the content: a
+    sniffer took the 's' of a one-column file's header 'score' for the separator)."""
+    from ...data.files import _existing_path, _file_type, read_frame
+
+    p = _existing_path(path)
+    if p.is_dir():
+        raise DataError("is a folder; pass a test matrix file (CSV/TSV/Parquet) or an evaluation log folder",
+                        source=str(path))
+    frame, _ = read_frame(p, _file_type(p))
+    return frame
 
 
 def _find(columns: dict[str, str], aliases: tuple[str, ...]) -> str | None:
@@ -186,6 +181,9 @@ def _from_wide(frame: pd.DataFrame, source: str | None) -> ScoreMatrix:
         cases = [f"case {i + 1}" for i in range(len(frame))]
     if frame.shape[1] == 0 or frame.shape[0] == 0:
         raise DataError("a test matrix needs at least one test case (row) and one policy (column)", source=source)
+    if frame.shape[1] == 1:
+        raise DataError(f"one column of scores ({str(frame.columns[0])!r}): a wide test matrix has one column per "
+                        "policy (or use the long layout test_case,policy,score)", source=source)
     if len(set(cases)) != len(cases):
         dup = pd.Series(cases)[pd.Series(cases).duplicated()].tolist()
         raise DataError(f"test-case names repeat: {_listing(dup)}", source=source)
