@@ -221,6 +221,8 @@ class VerifyReport(ResultMixin):
     ok: bool
     records: int
     checks: list[Check] = field(default_factory=list)
+    #: one line each: what was accepted within a tolerance (a checkpoint written by an older engine)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def failures(self) -> list[Check]:

@@ -491,6 +491,8 @@ def verify_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT,
     def render(r: Any) -> None:
         for ch in r.checks:
             console.print(f"{'ok  ' if ch.ok else 'FAIL'} {ch.name}" + (f": {ch.detail}" if ch.detail else ""))
+        for w in r.warnings:
+            console.print(f"note: {w}")
         console.print(f"{r.path}: {'verified' if r.ok else 'VERIFICATION FAILED'} ({r.records} live records).")
     emit(rep, as_json, render)
     if not rep.ok:
