@@ -237,6 +237,23 @@ def test_a_retried_write_records_once_and_answers_the_same(tmp_path):
             c.note("y", idempotency_key=bad)
 
 
+def test_a_retried_add_run_records_once(tmp_path):
+    """A leaderboard replicate sent again with its key is stored once; the same key with other scores is refused."""
+    db = tmp_path / "lb.campaign"
+    run = tmp_path / "run.csv"
+    run.write_text("model,item,score\n" + "".join(f"{m},i{k},{(k + j) % 2}\n" for j, m in enumerate("xyz")
+                                                   for k in range(6)))
+    other = tmp_path / "other.csv"
+    other.write_text(run.read_text().replace("x,i0,0", "x,i0,1"))
+    with Campaign.init(db, kind="leaderboard", models=["x", "y", "z"], alpha=0.1) as c:
+        first = c.add_run(run, idempotency_key="run-1")
+    with Campaign.open(db) as c:
+        assert c.add_run(run, idempotency_key="run-1") == first
+        with pytest.raises(StateError, match="already used for another request"):
+            c.add_run(other, idempotency_key="run-1")
+        assert [e.trial for e in c.log().entries] == [1]
+
+
 def test_cli_idempotency_key(tmp_path):
     db = str(tmp_path / "k.campaign")
     run = CliRunner().invoke

@@ -50,9 +50,8 @@ def add_run(camp: Any, panel: Any, *, replicate: Any, by: Any, note: Any, idempo
         return row, engine
 
     request = {"verb": "add_run", "replicate": rid_given, "by": who, "note": note,
-               "panel": None if idempotency_key is None else camp._request_panel(panel, source)}
+               "panel": None if idempotency_key is None else _panel_sha(camp, panel, source)}
     return camp._write(build, gather, request, idempotency_key)
-
 
 
 def _panel_sha(camp: Any, panel: Any, source: str) -> str:

@@ -31,6 +31,8 @@ def _names(text: str | None, what: str) -> list[str] | None:
     names = [p.strip() for p in text.split(",")]
     if names and not names[-1]:  # a trailing comma is a habit, not a name
         names.pop()
+    if not names:
+        raise ParameterError(f"{what} {text!r} names nothing: give comma-separated names")
     empty = [i + 1 for i, p in enumerate(names) if not p]
     if empty:
         raise ParameterError(f"{what} {text!r}: name {empty[0]} is empty (names are separated by single commas)")
