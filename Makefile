@@ -30,9 +30,9 @@ demo: install
 test: install-test
 	$(BIN)/python -m pytest -q
 
-# Every benchmark script with its default settings (tens of minutes); each prints its own table.
+# Every benchmark script with its default settings (hours: the studies are Monte Carlo); each prints its own table.
 bench: install-test
-	for f in benchmarks/bench_*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
+	for f in benchmarks/speed/*.py benchmarks/studies/*.py benchmarks/reproduce/*.py; do echo "== $$f"; $(BIN)/python $$f || exit 1; done
 
 # Slow Monte Carlo studies kept out of the default suite.
 test-slow: install-test

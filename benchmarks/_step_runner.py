@@ -1,6 +1,6 @@
 """Run the STEP and Lai tests of `sequentialized-barnard-tests` on saved streams (benchmark helper).
 
-This file is executed by benchmarks/bench_budget.py with the interpreter of a throw-away virtualenv in
+This file is executed by benchmarks/studies/budget_tests_vs_step.py with the interpreter of a throw-away virtualenv in
 which that package (licence CC BY-NC 4.0) was installed at benchmark time. It is never imported by
 certirank or its tests. Input: an .npz with binary arrays x, y of shape (runs, n_max); output: an .npz with
 per-run ``decision`` (+1 y better, -1 x better, 0 none) and ``stop`` (1-based trial of the decision, 0).

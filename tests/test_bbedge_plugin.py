@@ -1,7 +1,7 @@
 """BB-EDGE's predictable plug-in stakes (``stake="plugin"`` and ``"plugin-eb"``, issue 15 item 3).
 
 Numerics against a loop transcription that uses only earlier replicates, validity by seeded Monte Carlo
-with a binomial tolerance (fast here; the 500-repetition study is benchmarks/bench_bbedge.py and the slow
+with a binomial tolerance (fast here; the 500-repetition study is benchmarks/studies/bbedge_monte_carlo.py and the slow
 test below), state round trips and argument checks.
 """
 

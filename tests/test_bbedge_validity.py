@@ -1,6 +1,6 @@
 """BB-EDGE guarantees by seeded Monte Carlo: anytime FWER on the spec's generator, same-model splits, power order.
 
-Fast configurations (60 repetitions x R = 30); the full 500-repetition study is benchmarks/bench_bbedge.py.
+Fast configurations (60 repetitions x R = 30); the full 500-repetition study is benchmarks/studies/bbedge_monte_carlo.py.
 """
 
 from __future__ import annotations

@@ -132,7 +132,7 @@ def test_compose_test_rejects_options_of_the_other_mode(matrix):
 
 def test_heldout_prior_rows_message_states_the_real_minimum(wide):
     # the default 0 is valid, so "must be >= 1" was wrong
-    _fails_cleanly(["rank", str(wide), "--heldout-prior-rows", "-1"], ">= 0")
+    _fails_cleanly(["rank", str(wide), "--heldout-prior-rows", "-1"], "non-negative integer")
 
 
 def test_plot_into_missing_folder_fails_before_the_analysis(wide, tmp_path):

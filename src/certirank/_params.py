@@ -276,6 +276,20 @@ ORDER_BY = _p("order_by", Text(200, "a column name", none=True), "the column tha
 ORDERS_P = _p("orders", Integer(1, 1000), "number of seeded random orders averaged (spec 09 §5)")
 FAIL_ON_P = _p("fail_on", Choice(FAIL_ON), "check fails on any claim not certified, or only on a reversed one")
 SPEC09 = (ABOUT, ORDER, SEED.but(constraint=Seed()), ORDER_BY, ORDERS_P, FAIL_ON_P)
+# issue 35: fewer real evaluations (equivalence, forecasts, prediction-powered evidence)
+MARGIN = _p("margin", Real(0.0, 1.0, lo_open=True, hi_open=True, none=True),
+            "equivalence margin fixed before the data: a pair is certified 'equivalent' when |difference of means| "
+            "< margin (scores on [0, 1])")
+FUTILITY = _p("futility", Real(0.0, 1.0, lo_open=True, hi_open=True),
+              "an undecided pair is 'futile' when the forecast chance of deciding by the budget n_max is below this "
+              "(a forecast, never a guarantee)")
+PROXY_X = _p("proxy_x", Given("a sequence of proxy scores in [0, 1], one per unit"),
+             "proxy scores of policy X (simulator, world model, LLM judge), one per unit")
+PROXY_Y = _p("proxy_y", Given("a sequence of proxy scores in [0, 1], one per unit"),
+             "proxy scores of policy Y, paired with proxy_x")
+LABEL_RATE = _p("label_rate", Real(0.0, 1.0, lo_open=True, none=True),
+                "probability, fixed before the data, with which each unit got a real label (independent of "
+                "outcomes)")
 
 
 # ----------------------------------------------------------------------------------------- rules
@@ -351,6 +365,47 @@ def _compare_budget(v: Mapping[str, Any]) -> str | None:
     if used and not exact:
         return (f"{_both(*used)} {'shapes' if len(used) == 1 else 'shape'} the exact budget test, which needs "
                 f"scores declared binary and a budget: {_EXACT}")
+    return None
+
+
+def _margin_ties(v: Mapping[str, Any]) -> str | None:
+    if v.get("margin") is not None and v.get("ties", "allow") != "allow":
+        return (f"{_both('margin')} needs ties='allow': the equivalence claim shares the pair's level with the "
+                "difference test at alpha/2 per side (with assume_none the sum exceeds alpha)")
+    return None
+
+
+def _margin_anyrank(v: Mapping[str, Any]) -> str | None:
+    if v.get("margin") is None:
+        return None
+    if v.get("guarantee", "paper") != "paper" or v.get("ties", "allow") != "allow":
+        return (f"{_both('margin')} needs guarantee='paper' and ties='allow' (the equivalence halves share each "
+                "pair's level with the difference test at alpha/2 per side)")
+    return None
+
+
+def _margin_top_k(v: Mapping[str, Any]) -> str | None:
+    if v.get("margin") is not None and v.get("top_k") is not None:
+        return (f"{_both('margin', 'top_k')} together are not supported: Top-k certification uses the whole "
+                "level")
+    return None
+
+
+def _proxy_rule(v: Mapping[str, Any]) -> str | None:
+    given = [n for n in ("proxy_x", "proxy_y", "label_rate") if v.get(n) is not None]
+    if not given:
+        return None
+    if len(given) < 3:
+        missing = [n for n in ("proxy_x", "proxy_y", "label_rate") if n not in given]
+        return (f"a proxy-assisted comparison needs proxy_x, proxy_y and label_rate; missing: "
+                f"{', '.join(missing)}")
+    refused = [n for n, default in (("bettor", None), ("bins", "progress"), ("arms", "paired"),
+                                    ("extendable", False)) if v.get(n, default) != default]
+    if refused:
+        return (f"{_both(*refused)} {'shapes' if len(refused) == 1 else 'shape'} the real-only tests; the "
+                "proxy-assisted test takes alpha, ties='allow', margin, n_max (the forecast's budget) and futility")
+    if v.get("ties", "allow") != "allow":
+        return "the proxy-assisted test needs ties='allow' (each direction at alpha/2, valid under exact ties)"
     return None
 
 
@@ -458,7 +513,7 @@ _RPOSST = (
 )
 
 BY = _p("by", Text(MAX_NAME, "an operator name", none=True), "who ran or recorded it (an operator name)")
-NOTE = _p("note", Text(10_000, "a note", none=True), "a free note kept with a record")
+NOTE = _p("note", Text(10_000, "text", none=True), "a free note kept with a record")
 # the operator's workflow (issue 34): design, tags, faults, notes, amendments, idempotency keys
 TAGS = _p("tags", Given("a list of tags (text)", kinds=(list, tuple, str)),
           "labels of a record or fault (the stage a rollout failed at, ...); at init: the declared list")
@@ -496,7 +551,7 @@ RECORD_ID = _p("record_id", Integer(1, 2**62, none=True), "a campaign record's i
 VERBS: dict[str, Verb] = {v.name: v for v in (
     _verb("anyrank", DATA, ALPHA, ANYRANK_METHOD, PRIOR, GAMMA, N_MAX, TIES_P, GUARANTEE, POLICY_SUBSET, HELDOUT,
           PAIRING, *(p for p in ANYRANK_OPTIONS if p is not ADVANTAGE_TOL), TRAJECTORY, FORMAT, SCORE_RANGE,
-          rules=ANYRANK_RULES),
+          MARGIN, FUTILITY, rules=(*ANYRANK_RULES, Rule(("margin", "guarantee", "ties"), _margin_anyrank))),
     _verb("Ranker", POLICIES, ALPHA, PRIOR, GAMMA, N_MAX, ANYRANK_METHOD, TIES_P, GUARANTEE, ENVIRONMENTS, SEED,
           *ANYRANK_OPTIONS, rules=RANKER_RULES, options=tuple(p.name for p in ANYRANK_OPTIONS)),
     _verb("load", DATA.but(name="path", help="a file or folder to read, or a table"), FORMAT, SCORE_RANGE,
@@ -523,13 +578,16 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     _verb("compare", SCORES_X, SCORES_Y, ALPHA, EVIDENCE_BETTOR, TIES_P,
           BINS_P.but(constraint=OneOf((Choice(BINS), Given("a sequence of bins in [0, 1]", kinds=(list, tuple)))),
                      renamed=()),
-          N_MAX, ARMS_P, EXTENDABLE, rules=(Rule(("n_max", "bins", "arms", "extendable"), _compare_budget),)),
+          N_MAX, ARMS_P, EXTENDABLE, MARGIN, PROXY_X, PROXY_Y, LABEL_RATE, FUTILITY,
+          rules=(Rule(("n_max", "bins", "arms", "extendable"), _compare_budget), Rule(("margin", "ties"), _margin_ties),
+                 Rule(("proxy_x", "proxy_y", "label_rate", "bettor", "bins", "arms", "extendable", "ties"),
+                      _proxy_rule))),
     _verb("check", DATA, CLAIMS, ALPHA.but(constraint=Real(0.0, 1.0, lo_open=True, hi_open=True, none=True)),
           EVIDENCE_BETTOR.but(constraint=Choice(_registry("certirank.evidence._core", "BETTORS"))), TIES_P,
           BINS_P.but(renamed=()), FORMAT, SCORE_RANGE),
     _verb("leaderboard", DATA, ALPHA, TAU, BLOCKS, TOP_K, PILOT, BBEDGE_METHOD, WEIGHTS, OUTPUT, SCORE_RANGE, FORMAT,
-          STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")),
-          rules=BOARD_RULES),
+          STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")), MARGIN,
+          rules=(*BOARD_RULES, Rule(("margin", "top_k"), _margin_top_k))),
     _verb("Leaderboard", MODELS, ALPHA, TAU, BLOCKS, WEIGHTS, ITEMS, BBEDGE_METHOD, TOP_K, PILOT, EPOCHS, ADDITIONS,
           OUTPUT, KEEP_HISTORY, BLOCKS_SOURCE, BLOCKS_COLUMN, STAKE,
           *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")),
@@ -576,7 +634,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           _p("sets", Integer(1, 10**6), "random holdout sets"),
           _p("top", Integer(1), "designs listed"),
           *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler", "progress"))),
-    _verb("Campaign.init", *_CAMPAIGN_INIT, rules=RANKER_RULES, options=tuple(p.name for p in ANYRANK_OPTIONS)),
+    _verb("Campaign.init", *_CAMPAIGN_INIT, rules=(*RANKER_RULES, Rule(("top_k", "models"), _top_k_rule)), options=tuple(p.name for p in ANYRANK_OPTIONS)),
     _verb("Campaign.open", PATH),
     _verb("Campaign.next", _p("count", Integer(1, 10_000, none=True), "how many runs to hand out"),
           _p("remember", Flag(none=True), "hand the runs out (remembered) or, False, only look (readers, the page); "

@@ -43,7 +43,8 @@ _TRUSTED: contextvars.ContextVar[frozenset[str]] = contextvars.ContextVar("certi
 
 def shown(value: Any) -> str:
     """A value as a refusal quotes it: its repr, cut to 80 characters, with the type when that helps."""
-    text = repr(value)
+    # "nan" reads like a word; the refusal names the IEEE value the user must look for
+    text = "NaN" if isinstance(value, (float, np.floating)) and value != value else repr(value)
     if len(text) > 80:
         text = text[:77] + "..."
     if isinstance(value, (bool, np.bool_, str, bytes, int, float)) or value is None:
@@ -337,8 +338,12 @@ class Text(Constraint):
     def check(self, name: str, value: Any) -> str | None:
         if self._none(name, value):
             return None
-        if not isinstance(value, (str, np.str_)) or "\0" in value or not self.minimum <= len(value) <= self.maximum:
+        if not isinstance(value, (str, np.str_)):
             raise refuse(name, self.describe(), value)
+        if "\0" in value:
+            raise ParameterError(f"{name} must be {self.describe()}; it holds a NUL character")
+        if not self.minimum <= len(value) <= self.maximum:
+            raise ParameterError(f"{name} must be {self.describe()}, got {len(value):,} characters")
         return str(value)
 
     def invalid(self) -> list[Any]:
@@ -360,7 +365,9 @@ class PathArg(Constraint):
         if not isinstance(value, (str, os.PathLike)):
             raise refuse(name, self.describe(), value)
         text = os.fspath(value)
-        if not isinstance(text, str) or not text or "\0" in text:
+        if isinstance(text, str) and "\0" in text:
+            raise ParameterError(f"{name} must be {self.describe()}; it holds a NUL character")
+        if not isinstance(text, str) or not text:
             raise refuse(name, self.describe(), value)
         return value
 

@@ -169,3 +169,79 @@ def test_option_parsers_on_hostile_text(text):
             assert_api_refusal(exc)
         except Exception as exc:  # noqa: BLE001
             pytest.fail(f"raw {type(exc).__name__} from {getattr(fn, '__name__', fn)}({text!r}): {exc!r}")
+
+
+ENCODINGS = ["utf-8", "utf-8-sig", "utf-16", "latin-1", "cp1252", "utf-32"]
+
+
+@FAST
+@given(csv_text(), st.sampled_from(ENCODINGS))
+def test_load_csv_in_other_encodings(text, encoding):
+    _load_file(text.encode(encoding, errors="replace"), ".csv")
+
+
+def _hostile_records(draw: st.DrawFn, keys: list[str]) -> list[object]:
+    """Records that look like the reader's own (its keys, sometimes) with hostile values, or anything at all."""
+    value = st.one_of(JSON, st.sampled_from(TOKENS), st.floats(allow_nan=True), st.integers(-(2 ** 70), 2 ** 70))
+    record = st.fixed_dictionaries({}, optional={k: value for k in keys})
+    return draw(st.lists(st.one_of(record, JSON), max_size=5))
+
+
+@st.composite
+def reader_layout(draw: st.DrawFn, reader: str) -> dict[str, bytes]:
+    """The files a reader expects, filled with hostile content."""
+    dumps = lambda v: json.dumps(v).encode()  # noqa: E731
+    if reader == "helm":
+        recs = _hostile_records(draw, ["instance_id", "train_trial_index", "stats"])
+        return {"run:model=m1/per_instance_stats.json": dumps(recs),
+                "run:model=m1/run_spec.json": dumps(draw(JSON))}
+    if reader == "lerobot":
+        return {f"{p}/eval_info.json": dumps(draw(st.one_of(JSON, st.fixed_dictionaries(
+            {}, optional={"per_task": JSON, "per_episode": JSON, "overall": JSON})))) for p in ("a", "b")}
+    if reader in ("lm-eval", "eee", "openai-evals"):
+        keys = {"lm-eval": ["doc_id", "filter", "metrics", "acc", "exact_match"],
+                "eee": ["model_id", "sample_id", "evaluation", "evaluation_name"],
+                "openai-evals": ["spec", "type", "sample_id", "data", "run_id"]}[reader]
+        name = "m/samples_t_2024-01-01T00-00-00.jsonl" if reader == "lm-eval" else "logs/run.jsonl"
+        lines = [json.dumps(r) for r in _hostile_records(draw, keys)] + draw(st.lists(st.sampled_from(
+            ["{", "", "[1]", '{"a": 1e999}', "\x00"]), max_size=2))
+        return {name: "\n".join(lines).encode()}
+    if reader == "inspect":
+        return {"log.json": dumps({"eval": draw(JSON), "samples": _hostile_records(draw, ["id", "epoch", "scores"]),
+                                   "results": draw(JSON)})}
+    if reader == "arena":
+        return {"battles.json": dumps(_hostile_records(draw, ["model_a", "model_b", "winner"]))}
+    if reader == "outcome-lists":
+        rows = draw(st.lists(st.tuples(st.sampled_from(TOKENS), st.sampled_from(TOKENS),
+                                       st.sampled_from(TOKENS + ["[True, False]", "[1, 0.5]", '"[0, 1]"\'']),
+                                       st.sampled_from(TOKENS)), max_size=6))
+        text = "Task,Method,Outcomes,Notes\n" + "\n".join(",".join(r) for r in rows)
+        return {"lists.csv": text.encode()}
+    return {f"runs/{p}.csv": draw(csv_text()).encode() for p in ("A", "B")}  # folder
+
+
+READERS = ["helm", "lerobot", "lm-eval", "eee", "openai-evals", "inspect", "arena", "outcome-lists", "folder"]
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+@pytest.mark.parametrize("reader", READERS)
+def test_every_registry_reader_on_hostile_files(reader, data):
+    files = data.draw(reader_layout(reader))
+    with tempfile.TemporaryDirectory() as d:
+        root = Path(d)
+        for rel, content in files.items():
+            (root / rel).parent.mkdir(parents=True, exist_ok=True)
+            (root / rel).write_bytes(content)
+        target = {"helm": root, "lerobot": root, "lm-eval": root, "eee": root / "logs", "openai-evals": root / "logs",
+                  "inspect": root / "log.json", "arena": root / "battles.json", "outcome-lists": root / "lists.csv",
+                  "folder": root / "runs"}[reader]
+        for fmt in (reader, None):  # named, and detected
+            try:
+                t = certirank.load(target, format=fmt)
+            except CertirankError as exc:
+                assert_api_refusal(exc)
+            except Exception as exc:  # noqa: BLE001
+                pytest.fail(f"raw {type(exc).__name__} from the {reader} reader (format={fmt}): {exc!r}")
+            else:
+                _ok_table(t)

@@ -32,6 +32,9 @@ def compare_cmd(data: Path = DATA_ARG,
                                                     "with --bins binary, the exact budget test (valid up to it)."),
                 arms: str = declared("arms", "paired", extra_help="independent: rollouts paired by order only."),
                 extendable: bool = declared("extendable", False),
+                margin: Optional[float] = declared("margin", None, verb="compare",
+                                                   extra_help="Shares the level with the difference test."),
+                futility: float = declared("futility", 0.1, verb="compare", extra_help="Used with --n-max."),
                 format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
                 read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Sequentially compare two policies on their paired trials, in recorded order (anytime-valid)."""
@@ -43,7 +46,8 @@ def compare_cmd(data: Path = DATA_ARG,
     if shuffle is not None:
         from .rank import _refuse_with_shuffle
         _refuse_with_shuffle(bettor=bettor is not None, ties=ties != "allow", bins=bins != "progress",
-                             n_max=n_max is not None, arms=arms != "paired", extendable=extendable)
+                             n_max=n_max is not None, arms=arms != "paired", extendable=extendable,
+                             margin=margin is not None)
     table, _, _ = read_input(data, format, score_range, read_option)
 
     def run(tab: Any, level: float) -> Any:
@@ -52,7 +56,7 @@ def compare_cmd(data: Path = DATA_ARG,
             return shuffled_ranking(tab, level, seed=shuffle, policies=[a, b])
         xs, ys = _pairs_from_table(tab, a, b, pairing=pair)
         return compare(xs, ys, alpha=level, bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
-                       extendable=extendable)
+                       extendable=extendable, margin=margin, futility=futility)
 
     if cols is not None:
         from ..methods.groups import run_by_group
@@ -81,11 +85,15 @@ def compare_cmd(data: Path = DATA_ARG,
         t.add_row(str(res.n), f"{res.pvalue:.4g}", f"{res.p_less:.4g}", f"{res.p_more:.4g}",
                   "-" if res.decided_at is None else str(res.decided_at))
         console.print(t)
+        console.print(f"Verdict: {res.verdict}" + ("" if res.margin is None else
+                      f" (equivalence margin {res.margin:g}: p = {res.p_equivalent:.4g})"))
         tie_note = ("valid even if the two are exactly tied" if res.ties == "allow"
                     else "assumes the two are never exactly tied")
         where = ("at whatever pair you stop" if res.horizon is None
                  else f"at whatever pair you stop up to the budget of {res.horizon} trials")
-        console.print(f"Guarantee: the chance of ever declaring the wrong policy better, {where}, is at most "
+        what = ("declaring the wrong policy better or declaring equivalence wrongly" if res.margin is not None
+                else "declaring the wrong policy better")
+        console.print(f"Guarantee: the chance of ever {what}, {where}, is at most "
                       f"alpha = {res.alpha:g} (ties = {res.ties}: {tie_note}). Test: {res.test}.")
 
     if markdown:

@@ -10,6 +10,7 @@ from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, BACKEND_OPT, DATA_ARG, FORMAT_O
                       SCHEDULER_OPT, SCORE_RANGE_OPT, app, console, emit, group_columns, read_input, render_groups,
                       show)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
+from ._options import declared
 
 
 @app.command("leaderboard")
@@ -28,6 +29,8 @@ def leaderboard_cmd(
                                         "a predictable stake on the exact betting factor), plugin-eb (the same on "
                                         "the empirical-Bernstein factor: cheaper at many models, less powerful) or "
                                         "grid (the spec 04 41-point mixture). Other methods have their own."),
+    margin: Optional[float] = declared("margin", None, verb="leaderboard",
+                                       extra_help="Alpha is split in half between edges and equivalence claims."),
     graph: Optional[str] = typer.Option(None, "--graph", help="Also print the confidence graph: dot or mermaid."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw the confidence graph to FILE.png or FILE.svg."),
     format: Optional[str] = FORMAT_OPT,
@@ -64,13 +67,14 @@ def leaderboard_cmd(
         from ..methods.groups import run_by_group
         grouped = run_by_group(source, cols, lambda tab, level: leaderboard(
             tab, alpha=level, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method, stake=stake,
-            backend=backend, jobs=jobs, scheduler=scheduler),
+            backend=backend, jobs=jobs, scheduler=scheduler, margin=margin),
             alpha=alpha, alpha_across_groups=alpha_across_groups, method=method)
         title = f"{data}: {method} in {len(grouped.groups)} groups of {', '.join(cols)}"
         emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
     result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
-                         score_range=sr, format=fmt, stake=stake, backend=backend, jobs=jobs, scheduler=scheduler)
+                         score_range=sr, format=fmt, stake=stake, backend=backend, jobs=jobs, scheduler=scheduler,
+                         margin=margin)
 
     def render(res: Any) -> None:
         from ..report.text import ranking_renderables
@@ -79,6 +83,9 @@ def leaderboard_cmd(
             tk = res.top_k
             extra.append(f"Top-{tk['k']}: not certified yet." if tk["set"] is None else
                          f"Top-{tk['k']} certified at replicate {tk['certified_at']}: {', '.join(tk['set'])}.")
+        if res.margin is not None:
+            pairs = "; ".join(f"{a} ~ {b}" for a, b in res.equivalent) or "none yet"
+            extra.append(f"Equivalent (|difference| < {res.margin:g}, certified): {pairs}.")
         title = (f"{data}: {res.method} (stake {res.stake}), {len(res.models)} models, {res.replicates} replicate(s), alpha = "
                  f"{res.alpha:g}, tau = {res.tau:g}")
         show(ranking_renderables(res.ranking, title=title, full=show_all, width=console.width,

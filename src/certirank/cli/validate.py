@@ -13,13 +13,15 @@ from ._common import JSON_OPT, app, console, emit, err_console
 
 @app.command("validate")
 def validate_cmd(
-    quick: bool = typer.Option(False, "--quick", help="The smoke-test battery (the default; well under 2 minutes "
-                               "on 2 cores)."),
-    full: bool = typer.Option(False, "--full", help="The full study behind docs/validity.md (about 20x the runs)."),
+    quick: bool = typer.Option(False, "--quick", help="The smoke-test battery (the default; about a minute on 2 "
+                               "cores): each row fails a method at twice its bound with probability >= 0.9."),
+    full: bool = typer.Option(False, "--full", help="The full study behind docs/validity.md: larger budgets and "
+                              "boards, each row detects 1.5 times its bound (several times the runs)."),
     backend: Optional[str] = typer.Option(None, "--backend", help="Simulation backend, passed to the simulator."),
     alpha: float = typer.Option(0.05, "--alpha", help="Family-wise level given to every method."),
     seed: int = typer.Option(2020, "--seed", help="Root seed (row i uses seed + i)."),
-    reps: Optional[int] = typer.Option(None, "--reps", help="Runs per row (default: the level's, per row)."),
+    reps: Optional[int] = typer.Option(None, "--reps", help="The most runs a row may use (default 1,000 quick, "
+                                       "3,000 full; each row stops when its test decides)."),
     check: list[str] = typer.Option([], "--check", help="Run only this row (repeatable); see the table's names."),
     jobs: int = typer.Option(1, "--jobs", "-j", help="Worker processes; results do not depend on it."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw estimates, intervals and bounds to FILE.png "
@@ -37,9 +39,9 @@ def validate_cmd(
         from ..report.cli import check_plot_path
         check_plot_path(plot)
     if level == "full" and not as_json:
-        n = reps or sum(c.reps[1] for c in validation_checks())
-        err_console.print(f"validate --full: about {n:,} simulated runs; roughly 10-20 minutes per core on a "
-                          "laptop (use --jobs, or --quick for a smoke test).", markup=False)
+        err_console.print(f"validate --full: {len(validation_checks())} rows, each run until its sequential test "
+                          "decides (about 100 to 1,000 runs a row); tens of minutes per core (use --jobs, or --quick "
+                          "for a smoke test).", markup=False)
 
     def progress(row: dict[str, Any]) -> None:
         if not as_json:

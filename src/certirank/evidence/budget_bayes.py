@@ -32,7 +32,7 @@ which the independent-arms worst case and the futility bound use), and it is shi
 (p = 1 before any data, as for the mixture).
 
 Cost: one backward pass over the budget for all grid values of lambda at once, O(n^2 * grid), cached per
-(n, a, arms); with its p-value grid about 1.5x the mixture's design cost (`benchmarks/bench_anyrank.py --part
+(n, a, arms); with its p-value grid about 1.5x the mixture's design cost (`benchmarks/studies/anyrank_efficiency_and_fwer.py --part
 design`).
 """
 

@@ -13,7 +13,7 @@ Each M^lam is a test supermartingale for E[D | past] <= 0, so every fixed mixtur
   grid point; on binary data it approximates ``beta_mixture``.
 
 Concentration a = 1 (uniform prior on lam in [0, 1]) is the default: among the values measured in
-benchmarks/bench_budget.py (--study mixture) it had the best worst-case ratio to oracle Kelly.
+benchmarks/studies/budget_tests_vs_step.py (--study mixture) it had the best worst-case ratio to oracle Kelly.
 
 - ``calibrated`` (the default of `compare`): a mixture prior chosen by exact dynamic programming, with the
   Ville overshoot recovered by a predictable stake for the first discordant pairs (see :class:`Calibrated`).

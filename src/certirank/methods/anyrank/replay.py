@@ -13,6 +13,8 @@ import pandas as pd
 from ..._compat import keyword_only
 from ..._params import validated
 from ...errors import DataError, ParameterError
+from ...evidence.forecast import FUTILITY
+from .verdicts import open_pair_verdicts
 from .config import DIRECTION_SPLIT, _BLOCK, _Setup, _make_setup
 from .result import RankingResult, _Table
 from .engine import _Campaign, _make_streams
@@ -58,7 +60,8 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
             trajectory: bool = False, format: str | None = None,
             score_range: tuple[float, float] | None = None, budget: str = "auto",
             arms: str = "paired", concentration: float | None = None,
-            statistic: str | None = None) -> RankingResult:
+            statistic: str | None = None, margin: float | None = None,
+            futility: float = FUTILITY) -> RankingResult:
     """Run AnyRank over recorded trials, in recorded order (spec 03 §9.1).
 
     Parameters
@@ -162,6 +165,10 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     res = camp.result()
+    details = open_pair_verdicts(camp, res.undecided_details, margin, futility, n_max=n_max)
+    res = dataclasses.replace(res, undecided=[d["pair"] for d in details if d["verdict"] != "equivalent"],
+                              undecided_details=details, margin=margin,
+                              equivalent=[d["pair"] for d in details if d["verdict"] == "equivalent"])
     notes = wide.attrs.get("notes") or []
     if notes and res.ranking is not None:
         res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))

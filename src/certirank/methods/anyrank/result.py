@@ -112,6 +112,10 @@ class RankingResult(ResultMixin):
     trajectory: dict[str, Any] | None = field(default=None, repr=False)
     trust_edited: str | None = None
     ranking: Ranking | None = field(default=None, repr=False)
+    margin: float | None = None
+    """Equivalence margin fixed before the data (replay ``anyrank(..., margin=)``); None = no equivalence claims."""
+    equivalent: list[list[str]] = field(default_factory=list)
+    """Pairs certified equivalent: |mean difference| < margin (not in `undecided`; see anyrank/verdicts.py)."""
 
     @property
     def complete(self) -> bool:
@@ -141,7 +145,18 @@ class RankingResult(ResultMixin):
         conf = f"certified, alpha = {self.alpha:g}"
         out = [f"{d['better']} is better than {d['worse']} ({conf}"
                + (", by transitivity" if d["via"] == "transitivity" else "") + ")" for d in self.decisions]
-        out += [f"{a} vs {b}: undecided (not enough evidence yet)" for a, b in self.undecided]
+        out += [f"{a} and {b} are equivalent: their means differ by less than {self.margin:g} ({conf})"
+                for a, b in self.equivalent]
+        more = {tuple(d["pair"]): d for d in self.undecided_details}
+        for a, b in self.undecided:
+            d = more.get((a, b), {})
+            if d.get("verdict") == "futile":
+                out.append(f"{a} vs {b}: futile (forecast: unlikely to be decided within the budget; not a guarantee)")
+            elif d.get("more_needed") is not None:
+                out.append(f"{a} vs {b}: undecided (forecast: about {d['more_needed']} more paired trials at the "
+                           "current estimates; not a guarantee)")
+            else:
+                out.append(f"{a} vs {b}: undecided (not enough evidence yet)")
         return out
 
 

@@ -78,6 +78,10 @@ class LeaderboardResult(ResultMixin):
     trust_edited: str | None = None
     ranking: Ranking | None = field(default=None, repr=False)
     stake: str = "grid"
+    margin: float | None = None
+    """Equivalence margin fixed before the data (``leaderboard(..., margin=)``); None = no equivalence claims."""
+    equivalent: list[list[str]] = field(default_factory=list)
+    """Pairs certified equivalent: |Delta| < margin (at alpha/2; the edges then use the other alpha/2)."""
     _names: tuple[str, ...] = field(repr=False, default=())
     _means: np.ndarray | None = field(repr=False, default=None)
     _relation: np.ndarray | None = field(repr=False, default=None)

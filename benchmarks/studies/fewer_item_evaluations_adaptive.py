@@ -1,0 +1,131 @@
+"""How many item evaluations does adaptive item choice save, for the same certified edges? (issue 35 item 4)
+
+Usage::
+
+    .venv/bin/python benchmarks/studies/fewer_item_evaluations_adaptive.py --seeds 5 --runs 100
+
+Two settings, the same test for both strategies (:class:`certirank.methods.bbedge.adaptive.AdaptiveBoard`:
+items drawn with replacement, importance-weighted grid-mixture e-processes, direct e-Holm each draw):
+
+- ``uniform``: every item equally likely, every model scored on every drawn item (the plain alternative);
+- ``adaptive``: items drawn in proportion to the predicted disagreement of the still-undecided pairs (item
+  success rates from *other* models, fixed before the data), only models with an undecided pair scored, and
+  pairs forecast to miss the budget (`--max-draws`) by more than 8x set aside.
+
+1. GSM8K (../shared/data/llm/helm_lite_gsm8k.csv, 83 models x 1,000 items, one run): 10 models drawn at
+   random (seeded), item success rates from the other 73. Target: the edges BB-EDGE certifies on the full
+   table (10 x 1,000 = 10,000 evaluations). Reported: item evaluations (model x item scores) until every
+   target edge is certified, per strategy, over `--seeds` draws of models and item order.
+2. Simulated IRT boards (2PL, 6 models with abilities (-0.5, -0.5, 0, 0, 0.5, 0.5): three exactly tied
+   pairs, 200 items, fresh Bernoulli scores per draw, item rates from 40 other simulated models):
+   FWER (any edge between tied models or against the truth) over `--runs` boards, and evaluations until
+   every true edge is certified.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from scipy import special, stats
+
+import certirank
+from certirank.methods.bbedge.adaptive import AdaptiveBoard, run_board
+
+DATA = Path(__file__).resolve().parents[3] / "shared" / "data" / "llm" / "helm_lite_gsm8k.csv"
+ALPHA = 0.05
+
+
+def evaluations_to(board: AdaptiveBoard, target: set) -> int | None:
+    """Item evaluations at the draw where the cumulative edges first contain `target` (None if never)."""
+    at = {(board.models[a], board.models[b]): int(t)
+          for a, b, t, c in zip(board.a_idx, board.b_idx, board.certified_at, board.certified) if c}
+    if not target <= set(at):
+        return None
+    last = max(at[e] for e in target)
+    return board.evaluations_at[last - 1]
+
+
+def gsm8k(seeds: int, max_draws: int) -> list[dict]:
+    df = pd.read_csv(DATA)
+    wide = df.pivot(index="model", columns="item", values="score")
+    rows = []
+    for seed in range(seeds):
+        rng = np.random.default_rng(seed)
+        models = [str(m) for m in rng.choice(wide.index, 10, replace=False)]
+        target = {tuple(e) for e in certirank.leaderboard(df[df.model.isin(models)], ALPHA).edges}
+        hist = wide.drop(index=models).mean(axis=0).to_numpy()
+        scores = wide.loc[models].to_numpy()
+        row = {"seed": seed, "target_edges": len(target), "full_table": scores.size}
+        for strategy in ("uniform", "adaptive"):
+            b = AdaptiveBoard(models, scores.shape[1], ALPHA, difficulty=hist if strategy == "adaptive" else None,
+                              strategy=strategy, seed=seed, n_max=max_draws)
+            run_board(b, lambda i, cols: scores[cols, i], max_draws)
+            row[strategy] = evaluations_to(b, target)
+        rows.append(row)
+    return rows
+
+
+def irt_board(rng, n_items=200, hist_models=40):
+    a = np.exp(rng.normal(0, 0.3, n_items))
+    b = rng.normal(0, 1, n_items)
+    theta = np.array([-0.5, -0.5, 0.0, 0.0, 0.5, 0.5])
+    probs = special.expit(a[None, :] * (theta[:, None] - b[None, :]))
+    hist = special.expit(a[None, :] * (rng.normal(0, 1, hist_models)[:, None] - b[None, :])).mean(axis=0)
+    return theta, probs, hist
+
+
+def irt(runs: int, max_draws: int) -> dict:
+    names = [f"M{j}" for j in range(6)]
+    errors = {"uniform": 0, "adaptive": 0}
+    evals = {"uniform": [], "adaptive": []}
+    for run in range(runs):
+        rng = np.random.default_rng(1000 + run)
+        theta, probs, hist = irt_board(rng)
+        true = {(names[i], names[j]) for i in range(6) for j in range(6) if theta[i] > theta[j]}
+        for strategy in ("uniform", "adaptive"):
+            srng = np.random.default_rng(rng.integers(2**32))
+            b = AdaptiveBoard(names, probs.shape[1], ALPHA, difficulty=hist if strategy == "adaptive" else None,
+                              strategy=strategy, seed=run, n_max=max_draws)
+            run_board(b, lambda i, cols: (srng.random(cols.size) < probs[cols, i]).astype(float), max_draws)
+            if set(b.edges()) - true:
+                errors[strategy] += 1
+            evals[strategy].append(evaluations_to(b, true))
+    return {"runs": runs, "errors": errors, "evals": evals}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=100)
+    ap.add_argument("--max-draws", type=int, default=4000)
+    args = ap.parse_args()
+    t0 = time.time()
+    rows = gsm8k(args.seeds, args.max_draws)
+    print(f"GSM8K, 10 random models, alpha = {ALPHA}, target = BB-EDGE's edges on the full table\n")
+    print("| seed | target edges | full table | uniform order | adaptive | saved vs uniform | saved vs full table |")
+    print("|---|---|---|---|---|---|---|")
+    for r in rows:
+        u, a = r["uniform"], r["adaptive"]
+        sv = "-" if u is None or a is None else f"{1 - a / u:.0%}"
+        sf = "-" if a is None else f"{1 - a / r['full_table']:.0%}"
+        print(f"| {r['seed']} | {r['target_edges']} | {r['full_table']} | {u if u is not None else f'> {args.max_draws * 10}'} "
+              f"| {a if a is not None else 'never'} | {sv} | {sf} |")
+    res = irt(args.runs, args.max_draws)
+    print(f"\nSimulated IRT boards (6 models, three tied pairs, 200 items), {res['runs']} boards\n")
+    print("| strategy | boards with a false edge | FWER (95 % upper) | median evaluations to every true edge |")
+    print("|---|---|---|---|")
+    for s in ("uniform", "adaptive"):
+        e = res["errors"][s]
+        hi = stats.binomtest(e, res["runs"]).proportion_ci(0.95).high
+        ev = [v for v in res["evals"][s] if v is not None]
+        med = f"{int(np.median(ev))} ({len(ev)} of {res['runs']} reached)" if ev else "never"
+        print(f"| {s} | {e} | {e / res['runs']:.3f} ({hi:.3f}) | {med} |")
+    print(f"\n({time.time() - t0:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,270 @@
+"""Adaptive item choice for leaderboards, with the guarantee kept (issue 35 item 4).
+
+Which items to score next: instead of every model on every item, draw items one at a time (with
+replacement) from the benchmark's N items with probabilities q_t(i) chosen from the past, score only the
+models that still have an undecided pair, and weight each item by 1 / (N q_t(i)).
+
+The guarantee (a documented variant of BB-EDGE's, spec 04 §5)
+-----------------------------------------------------------
+Estimand: theta_l = (1/N) sum_i E[S_il], the benchmark-weighted mean over this fixed item set (spec 09
+`benchmark`; with one deterministic run, the table's averages). For a direction e = (a -> b) and a drawn
+item i_t ~ q_t (q_t fixed before the draw, q_t(i) >= eps / N for every item),
+
+    V_{e,t} = (X_{e,i_t} - mu_0) / (N q_t(i_t)),   X_{e,i} = (1 + S_ai - S_bi) / 2,   mu_0 = 1/2,
+
+has E[V_{e,t} | past] = sum_i q_t(i) (E X_{e,i} - mu_0) / (N q_t(i)) = (theta_a - theta_b) / 2: the
+importance weights cancel whatever q_t is, and V_{e,t} >= -1 / (2 eps) =: -L. The grid mixture of constant
+bets prod (1 + lam V / L) (:mod:`certirank.evidence.betgrid`) is then a test supermartingale for
+H_e: theta_a - theta_b <= 0, at every stopping time, for any predictable choice of q_t, of which models are
+scored, and of when a pair stops being updated (a skipped step is a zero stake). Direct e-Holm over the
+L(L-1) directions at each step (current values, spec 02 C.1) controls the FWER over all steps; edges are
+reported cumulatively (their union over time is free of false edges on the same event).
+
+What differs from BB-EDGE: the unit of time is one drawn item, not one replicate of all items, so the
+block factorisation is not used; items are drawn with replacement, so the claim is about the N items' mean
+(not about new items), exactly as BB-EDGE's.
+
+How q_t is chosen (speed only, never validity): q_t(i) proportional to (1 - eps) sqrt(sum over undecided pairs
+of P(a and b disagree on i)) + eps, with P(model l solves i) = sigmoid(logit(p_i) + beta_l): p_i an item's
+success rate fixed before the data (e.g. from earlier models on the same benchmark; without it, 1/2) and
+beta_l the model's ability offset fitted on its own scores so far. Items every model solves (or fails)
+carry no information about any pair and are rarely drawn — the square root is the variance-optimal
+importance weight.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+from scipy import special
+
+from ..._validate import check_alpha
+from ...errors import DataError, ParameterError
+from ...evidence.betgrid import BetGrid
+
+__all__ = ["AdaptiveBoard", "EXPLORE"]
+
+#: share of uniform sampling mixed into q_t: bounds the importance weight (and so the stake's range)
+EXPLORE = 0.1
+# the abilities behind q_t are refitted every this many draws (speed only)
+_REFIT = 20
+# no pair is set aside before this many draws (the growth estimate is noise before)
+_MIN_FORECAST = 200
+
+
+def _e_holm_log(log_e: np.ndarray, alpha: float) -> np.ndarray:
+    """Direct e-Holm (spec 02 C.1) on log e-values, without re-validating on every draw."""
+    inv = 1.0 / alpha
+    below = log_e < np.log(inv)
+    c = inv + float(np.sum(inv - np.exp(log_e[below])))
+    return log_e >= np.log(c)
+
+
+class AdaptiveBoard:
+    """A live leaderboard that proposes which items to score next (module docstring).
+
+    Parameters
+    ----------
+    models : sequence of str
+    items : int
+        Number of benchmark items N (items are 0..N-1).
+    alpha : float
+    difficulty : array of N success rates in [0, 1], optional
+        Fixed before the data (earlier models' results on these items); None = no prior (uniform draws).
+    strategy : {"adaptive", "uniform"}
+        ``uniform``: every item equally likely and every model scored (the plain alternative).
+    seed : int
+    n_max : int, optional
+        Budget of item draws. With it, ``adaptive`` sets aside pairs whose evidence grows too slowly to be
+        certified within `futility` x the draws left (a forecast; it only stops spending on them).
+    """
+
+    def __init__(self, models: Sequence[str], items: int, alpha: float = 0.05, *, difficulty: Any = None,
+                 strategy: str = "adaptive", seed: int = 0, explore: float = EXPLORE,
+                 n_max: int | None = None, futility: float = 8.0) -> None:
+        self.models = [str(m) for m in models]
+        if len(set(self.models)) != len(self.models) or len(self.models) < 2:
+            raise ParameterError("models must be at least two distinct names")
+        self.n_items = int(items)
+        if self.n_items < 1:
+            raise ParameterError(f"items must be a positive integer, got {items!r}")
+        self.alpha = check_alpha(alpha)
+        if strategy not in ("adaptive", "uniform"):
+            raise ParameterError(f"strategy must be 'adaptive' or 'uniform', got {strategy!r}")
+        self.strategy = strategy
+        if not 0.0 < explore <= 1.0:
+            raise ParameterError(f"explore must be in (0, 1], got {explore!r}")
+        self.explore = 1.0 if strategy == "uniform" else float(explore)
+        p = np.full(self.n_items, 0.5) if difficulty is None else np.asarray(difficulty, dtype=float)
+        if p.shape != (self.n_items,) or np.any(~np.isfinite(p)) or np.any((p < 0) | (p > 1)):
+            raise ParameterError(f"difficulty must be {self.n_items} success rates in [0, 1]")
+        self._logit_p = special.logit(np.clip(p, 0.02, 0.98))
+        self.rng = np.random.default_rng(seed)
+        m = len(self.models)
+        self.a_idx, self.b_idx = np.nonzero(~np.eye(m, dtype=bool))  # directions a -> b
+        self.bank = BetGrid(1, self.a_idx.size)
+        self.certified = np.zeros(self.a_idx.size, dtype=bool)  # cumulative edges
+        self.certified_at = np.zeros(self.a_idx.size, dtype=np.int64)
+        self.beta = np.zeros(m)
+        self._seen_s = [[] for _ in range(m)]
+        self._seen_i = [[] for _ in range(m)]
+        self.draws = 0
+        self.evaluations = 0
+        self.evaluations_at: list[int] = []  # evaluations after each draw
+        self._pending: list[dict[str, Any]] = []
+        # a pair forecast to need more than `futility` x the draws left of the budget is set aside (speed only:
+        # a predictable choice to stop betting on it, which is a zero stake)
+        self.n_max = n_max
+        self.futility = float(futility)
+        self.dormant = np.zeros((m, m), dtype=bool)
+        self._sum_pay = np.zeros(self.a_idx.size)
+        self._sum_sq = np.zeros(self.a_idx.size)
+        self._n_pay = np.zeros(self.a_idx.size, dtype=np.int64)
+        self._loss = 1.0
+
+    # ---- design -----------------------------------------------------------------------------------
+    def _open_pairs(self) -> np.ndarray:
+        """(a, b) with a < b whose pair has no certified edge yet."""
+        m = len(self.models)
+        cert = np.zeros((m, m), dtype=bool)
+        cert[self.a_idx, self.b_idx] = self.certified
+        cert = cert | cert.T | self.dormant
+        a, b = np.triu_indices(m, 1)
+        keep = ~cert[a, b]
+        return np.stack([a[keep], b[keep]], axis=1)
+
+    def probabilities(self) -> np.ndarray:
+        """q_t over the items, fixed before the next draw."""
+        n = self.n_items
+        pairs = self._open_pairs()
+        if self.strategy == "uniform" or pairs.size == 0:
+            return np.full(n, 1.0 / n)
+        ps = special.expit(self._logit_p[None, :] + self.beta[:, None])  # (models, items)
+        pa, pb = ps[pairs[:, 0]], ps[pairs[:, 1]]
+        score = np.sqrt((pa * (1 - pb) + pb * (1 - pa)).sum(axis=0))
+        q = score / score.sum()
+        return (1.0 - self.explore) * q + self.explore / n
+
+    def _active_models(self) -> np.ndarray:
+        pairs = self._open_pairs()
+        if self.strategy == "uniform":
+            return np.arange(len(self.models))
+        return np.unique(pairs) if pairs.size else np.array([], dtype=np.int64)
+
+    # ---- live API ---------------------------------------------------------------------------------
+    def suggest_items(self, k: int = 1) -> list[dict[str, Any]]:
+        """The next `k` items to score, each with the models to score on it and its draw probability."""
+        if self.done:
+            return []
+        q = self.probabilities()
+        active = self._active_models()
+        items = self.rng.choice(self.n_items, size=int(k), p=q)
+        out = [{"item": int(i), "models": [self.models[j] for j in active], "probability": float(q[i]),
+                "floor": float(q.min())} for i in items]
+        self._pending.extend(out)
+        return out
+
+    def record(self, item: int, scores: dict[str, float]) -> None:
+        """Scores of the suggested models on a suggested item (in the order suggested)."""
+        if not self._pending or self._pending[0]["item"] != int(item):
+            raise DataError(f"item {item} was not the next suggested item; record suggestions in order (the "
+                            "guarantee needs each item's draw probability)")
+        sug = self._pending[0]
+        want = sug["models"]
+        if sorted(scores) != sorted(want):
+            raise DataError(f"item {item}: scores for {sorted(scores)} but the suggestion was {sorted(want)}")
+        s = np.full(len(self.models), np.nan)
+        for name, v in scores.items():
+            v = float(v)
+            if not 0.0 <= v <= 1.0:
+                raise DataError(f"item {item}, model {name!r}: score {v!r} outside [0, 1]")
+            s[self.models.index(name)] = v
+        self._pending.pop(0)
+        self._update(int(item), s, sug["probability"], sug["floor"])
+
+    def _update(self, item: int, s: np.ndarray, q_i: float, q_min: float) -> None:
+        n = self.n_items
+        x = (1.0 + s[self.a_idx] - s[self.b_idx]) / 2.0
+        pairs_open = self._open_pairs()
+        m = len(self.models)
+        open_mat = np.zeros((m, m), dtype=bool)
+        open_mat[pairs_open[:, 0], pairs_open[:, 1]] = True
+        open_mat = open_mat | open_mat.T
+        live = open_mat[self.a_idx, self.b_idx] & np.isfinite(x)
+        pay = np.where(live, (np.nan_to_num(x) - 0.5) / (n * q_i), 0.0)
+        loss = 0.5 / (n * q_min)
+        self.bank.step(pay[None, :], np.full((1, pay.size), loss))
+        self._sum_pay += pay
+        self._sum_sq += pay * pay
+        self._n_pay += live
+        self._loss = loss
+        self.draws += 1
+        self.evaluations += int(np.isfinite(s).sum())
+        rej = _e_holm_log(self.bank.log_wealth[0], self.alpha)
+        new = rej & ~self.certified
+        self.certified |= rej
+        self.certified_at[new] = self.draws
+        self.evaluations_at.append(self.evaluations)
+        for j in np.flatnonzero(np.isfinite(s)):
+            self._seen_s[j].append(s[j])
+            self._seen_i[j].append(item)
+        if self.strategy == "adaptive" and self.draws % _REFIT == 0:
+            self._fit_abilities()
+            self._set_aside()
+
+    def _set_aside(self) -> None:
+        """Pairs forecast to miss the e-Holm cut-off within the budget: the growth per draw of the best
+        constant bet at the payoffs' running moments, g = mu^2 / (2 m2) (stake capped at the safe range), against
+        the log e-value still needed. A forecast, like docs/futility.md: it only stops spending on the pair."""
+        if self.n_max is None or self.draws < _MIN_FORECAST:
+            return
+        left = self.n_max - self.draws
+        k = np.maximum(self._n_pay, 1)
+        mu = self._sum_pay / k
+        m2 = np.maximum(self._sum_sq / k, 1e-12)
+        lam = np.clip(mu / m2, 0.0, 0.98 / self._loss)
+        g = lam * mu - lam * lam * m2 / 2.0
+        lw = self.bank.log_wealth[0]
+        cut = np.log(1.0 / self.alpha) + np.log(self.a_idx.size)  # the largest cut-off e-Holm can use
+        need = np.where(g > 0, (cut - lw) / np.maximum(g, 1e-300), np.inf)
+        m = len(self.models)
+        best = np.full((m, m), np.inf)
+        np.minimum.at(best, (self.a_idx, self.b_idx), need)
+        best = np.minimum(best, best.T)
+        self.dormant |= best > self.futility * left
+        np.fill_diagonal(self.dormant, False)
+
+    def _fit_abilities(self) -> None:
+        """Newton steps of each model's ability offset on its scores so far (ridge toward 0); speed only."""
+        for j in range(len(self.models)):
+            if not self._seen_s[j]:
+                continue
+            lp = self._logit_p[np.asarray(self._seen_i[j])]
+            y = np.asarray(self._seen_s[j])
+            for _ in range(2):
+                p = special.expit(lp + self.beta[j])
+                grad = np.sum(y - p) - 0.1 * self.beta[j]
+                hess = np.sum(p * (1 - p)) + 0.1
+                self.beta[j] = float(np.clip(self.beta[j] + grad / hess, -6, 6))
+
+    # ---- reading ----------------------------------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self._open_pairs().size == 0 or (self.n_max is not None and self.draws >= self.n_max)
+
+    def edges(self) -> list[tuple[str, str]]:
+        """Certified edges (a, b): model a's mean over the items is higher than b's (cumulative)."""
+        return [(self.models[a], self.models[b]) for a, b, c in zip(self.a_idx, self.b_idx, self.certified) if c]
+
+
+def run_board(board: AdaptiveBoard, score: Any, max_draws: int) -> AdaptiveBoard:
+    """Drive `board` with a scoring function ``score(item, model_indices) -> scores`` until every pair is
+    decided or `max_draws` items were drawn (simulation studies)."""
+    idx = {name: j for j, name in enumerate(board.models)}
+    while board.draws < max_draws and not board.done:
+        sug = board.suggest_items(1)[0]
+        cols = np.array([idx[m] for m in sug["models"]], dtype=np.int64)
+        vals = score(sug["item"], cols)
+        board.record(sug["item"], dict(zip(sug["models"], np.asarray(vals, dtype=float).tolist())))
+    return board
