@@ -3,8 +3,10 @@ pair's verdict, the budget left) and ``plan`` (the schedule of the next blocks).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from collections.abc import Mapping
+from types import SimpleNamespace
 from typing import Any
 
 from ..errors import ParameterError, StateError
@@ -37,6 +39,7 @@ def status(camp: Any) -> CampaignStatus:
         rollouts = {shown(p): int(counts[p]) for p in names}
         complete = bool(res.complete)
         termination = None if not eng.done else res.termination
+        res = dataclasses.replace(res, undecided_details=_forecasts(eng, res))
         left = remaining(res, eng.n_max)
     else:
         rollouts = {shown(p): int(eng.replicates) for p in names}
@@ -71,6 +74,22 @@ def status(camp: Any) -> CampaignStatus:
                           estimates=estimates)
 
 
+def _forecasts(eng: Any, res: Any) -> list[dict[str, Any]]:
+    """The open pairs' details with the verdict fields of issue 35 (``verdict``: futile or undecided,
+    ``more_needed``: a forecast at the current estimates, never a guarantee) from
+    :func:`methods.anyrank.verdicts.open_pair_verdicts`, which reads the paired trials each pair consumed: a live
+    engine keeps them in its table (every trial where both policies have a score, in trial order)."""
+    import numpy as np
+
+    from ..methods.anyrank.verdicts import open_pair_verdicts
+    live = eng.ranker._camp  # read only: the live engine's table and per-pair counts
+    table = live.table
+    present = ~np.isnan(table.vals[:table.nrows])
+    rows = [np.flatnonzero(present[:, i] & present[:, j]) for i, j in zip(live.pi, live.pj)]
+    view = SimpleNamespace(s=live.s, pi=live.pi, pj=live.pj, k=live.k, n=live.n, table=table, _rows=rows)
+    return open_pair_verdicts(view, list(res.undecided_details), None, n_max=eng.n_max)
+
+
 def _verdicts(res: Any, left: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     """One verdict per pair (names as shown): certified pairs from the ranking's relations, then the open ones
     from the engine's details (equivalent, futile, or undecided with the budget left and, when the method gives
@@ -92,15 +111,23 @@ def _verdicts(res: Any, left: Mapping[str, Any] | None) -> list[dict[str, Any]]:
         kind = d.get("verdict")
         if kind == "equivalent":
             item.update(verdict="equivalent", sentence=f"{a} and {b} are equivalent within the margin (certified)")
-        elif d.get("futile") or kind == "futile":
+        elif d.get("futile"):  # the engine's own: certain, not a forecast
             item.update(verdict="futile", sentence=f"{a} vs {b} cannot be decided within the budget of {n_max} paired "
                         "trials: no continuation can pass its test (stop running it)")
+        elif kind == "futile":
+            fc = d.get("forecast") or {}
+            chance = "" if fc.get("p_decide") is None else f" (about {100 * fc['p_decide']:.0f}% chance)"
+            item.update(verdict="futile", forecast=True, sentence=f"{a} vs {b}: futile at the budget — unlikely to be "
+                        f"decided in the {budget_left} paired trials left{chance}; a forecast at the current "
+                        "estimates, not a guarantee")
         elif d.get("budget_exhausted"):
             item.update(verdict="undecided", sentence=f"{a} vs {b}: undecided, the budget is used up")
         else:
             more = d.get("more_needed")
-            guess = (f"about {int(more)} more rollouts each (a forecast at the current estimates, not a guarantee)"
-                     if more is not None else f"at most {budget_left} more rollouts each (the budget left)")
+            beyond = ("" if more is None or budget_left is None or int(more) <= budget_left
+                      else f", more than the {budget_left} the budget has left")
+            guess = (f"about {int(more)} more rollouts each{beyond} (a forecast at the current estimates, not a "
+                     "guarantee)" if more is not None else f"at most {budget_left} more rollouts each (the budget left)")
             item.update(verdict="undecided", sentence=f"{a} vs {b}: undecided after {trials} paired trials; {guess}")
         out.append(item)
     return out

@@ -375,6 +375,10 @@ def _render_status(st: Any) -> None:
                        + (" (blind codes)" if st.blind and not st.unblinded else ""), full=False)
         # recorded, not used: rollouts run ahead (or not yet paired) count here but not in the table's trials
         console.print("Rollouts recorded: " + ", ".join(f"{p} {n}" for p, n in st.rollouts.items()) + ".")
+        # each open pair's verdict (the certified ones are the table's): what the operator can act on
+        for v in st.verdicts:
+            if v["verdict"] != "certified":
+                console.print(f"  {v['verdict']}: {one_line(v['sentence'])}", markup=False)
         rem = st.remaining
         if st.complete:  # the ranking's text has just said that every pair is decided
             console.print("You can stop: the ranking above is complete.")
