@@ -115,6 +115,7 @@ def test_amendments_that_keep_the_guarantee(designed):
     assert rec.changes["tags"]["to"][-1] == "slip" and rec.changes["checklist"] == {
         "from": ["gripper pads clean", "camera exposure locked"], "to": ["new pads"]}
     assert c.status().remaining["n_max"] == 120 and c.design.checklist == ("new pads",)
+    assert "n_max = 120 paired trials" in c.status().test  # the test line says the budget in force
     s = c.next()[0]
     assert c.record(s.policy, s.trial, 0.5, tags=["slip"]).tags == ["slip"]
     # the amendment is in the chain: verify replays it between the records, and an undo replays it too

@@ -89,3 +89,20 @@ def test_the_page_shows_the_verdicts(ran):
         assert 'id="verdicts"' in page, path
         for s in sentences:
             assert s.replace("'", "&#39;") in page, (path, s)
+
+
+def test_no_forecast_before_ten_paired_trials(tmp_path):
+    """Two failures each would extrapolate to "futile": the forecasts wait for MIN_FORECAST_TRIALS."""
+    from certirank.campaign._status import MIN_FORECAST_TRIALS
+    with Campaign.init(tmp_path / "early.campaign", list(PATTERN), alpha=0.1, n_max=80, seed=1) as c:
+        for _ in range(3):
+            for s in c.next():
+                c.record(s.policy, s.trial, PATTERN[s.policy](s.trial))
+        st = c.status()
+    assert MIN_FORECAST_TRIALS == 10
+    open_ = [v for v in st.verdicts if v["verdict"] != "certified"]
+    assert len(open_) == 6 and {v["verdict"] for v in open_} == {"undecided"}
+    assert all(v["more_needed"] is None and "too early for a forecast; at most 77 more rollouts each" in v["sentence"]
+               for v in open_)
+    # the engine's details keep the raw forecast (the JSON says what the method computed)
+    assert any(d.get("verdict") == "futile" for d in st.ranking.undecided_details)

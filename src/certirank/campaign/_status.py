@@ -16,6 +16,9 @@ from .results import CampaignStatus, NextRollouts, Plan, Unblinding
 __all__ = ["status", "plan", "next_rollouts", "unblinding", "STATUS_SCHEMA"]
 
 STATUS_SCHEMA = "certirank.campaign.status/1"
+#: the forecasts (futile at the budget, about N more) are shown once a pair has this many paired trials: before,
+#: the estimates they extrapolate are a handful of outcomes (two failures each would read "futile")
+MIN_FORECAST_TRIALS = 10
 #: a policy whose share of the faults is this unlikely under its share of the attempts gets a warning
 FAULT_WARNING_P = 0.01
 
@@ -70,8 +73,16 @@ def status(camp: Any) -> CampaignStatus:
                           head_hash=head.head_hash, config_sha256=camp.config_sha256, about=design.about,
                           faults=per_fault, open_faults=open_faults, tags=tags,
                           amendments=len(design.amendments), checklist=list(design.checklist), warnings=warnings,
-                          test=camp._engine_cls.test_line(camp.config["engine"]), verdicts=verdicts,
+                          test=camp._engine_cls.test_line(_engine_config(camp, eng)), verdicts=verdicts,
                           estimates=estimates)
+
+
+def _engine_config(camp: Any, eng: Any) -> Mapping[str, Any]:
+    """The locked engine configuration with the budget in force (an amendment may have raised n_max)."""
+    config = camp.config["engine"]
+    if camp.kind != "anyrank":
+        return config
+    return {**config, "ranker": {**config["ranker"], "n_max": int(eng.n_max)}}
 
 
 def _forecasts(eng: Any, res: Any) -> list[dict[str, Any]]:
@@ -114,7 +125,7 @@ def _verdicts(res: Any, left: Mapping[str, Any] | None) -> list[dict[str, Any]]:
         elif d.get("futile"):  # the engine's own: certain, not a forecast
             item.update(verdict="futile", sentence=f"{a} vs {b} cannot be decided within the budget of {n_max} paired "
                         "trials: no continuation can pass its test (stop running it)")
-        elif kind == "futile":
+        elif kind == "futile" and trials >= MIN_FORECAST_TRIALS:
             fc = d.get("forecast") or {}
             chance = "" if fc.get("p_decide") is None else f" (about {100 * fc['p_decide']:.0f}% chance)"
             item.update(verdict="futile", forecast=True, sentence=f"{a} vs {b}: futile at the budget — unlikely to be "
@@ -122,6 +133,10 @@ def _verdicts(res: Any, left: Mapping[str, Any] | None) -> list[dict[str, Any]]:
                         "estimates, not a guarantee")
         elif d.get("budget_exhausted"):
             item.update(verdict="undecided", sentence=f"{a} vs {b}: undecided, the budget is used up")
+        elif trials < MIN_FORECAST_TRIALS:
+            left_text = "" if budget_left is None else f"; at most {budget_left} more rollouts each (the budget left)"
+            item.update(verdict="undecided", more_needed=None, sentence=f"{a} vs {b}: undecided after {trials} "
+                        f"paired trial{'s' if trials != 1 else ''}; too early for a forecast{left_text}")
         else:
             more = d.get("more_needed")
             beyond = ("" if more is None or budget_left is None or int(more) <= budget_left

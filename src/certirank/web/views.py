@@ -116,7 +116,7 @@ def estimates_svg(estimates: dict[str, dict[str, Any]], width: int = 520) -> str
     from markupsafe import escape
     names = list(estimates)
     label, pad, row = 150, 12, 26
-    plot = width - label - 2 * pad
+    plot = width - label - 2 * pad - 40  # room for the n= column on the right
     height = row * len(names) + 34
 
     def x(v: float) -> float:

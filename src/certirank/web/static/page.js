@@ -68,7 +68,11 @@ document.addEventListener('DOMContentLoaded', function () {
     var b = id && document.getElementById(id);
     if (!b) { return; }
     e.preventDefault();
-    if (!busy && !b.disabled) { b.click(); }  // one press, one entry: a key held down or pressed twice is ignored
+    if (busy || b.disabled) { return; }  // one press, one entry: a key held down or pressed twice is ignored
+    // a panel swapped in a moment ago may not be wired to htmx yet (it is on settle): wire it now, so the key
+    // never falls back to a plain form post that leaves the page
+    if (window.htmx && b.form) { htmx.process(b.form); }
+    b.click();
   });
 
   // ---- live: when the log moves on (another device, the shell), the run panel is fetched again
