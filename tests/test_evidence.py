@@ -266,7 +266,9 @@ def test_batch_equals_streaming_bit_for_bit(bettor, binary):
         assert (t.decided_at or 0) == res.decided_at[r]
         assert first == res.crossed_at[r].tolist()
         c = compare(x[r], y[r], bettor=bettor, bins=bins)
-        assert (c.pvalue, c.decided_at) == (t.pvalue, t.decided_at)
+        # compare stops reading at the decision: its p-value is the stream's at the deciding pair
+        stop = (t.decided_at or horizon) - 1
+        assert (c.pvalue, c.decided_at) == (res.pvalue_trace[r, stop], t.decided_at)
 
 
 def test_one_sample_batch_equals_streaming():

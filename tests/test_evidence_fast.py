@@ -67,3 +67,33 @@ def test_a_long_stream_decided_early_reports_the_decision_pair():
     y = np.ones(100000)
     r = compare(x, y, bins="binary")
     assert r.decision == "x<y" and r.decided_at == 8 and r.n == 100000
+
+
+@pytest.mark.parametrize("gap, partial", [(0.3, False), (0.05, False), (0.0, False), (0.3, True)])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_reading_stops_at_the_decision_with_the_state_of_the_prefix(gap, partial, seed):
+    """update_many(until_decided=True) reads exactly the pairs up to the deciding one and leaves the state that
+    those pairs alone leave, bit for bit (binary fast path, and the step path once a partial score is seen)."""
+    rng = np.random.default_rng(seed)
+    n = 5000
+    x = (rng.random(n) < 0.5 - gap / 2).astype(float)
+    y = (rng.random(n) < 0.5 + gap / 2).astype(float)
+    if partial:
+        x[3] = 0.5
+    early = PairedTest(0.05, bins="binary" if not partial else "progress").update_many(x, y, until_decided=True)
+    full = PairedTest(0.05, bins="binary" if not partial else "progress").update_many(x, y)
+    assert early.decided_at == full.decided_at and early.decision == full.decision
+    upto = full.decided_at if full.decided_at is not None else n
+    assert early.n == upto
+    prefix = PairedTest(0.05, bins="binary" if not partial else "progress").update_many(x[:upto], y[:upto])
+    for key, value in prefix._streams.engine.state.items():
+        np.testing.assert_array_equal(early._streams.engine.state[key], value, err_msg=key)
+    assert early.pvalue == prefix.pvalue
+
+
+def test_compare_reports_the_pairs_given_and_the_pvalue_at_the_decision():
+    x, y = np.zeros(100000), np.ones(100000)
+    r = compare(x, y, bins="binary")
+    at = PairedTest(0.05, bins="binary").update_many(x[:8], y[:8])
+    assert (r.n, r.decided_at, r.pvalue) == (100000, 8, at.pvalue)
+    assert "decided after 8 of 100000 pairs" in r.describe()

@@ -182,8 +182,10 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     Returns
     -------
     CompareResult
-        ``decision`` ("x>y", "x<y" or None), ``pvalue``, ``decided_at``, ``n``, ``verdict``
-        ("certified", "equivalent", "futile", "undecided"), ``forecast`` when undecided.
+        ``decision`` ("x>y", "x<y" or None), ``pvalue``, ``decided_at``, ``n`` (the pairs given), ``verdict``
+        ("certified", "equivalent", "futile", "undecided"), ``forecast`` when undecided. Without a budget or a
+        margin, reading stops at the deciding pair (a decision is final at every stopping time): ``pvalue``,
+        ``p_less`` and ``p_more`` are then those at ``decided_at``, and the pairs after it cost nothing.
 
     Examples
     --------
@@ -232,7 +234,8 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
                              p_less=bt.p_less, p_more=bt.p_more, test=bt.name, horizon=bt.horizon,
                              n_max=bt.design.n_max, arms=bt.design.arms, **_eq_fields(eq, margin), forecast=fc)
     test = PairedTest(alpha, bettor=bettor, ties=ties, bins=bins, **options)
-    test.update_many(xa, ya)
+    # a decision is final: reading stops at it (an equivalence claim may still come later, so not then)
+    test.update_many(xa, ya, until_decided=margin is None)
     name = f"{test.bettor} e-process (spec 01)"
     if margin is not None:
         name += f"; equivalence: two one-sided grid-mixture e-processes against ±{margin:g}"
@@ -241,7 +244,7 @@ def compare(x: Any, y: Any, alpha: float = 0.05, *, bettor: str | None = None, t
     side_level = test.alpha / 2 if test.ties == "allow" else test.alpha
     wealth = (test.log_evalue_less, test.log_evalue_more, math.log(1.0 / side_level))
     fc = _forecast(test.decision, eq, wealth, xa, ya, margin, n_max, futility)
-    return CompareResult(decision=test.decision, pvalue=test.pvalue, decided_at=test.decided_at, n=test.n,
+    return CompareResult(decision=test.decision, pvalue=test.pvalue, decided_at=test.decided_at, n=int(xa.size),
                          alpha=test.alpha, bettor=test.bettor, ties=test.ties, p_less=test.p_less,
                          p_more=test.p_more, test=name, horizon=None,
                          n_max=None if n_max is None else int(n_max), arms=arms, **_eq_fields(eq, margin),

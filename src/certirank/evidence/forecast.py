@@ -59,10 +59,15 @@ class Side:
         u = np.asarray(self.u, dtype=float)
         if u.size == 0 or r == 0.0:
             return (math.inf if r == 0.0 else 0.0), 0.0, r
-        logs = np.log1p(np.maximum(_LAMBDAS[:, None] * u[None, :], -0.999999))
-        growth = logs.mean(axis=1)
+        # payoffs take few distinct values (binary or binned scores): one column per value, weighted by its count,
+        # so a long stream costs its distinct values, not 197 logs per pair
+        vals, counts = np.unique(u, return_counts=True)
+        w = counts / u.size
+        logs = np.log1p(np.maximum(_LAMBDAS[:, None] * vals[None, :], -0.999999))
+        growth = logs @ w
         best = int(np.argmax(growth))
-        return float(growth[best]), float(logs[best].var()), r
+        var = float(((logs[best] - growth[best]) ** 2) @ w)
+        return float(growth[best]), var, r
 
     def needed_and_chance(self, h: int) -> tuple[float, float]:
         g, s2, r = self.outlook()

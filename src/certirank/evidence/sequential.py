@@ -7,6 +7,7 @@ identical numbers, bit for bit.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import math
 from typing import Any
@@ -106,8 +107,13 @@ class PairedTest:
         self._after_step()
         return self
 
-    def update_many(self, xs: Any, ys: Any) -> "PairedTest":
-        """Consume paired trials in order (same result as calling `update` on each pair)."""
+    def update_many(self, xs: Any, ys: Any, *, until_decided: bool = False) -> "PairedTest":
+        """Consume paired trials in order (same result as calling `update` on each pair).
+
+        With ``until_decided=True`` reading stops at the pair that decides (the test is then exactly what
+        `update` on the pairs up to that one leaves), so a stream decided early costs what its first pairs cost,
+        whatever its length (issue 37 item 1).
+        """
         xa = check_scores(xs, "x")
         ya = check_scores(ys, "y")
         if xa.ndim != 1 or xa.shape != ya.shape:
@@ -115,12 +121,32 @@ class PairedTest:
                             f"{ya.shape}")
         eng = self._streams.engine
         eng.check(xa, ya)
-        if xa.size and self._fast(eng, xa, ya):
+        if not until_decided or self._sign != 0:
+            self._consume(eng, xa, ya)
             return self
+        # chunks growing 4x: an early decision costs one small chunk; any decision costs at most about four
+        # times the pairs up to it (the chunk that holds it is read twice)
+        start, size = 0, 64
+        while start < xa.size and self._sign == 0:
+            stop = min(start + size, xa.size)
+            saved = (copy.deepcopy(eng.state), self._sign, self._decided_at)
+            t0 = self.n
+            self._consume(eng, xa[start:stop], ya[start:stop])
+            if self._sign != 0 and self._decided_at is not None and self._decided_at < t0 + stop - start:
+                # decided inside the chunk: go back and read only up to the deciding pair
+                cut = start + self._decided_at - t0
+                eng.state, self._sign, self._decided_at = saved
+                self._consume(eng, xa[start:cut], ya[start:cut])
+                break
+            start, size = stop, size * 4
+        return self
+
+    def _consume(self, eng: Any, xa: np.ndarray, ya: np.ndarray) -> None:
+        if xa.size and self._fast(eng, xa, ya):
+            return
         for i in range(xa.size):
             eng.step(slice(None), xa[i:i + 1], ya[i:i + 1])
             self._after_step()
-        return self
 
     def _fast(self, eng: Any, xa: np.ndarray, ya: np.ndarray) -> bool:
         """Binary pairs for the `calibrated` bettor in one vectorised pass (issue 37 item 1); False = not taken."""
