@@ -3,8 +3,9 @@ for what may change and why the rest may not)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from ._store import Head
 from ._util import _canon, _check_note, _config_diff, _operator
 from .results import Record
 
-__all__ = ["amend"]
+__all__ = ["amend", "parse_settings"]
 
 _ANYRANK_ONLY = ("n_max", "environments", "seed", "tags", "open_tags", "launch", "checkpoints")
 #: where each design key lives in a configuration (AnyRank, leaderboard)
@@ -216,4 +217,33 @@ def _get(cfg: Mapping[str, Any], path: str) -> Any:
         if not isinstance(out, Mapping):
             return None
         out = out.get(part, out.get(_OLD_KEYS.get(part, part)))
+    return out
+
+
+def parse_settings(items: Sequence[str] | None) -> dict[str, Any]:
+    """KEY=VALUE words: a value is read as JSON when it parses (numbers, true/false, ["a", "b"]), else as text;
+    a comma-separated text is a list for the list settings."""
+    out: dict[str, Any] = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or not key:
+            raise ParameterError(f"an amendment is KEY=VALUE (e.g. n_max=400, environments=sink,shelf), got {item!r}")
+        try:
+            parsed: Any = json.loads(value)
+        except ValueError:
+            parsed = value.strip()
+        if key in ("environments", "tags", "checklist") and isinstance(parsed, str):
+            parsed = [v.strip() for v in parsed.split(",") if v.strip()]
+        if key == "checkpoints" and isinstance(parsed, str):
+            name, eq, path = parsed.partition("=")  # checkpoints=POLICY=PATH
+            if not eq:
+                raise ParameterError(f"checkpoints takes POLICY=PATH, got {parsed!r}")
+            parsed = {name.strip(): path.strip()}
+        if key in out:
+            if key == "checkpoints":
+                out[key] = {**out[key], **parsed}
+                continue
+            raise ParameterError(f"{key} is given twice")
+        out[key] = parsed
     return out

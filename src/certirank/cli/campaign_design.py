@@ -44,34 +44,6 @@ def plan_cmd(db: Path = DB_ARG, count: int = typer.Option(2, "--count", help="Ho
     emit(pl, as_json, render)
 
 
-def _settings(items: list[str] | None) -> dict[str, Any]:
-    """KEY=VALUE words: a value is read as JSON when it parses (numbers, true/false, ["a", "b"]), else as text;
-    a comma-separated text is a list for the list settings."""
-    from ..errors import ParameterError
-    out: dict[str, Any] = {}
-    for item in items or []:
-        key, sep, value = item.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or not key:
-            raise ParameterError(f"an amendment is KEY=VALUE (e.g. n_max=400, environments=sink,shelf), got {item!r}")
-        try:
-            parsed: Any = json.loads(value)
-        except ValueError:
-            parsed = value.strip()
-        if key in ("environments", "tags", "checklist") and isinstance(parsed, str):
-            parsed = [v.strip() for v in parsed.split(",") if v.strip()]
-        if key == "checkpoints" and isinstance(parsed, str):
-            name, eq, path = parsed.partition("=")  # checkpoints=POLICY=PATH
-            if not eq:
-                raise ParameterError(f"checkpoints takes POLICY=PATH, got {parsed!r}")
-            parsed = {name.strip(): path.strip()}
-        if key in out:
-            if key == "checkpoints":
-                out[key] = {**out[key], **parsed}
-                continue
-            raise ParameterError(f"{key} is given twice")
-        out[key] = parsed
-    return out
 
 
 @campaign_app.command("amend")
@@ -90,8 +62,9 @@ def amend_cmd(db: Path = DB_ARG,
     from ..errors import ParameterError
     if reason is None:
         raise ParameterError("an amendment needs --reason TEXT (kept in the audit trail with it)")
+    from ..campaign._amend import parse_settings
     with _open(db) as c:
-        rec = c.amend(_settings(changes), reason=reason, design=design, by=by, idempotency_key=idempotency_key)
+        rec = c.amend(parse_settings(changes), reason=reason, design=design, by=by, idempotency_key=idempotency_key)
     emit(rec, as_json, lambda r: console.print(
         f"Amended as entry {r.id}: {one_line(amendment_text(r.changes or {}))} (reason: {one_line(r.note)})."))
 

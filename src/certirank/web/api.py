@@ -244,7 +244,7 @@ def api_router(page: Any) -> APIRouter:
                            "Not undone", lambda rec: f"Undid {'fault' if rec.action == 'fault' else 'record'} #{rec.id}.")
 
     @r.post(f"{V1}/amend", name="v1_amend", responses=_schema(Record), openapi_extra=_body(
-        {"changes": "object", "reason": "string", "by": "string"}, ["changes", "reason"]),
+        {"changes": "object", "reason": "string", "by": "string"}, ["changes", "reason"]),  # a form: KEY=VALUE lines
         summary="Amend the design, logged in the audit chain; only what keeps the guarantee (campaign amend --json)")
     async def amend(request: Request) -> Response:
         def call(c: Any, b: Body, k: str | None) -> Record:
@@ -252,8 +252,9 @@ def api_router(page: Any) -> APIRouter:
             if isinstance(changes, str):
                 try:
                     changes = json.loads(changes)
-                except ValueError:
-                    raise ParameterError("changes must be a JSON object such as {\"n_max\": 400}") from None
+                except ValueError:  # the page's form: KEY=VALUE per line, as `campaign amend` takes them
+                    from ..campaign._amend import parse_settings
+                    changes = parse_settings([x for x in changes.splitlines() if x.strip()])
             if not isinstance(changes, dict):
                 raise ParameterError("changes must be an object such as {\"n_max\": 400}")
             return c.amend(changes, reason=b.text("reason", required=True), by=b.text("by"), idempotency_key=k)

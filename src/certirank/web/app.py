@@ -31,7 +31,7 @@ from ..errors import CertirankError
 from .api import V1, api_router, save_upload
 from .limits import BodyLimit
 from .security import SESSION_COOKIE, HostGuard, Logins, allowed_hosts, same_origin, session_value
-from .views import campaign_view, entry_rows, openapi_reference, run_view
+from .views import campaign_view, design_view, entry_rows, openapi_reference, run_view
 
 __all__ = ["create_app", "MAX_BODY", "MAX_UPLOAD"]
 
@@ -96,7 +96,8 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     def page_context(request: Request, page: str, camp: Any, **extra: Any) -> dict[str, Any]:
         write = can_write(request)
         view = campaign_view(camp)
-        pages = [("run", "Run"), ("ranking", "Ranking"), ("history", "History"), ("export", "Export")]
+        pages = [("run", "Run"), ("ranking", "Ranking"), ("design", "Design"), ("history", "History"),
+                 ("export", "Export")]
         if view["kind"] == "leaderboard":
             pages = [p for p in pages if p[0] != "run"]
 
@@ -111,6 +112,9 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         # a page render never writes (what a reader is shown is computed, not stored): each suggestion carries
         # the entry it was computed at, and the record form sends it back (record(shown_at=...))
         return page_context(request, "run", camp, run=run_view(camp), message=message)
+
+    def design_context(request: Request, camp: Any, message: dict[str, str] | None = None) -> dict[str, Any]:
+        return page_context(request, "design", camp, message=message, **design_view(camp))
 
     def respond(request: Request, name: str, ctx: dict[str, Any], status: int = 200) -> HTMLResponse:
         return templates.TemplateResponse(request, name, ctx, status_code=status)
@@ -161,6 +165,8 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
 
     def after_write(request: Request, form: Any, camp: Any, text: str, kind: str, status: int) -> Response:
         message = {"kind": kind, "text": text}
+        if form is not None and form.get("return_to") == "design":
+            return respond(request, "design.html", design_context(request, camp, message), status)
         if form is not None and form.get("return_to") == "history":
             ctx = page_context(request, "history", camp, entries=entry_rows(camp.log().entries), message=message)
             return respond(request, "history.html", ctx, status)
@@ -224,6 +230,11 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
             if since is not None and since == ctx["view"]["head"]:
                 return Response(status_code=204)  # unchanged: htmx keeps what it shows
             return respond(request, "_ranking_panel.html", ctx)
+
+    @app.get("/design", response_class=HTMLResponse, name="design_page")
+    def design_page(request: Request) -> Response:
+        with open_campaign() as camp:
+            return respond(request, "design.html", design_context(request, camp))
 
     @app.get("/history", response_class=HTMLResponse, name="history_page")
     def history_page(request: Request) -> Response:

@@ -14,7 +14,7 @@ from typing import Any
 from ..order.result import Ranking
 from ..report.svg import order_svg
 
-__all__ = ["campaign_view", "entry_rows", "ranking_of", "run_view", "estimates_svg", "openapi_reference"]
+__all__ = ["campaign_view", "design_view", "entry_rows", "ranking_of", "run_view", "estimates_svg", "openapi_reference"]
 
 LETTERS_NOTE = ("Policies sharing a letter are not certified different; the table follows the certified order, "
                 "ties by mean.")
@@ -201,3 +201,17 @@ def _type_text(schema: dict[str, Any]) -> str:
     if not kind and "anyOf" in schema:
         return " or ".join(_type_text(x) for x in schema["anyOf"])
     return kind or "any"
+
+
+def design_view(camp: Any) -> dict[str, Any]:
+    """The design page: the design in force (``/api/v1/design``) and the next two blocks of the schedule
+    (``campaign plan``), or why there is none."""
+    from ..errors import CertirankError
+    design = {"config_sha256": camp.config_sha256, **camp.design.to_dict()}
+    plan, problem = None, None
+    if camp.kind == "anyrank":
+        try:
+            plan = camp.plan(2).to_dict()
+        except CertirankError as exc:  # no environments: the schedule is the engine's trial order
+            problem = str(exc)
+    return {"design": design, "plan": plan, "plan_problem": problem}
