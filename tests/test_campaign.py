@@ -66,7 +66,8 @@ def _run_to_completion(c: Campaign, ref: Ranker | None = None, limit: int = 5000
 def finished(tmp_path):
     path = tmp_path / "lab.campaign"
     c = Campaign.init(path, POLICIES, alpha=0.1, n_max=400, environments=["kitchen", "sink", "table"], seed=5)
-    ref = Ranker(POLICIES, alpha=0.1, n_max=400, environments=["kitchen", "sink", "table"], seed=5)
+    # the environments are the campaign's schedule (balanced blocks), not the Ranker's draw
+    ref = Ranker(POLICIES, alpha=0.1, n_max=400)
     n = _run_to_completion(c, ref)
     return c, ref, n
 
@@ -84,9 +85,13 @@ def test_campaign_runs_to_a_complete_ranking_equal_to_ranker(finished, tmp_path)
     assert [r.better for r in st.ranking.relations if r.worse == "p0"]  # p0 is beaten by someone
     assert c.next() == []
     assert st.remaining["total"] == 0 and st.remaining["open_pairs"] == 0
-    # environments follow the Ranker's own draws
-    for r in c.records()[:20]:
-        assert r.environment == ref.environment(r.trial)
+    # environments follow the campaign's schedule: every block of three trials runs each environment once
+    by_trial = {r.trial: (r.environment, r.block) for r in c.records()}
+    for trial, (env, block) in by_trial.items():
+        assert block == trial // 3 and env == c.design.schedule.environment(trial)
+    for block in {b for _, b in by_trial.values()}:
+        envs = [by_trial[t][0] for t in range(3 * block, 3 * block + 3) if t in by_trial]
+        assert len(set(envs)) == len(envs)
 
 
 def test_export_then_rank_equals_status(finished, tmp_path):
@@ -144,8 +149,8 @@ def test_ranker_snapshot_round_trip_mid_campaign():
 def started(tmp_path):
     path = tmp_path / "r.campaign"
     c = Campaign.init(path, ["a", "b", "c"], alpha=0.1, n_max=20)
-    s = c.next()
-    c.record(s[0].policy, s[0].trial, 1.0)
+    assert {(s.policy, s.trial) for s in c.next()} == {("a", 0), ("b", 0), ("c", 0)}
+    c.record("a", 0, 1.0)
     return c
 
 
@@ -175,7 +180,7 @@ def test_ahead_and_remembered_suggestions_are_accepted(started):
     # a suggestion stays acceptable after a missing result moved the engine on
     c = Campaign.init(started.path.with_name("s.campaign"), ["a", "b", "c"], alpha=0.1, n_max=20)
     todo = c.next()
-    assert [(s.policy, s.trial) for s in todo] == [("a", 0), ("b", 0), ("c", 0)]
+    assert sorted((s.policy, s.trial) for s in todo) == [("a", 0), ("b", 0), ("c", 0)]
     c.record("a", 0, None)  # a failed run: pairs with a skip trial 0
     assert ("b", 0) not in [(s.policy, s.trial) for s in c.next()] or True
     c.record("b", 0, 1.0)
@@ -258,7 +263,8 @@ def test_undo_in_the_middle_equals_never_recording_it(finished):
     recs = c.records()
     target = recs[len(recs) // 2]
     c.undo(target.id)
-    ref = Ranker(POLICIES, alpha=0.1, n_max=400, environments=["kitchen", "sink", "table"], seed=5)
+    # the environments are the campaign's schedule (balanced blocks), not the Ranker's draw
+    ref = Ranker(POLICIES, alpha=0.1, n_max=400)
     for r in recs:
         if r.id != target.id:
             ref.record(r.policy, r.trial, r.score, ahead=True)
@@ -412,7 +418,7 @@ def test_cli_round_trip_and_exit_codes(tmp_path):
     assert r.exit_code == 0, r.output
     r = run(app, ["campaign", "next", db, "--json"])
     todo = json.loads(r.output)["suggestions"]
-    assert [s["policy"] for s in todo] == ["a", "b", "c"] and todo[0]["environment"] in ("bench", "shelf")
+    assert sorted(s["policy"] for s in todo) == ["a", "b", "c"] and todo[0]["environment"] in ("bench", "shelf")
     r = run(app, ["campaign", "record", db, "a", "0", "1", "--by", "bob", "--json"])
     assert r.exit_code == 0 and json.loads(r.output)["by"] == "bob"
     for args in (["a", "0", "1"], ["zz", "0", "1"], ["b", "0", "2"], ["b", "9", "1"]):

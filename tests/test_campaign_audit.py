@@ -197,8 +197,8 @@ def test_page_buttons_send_the_declared_range(tmp_path, client_of):
     Campaign.init(db, ["a", "b"], n_max=20, score_range=(0, 10)).close()
     client = client_of(db)
     page = client.get("/run", headers={"X-Certirank-Token": "t0ken-t0ken"}).text
-    assert re.search(r'class="success" name="score" value="10"', page)
-    assert re.search(r'class="failure" name="score" value="0"', page)
+    assert re.search(r'id="btn-success" name="score" value="10"', page)
+    assert re.search(r'id="btn-failure" name="score" value="0"', page)
     assert 'max="10"' in page
     # what the Success button posts: a full success, not 1 out of 10
     r = client.post("/api/record", data={"policy": "a", "trial": "0", "score": "10"}, headers=AUTH)
@@ -225,7 +225,7 @@ def test_page_api_refusals_are_json_one_liners(tmp_path, client_of):
     json_auth = {**AUTH, "Accept": "application/json"}
     r = client.post("/api/record", data={"policy": "a", "trial": "0", "score": "1.5"}, headers=json_auth)
     assert r.status_code == 400 and r.json() == {"error": "score 1.5 is outside [0, 1] (declare another range "
-                                                          "with --score-range at init)"}
+                                                          "with --score-range at init)", "type": "ParameterError"}
     r = client.post("/api/undo", data={}, headers=json_auth)
     assert r.status_code == 400 and r.json()["error"].startswith("nothing to undo")
     r = client.get("/api/next", params={"count": 0})
@@ -288,7 +288,7 @@ def test_page_success_is_the_exact_top_of_an_odd_range(tmp_path, client_of):
     Campaign.init(db, ["a", "b"], n_max=20, score_range=(0, 0.123456789)).close()
     client = client_of(db)
     page = client.get("/run", headers={"X-Certirank-Token": "t0ken-t0ken"}).text
-    top = re.search(r'class="success" name="score" value="([^"]+)"', page).group(1)
+    top = re.search(r'id="btn-success" name="score" value="([^"]+)"', page).group(1)
     r = client.post("/api/record", data={"policy": "a", "trial": "0", "score": top}, headers=AUTH)
     assert r.status_code == 200
     assert [x.score for x in Campaign.open(db).records()] == [1.0]

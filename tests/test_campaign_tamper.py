@@ -22,6 +22,7 @@ import pytest
 from certirank import check
 from certirank.campaign import Campaign
 from certirank.campaign._chain import row_hash
+from certirank.campaign._schema import SCHEMA_VERSION
 from certirank.campaign._util import _canon, _sha
 from certirank.errors import CertirankError
 
@@ -363,13 +364,13 @@ def test_schema_1_files_keep_opening_and_are_migrated_by_their_first_write(tmp_p
             import pandas as pd
             c.add_run(pd.DataFrame([{"model": m, "item": f"q{i}", "score": 0.5} for m in ("m1", "m2", "m3")
                                     for i in range(8)]))
-        assert c._store.version == 2
+        assert c._store.version == SCHEMA_VERSION
     with Campaign.open(path) as c:
         assert _verified(c)
         assert [e.hash for e in c.log().entries[:len(rows)]] == [e.hash for e in rows]
         assert c.status().records == before["details"]["records"] + 1
     con = sqlite3.connect(path)
-    assert con.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert con.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     blob = con.execute("SELECT state FROM checkpoint").fetchone()[0]
     con.execute("UPDATE checkpoint SET state = ?, state_sha256 = ?", (blob + b" ", _sha(blob + b" ")))
     con.commit()

@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import os
 import warnings
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -530,14 +531,38 @@ _RPOSST = (
 
 BY = _p("by", Text(MAX_NAME, "an operator name", none=True), "who ran or recorded it (an operator name)")
 NOTE = _p("note", Text(10_000, "text", none=True), "a free note kept with a record")
+# the operator's workflow (issue 34): design, tags, faults, notes, amendments, idempotency keys
+TAGS = _p("tags", Given("a list of tags (text)", kinds=(list, tuple, str)),
+          "labels of a record or fault (the stage a rollout failed at, ...); at init: the declared list")
+IDEMPOTENCY_KEY = _p("idempotency_key", Text(200, "a key of printable ASCII", none=True),
+                     "a key unique to one write: sent again, nothing more is written and the first answer returned")
+CAMPAIGN_TRIAL = _p("trial", Integer(0, 2**62), "a trial number")
+CAMPAIGN_SCORE = SCORE.but(constraint=OneOf((Real(), Text(100, "a score written as text (e.g. '0.7' or 'missing')")),
+                                            none=True),
+                           help="one score (in [0, 1] or the campaign's score range; None or 'missing': the run could "
+                                "not be performed)")
+SHOWN_AT = _p("shown_at", Integer(0, 2**62, none=True), "the log entry at which a next() that did not remember "
+              "showed this rollout (the page sends it back)")
+DESIGN = _p("design", Given("the path of a design.toml", kinds=(str, os.PathLike)),
+            "a design.toml holding the campaign's settings (locked by its hash)")
+_CAMPAIGN_DESIGN = (
+    ABOUT.but(constraint=Choice(("policy", "benchmark"), none=True),
+              help="what the campaign's claims are about: policy (robot campaigns) or benchmark (leaderboards)"),
+    TAGS, _p("open_tags", Given("True or False"), "accept tags beyond the declared list"),
+    _p("checklist", Given("a list of checklist items (text)", kinds=(list, tuple)), "the rig checklist the page shows"),
+    _p("launch", Text(1000, "a command template", none=True),
+       "the command that starts a policy, with {checkpoint}, {policy}, {trial}, {environment}"),
+    _p("checkpoints", Given("a mapping policy -> checkpoint path"), "each policy's checkpoint path (hidden while "
+       "blind)"),
+    DESIGN)
 _CAMPAIGN_INIT = (
     PATH, POLICIES.but(constraint=Names(2, "policy names", none=True)),
     _p("kind", Choice(("anyrank", "leaderboard")), "what a campaign runs: anyrank (rollouts) or leaderboard (runs)"),
     MODELS.but(constraint=Names(2, "model names", none=True)), ALPHA,
     _p("method", Choice(ANYRANK_METHODS + BBEDGE_METHODS, none=True), "the procedure (by kind; default its first)"),
     PRIOR, GAMMA, N_MAX, TIES_P, GUARANTEE, ENVIRONMENTS, SEED,
-    _p("blind", Flag(), "show policies as codes until unblinded"), SCORE_RANGE, BLOCKS, TAU, TOP_K, BY,
-    *ANYRANK_OPTIONS)
+    _p("blind", Flag(), "show policies as codes until unblinded"), SCORE_RANGE, BLOCKS, TAU, TOP_K,
+    *_CAMPAIGN_DESIGN, BY, *ANYRANK_OPTIONS)
 RECORD_ID = _p("record_id", Integer(1, 2**62, none=True), "a campaign record's id")
 
 VERBS: dict[str, Verb] = {v.name: v for v in (
@@ -639,21 +664,23 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     _verb("Campaign.next", _p("count", Integer(1, 10_000, none=True), "how many runs to hand out"),
           _p("remember", Flag(none=True), "hand the runs out (remembered) or, False, only look (readers, the page); "
                                           "default: remember when this user may write the file")),
-    _verb("Campaign.record", POLICY, _p("trial", Integer(0, 2**62), "a trial number"),
-          SCORE.but(constraint=OneOf((Real(), Text(100, "a score written as text (e.g. '0.7' or 'missing')")),
-                                     none=True),
-                    help="one score (in [0, 1] or the campaign's score range; None or 'missing': the run could "
-                         "not be performed)"),
-          BY, NOTE, AHEAD,
-          _p("shown_at", Integer(0, 2**62, none=True), "the log entry at which a next() that did not remember "
-                                                       "showed this rollout (the page sends it back)")),
+    _verb("Campaign.record", POLICY, CAMPAIGN_TRIAL, CAMPAIGN_SCORE, BY, NOTE, AHEAD, SHOWN_AT, TAGS, IDEMPOTENCY_KEY),
+    _verb("Campaign.fault", POLICY, CAMPAIGN_TRIAL, _p("reason", Text(200, "a reason"), "why a rollout could not be "
+          "judged (e-stop, reset failure, ...)"), BY, NOTE, AHEAD, SHOWN_AT, TAGS, IDEMPOTENCY_KEY),
+    _verb("Campaign.note", _p("text", Text(10_000, "a note"), "a free note for the audit trail"), BY, IDEMPOTENCY_KEY),
     _verb("Campaign.add_run", _p("panel", Given("one run's scores: a table or a file path", none=False),
                                  "one replicate's scores"),
           REPLICATE.but(constraint=Integer(1, 2**62, none=True, hint="replicates are numbered from 1, as `campaign "
-                                                                     "next` shows")), BY, NOTE),
-    _verb("Campaign.undo", RECORD_ID, BY, NOTE),
+                                                                     "next` shows")), BY, NOTE, IDEMPOTENCY_KEY),
+    _verb("Campaign.undo", RECORD_ID, BY, NOTE, IDEMPOTENCY_KEY),
     _verb("Campaign.status", _p("unblind", Flag(), "show the policies' real names (recorded in the log)"), BY),
-    _verb("Campaign.unblind", BY, NOTE),
+    _verb("Campaign.unblind", BY, NOTE, IDEMPOTENCY_KEY),
+    _verb("Campaign.amend", _p("changes", Given("a mapping setting -> new value"), "what to amend (n_max, "
+          "environments, seed, tags, open_tags, checklist, launch, checkpoints)"),
+          _p("reason", Text(10_000, "a reason"), "why the design is amended (kept in the audit trail)"), DESIGN, BY,
+          IDEMPOTENCY_KEY),
+    _verb("Campaign.plan", _p("count", Integer(1, 1000), "how many blocks of the schedule to show")),
+    _verb("Campaign.launch_command", POLICY, CAMPAIGN_TRIAL.but(constraint=Integer(0, 2**62, none=True))),
     _verb("Campaign.export", _p("out", PathArg(), "the file written"), _p("unblind", Flag(), "write real names"), BY),
     _verb("Campaign.records", _p("live_only", Flag(), "only the records not undone")),
     _verb("Campaign.verify", _p("anchor", Text(200, "a head hash", none=True),

@@ -49,6 +49,13 @@ BASE: dict[str, tuple[list[str], list[str]]] = {  # command -> (positional value
     "campaign log": (["{camp}"], []),
     "campaign export": (["{camp}", "{tmp}/x.csv"], []),
     "campaign verify": (["{camp}"], []),
+    # the operator's verbs (issue 34): a campaign with a schedule, a closed tag list and a launch template
+    "campaign plan": (["{opcamp}"], []),
+    "campaign amend": (["{opcamp}", "n_max=6000"], ["--reason", "a longer day"]),
+    "campaign note": (["{opcamp}", "gripper pads changed"], []),
+    "campaign unblind": (["{blindcamp}"], []),
+    # --dry-run: a bad value that got through must print the command, never run it
+    "campaign launch": (["{opcamp}", "A", "0"], ["--dry-run"]),
     # serve would start a server if a bad value got through: only values click itself refuses are run
     "campaign serve": (["{camp}"], []),
 }
@@ -64,6 +71,10 @@ BASE_FOR: dict[tuple[str, str], tuple[list[str], list[str]]] = {
     ("rank", "--gamma"): (["{long}"], ["--prior", "{prior}"]),
     ("leaderboard", "--pilot"): (["{board}"], ["--top-k", "1"]),
     ("campaign init", "--models"): (["{tmp}/new.db"], ["--kind", "leaderboard"]),
+    ("campaign record", "--tag"): (["{opcamp}", "A", "0", "1"], ["--ahead"]),
+    ("campaign record", "--fault"): (["{opcamp}", "A", "0"], ["--ahead"]),
+    ("campaign init", "--checkpoint"): (["{tmp}/new.db"], ["--policies", "A,B", "--launch", "run {checkpoint}",
+                                                           "--checkpoint", "A=/a"]),
     ("campaign init", "--blocks"): (["{tmp}/new.db"], ["--kind", "leaderboard", "--models", "m1,m2"]),
     ("campaign init", "--tau"): (["{tmp}/new.db"], ["--kind", "leaderboard", "--models", "m1,m2"]),
     ("campaign init", "--top-k"): (["{tmp}/new.db"], ["--kind", "leaderboard", "--models", "m1,m2,m3"]),
@@ -178,10 +189,33 @@ BAD_IN: dict[tuple[str, str], list[str]] = {
     # a well-formed hash that is not in the log is a failed verification (exit 1, the documented code): not here
     ("campaign verify", "--anchor"): ["", "zzz", "0" * 11, "g" * 64],
     ("baseline", "--seed"): ["-1"],
+    # the operator's verbs (issue 34)
+    ("campaign plan", "db"): ["{missing}", "{folder}", "{binary}", "{empty}", "{long}", "{camp}", "{lbcamp}"],
+    ("campaign amend", "changes"): ["", "alpha=0.2", "n_max=10", "n_max=x", "bogus=1", "noequals", "policies=A,B",
+                                     "environments=left"],
+    ("campaign amend", "--reason"): [""],
+    ("campaign amend", "--design"): ["{missing}", "{folder}", "{binary}", "{empty}", "{not_json}"],
+    ("campaign note", "text"): ["", "   "],
+    ("campaign note", "db"): ["{missing}", "{folder}", "{binary}", "{empty}", "{long}"],
+    ("campaign amend", "db"): ["{missing}", "{folder}", "{binary}", "{empty}", "{long}"],
+    ("campaign unblind", "db"): ["{missing}", "{folder}", "{binary}", "{empty}", "{camp}"],
+    ("campaign launch", "policy"): ["Z", ""],
+    ("campaign launch", "trial"): ["-1", "99999999999999999999"],
+    ("campaign launch", "db"): ["{missing}", "{folder}", "{binary}", "{camp}"],
+    ("campaign record", "--tag"): ["slip", "", ","],
+    ("campaign record", "--fault"): ["", "   "],
+    ("campaign init", "--design"): ["{missing}", "{folder}", "{binary}", "{empty}", "{not_json}"],
+    ("campaign init", "--about"): ["table", *CHOICE],
+    ("campaign init", "--tags"): ["", ",", "a,a"],
+    ("campaign init", "--checklist"): ["{missing}", "{folder}", "{binary}"],
+    ("campaign init", "--launch"): ["", "run {model}", "run 'unclosed"],
+    ("campaign init", "--checkpoint"): ["A", "=/x", "Z=/x", "A=/x"],
 }
 
 # Options whose every value is acceptable text (names, notes, titles) or that take no value (flags).
 FREE = {"--title", "--by", "--note", "--token", "--host", "--scheduler", "--a", "--b"}
+# ... except where a verb bounds them: an idempotency key is printable ASCII, at most 200 characters
+BAD["--idempotency-key"] = ["", "k" * 201, "cl\u00e9"]
 
 # By type: click refuses these for an int option, and certirank for a float one (no float option takes nan/inf).
 TYPED = {int: ["x", "1.5", "", "1e3"], float: ["x", "", "nan", "inf", "-inf"]}

@@ -127,11 +127,20 @@ def build_inputs(root: Path) -> dict[str, str]:
                  ["campaign", "record", str(root / "camp.db"), "A", "0", "1", "--ahead"],
                  ["campaign", "record", str(root / "camp.db"), "B", "0", "0", "--ahead"],
                  ["campaign", "init", str(root / "lb.db"), "--kind", "leaderboard", "--models", "m1,m2,m3"],
-                 ["campaign", "add-run", str(root / "lb.db"), str(paths["run"])]):
+                 ["campaign", "add-run", str(root / "lb.db"), str(paths["run"])],
+                 # the operator's design: environments (a schedule), a closed tag list, a launch template
+                 ["campaign", "init", str(root / "op.db"), "--policies", "A,B,C", "--environments",
+                  str(_write(root / "envs.txt", "left\nright\n")), "--tags", "grasp,place", "--launch",
+                  "run {checkpoint}", "--checkpoint", "A=/ckpt/a", "--checkpoint", "B=/ckpt/b", "--checkpoint",
+                  "C=/ckpt/c"],
+                 ["campaign", "init", str(root / "blind.db"), "--policies", "A,B", "--blind"]):
         res = invoke(args)
         assert res.exit_code == 0, explain(res)
     paths["camp"], paths["lbcamp"] = root / "camp.db", root / "lb.db"
-    for db in (paths["camp"], paths["lbcamp"]):  # everything in the main file, so a copy of it is the whole campaign
+    paths["opcamp"], paths["blindcamp"] = root / "op.db", root / "blind.db"
+    for db in (paths["camp"], paths["lbcamp"], paths["opcamp"], paths["blindcamp"]):  # everything in the main file, so a copy of it is the whole campaign
         with sqlite3.connect(db) as con:
             con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    # a launch template's own fields are not inputs of the suite: {checkpoint} and {model} stay as they are
+    paths["checkpoint"], paths["model"] = "{checkpoint}", "{model}"
     return {k: str(v) for k, v in paths.items()}

@@ -2,8 +2,8 @@
 
 Design
 ------
-* The ``records`` table is the source of truth: an append-only, hash-chained event log (records, undos,
-  unblinding). Nothing is deleted; an undo is a new row that marks its target undone.
+* The ``records`` table is the source of truth: an append-only, hash-chained event log (records, faults, notes,
+  undos, unblinding, amendments). Nothing is deleted; an undo is a new row that marks its target undone.
 * The engine's derived state is checkpointed in the same transaction as every write, so opening a campaign
   reads one row (no replay) and a crash leaves either the old or the new (record, checkpoint) pair.
 * A write is computed outside the write lock, on a private copy of the engine at the head it read; the lock
@@ -14,32 +14,34 @@ Design
   (:meth:`_Store.check_head`); verbs that read every row (``log``, ``export``, ``undo``) verify the whole chain
   as they read; ``verify`` also replays the live records and compares with the checkpoint.
 
-Composition: a :class:`_Store` (the SQLite file), an engine adapter (``_engines``) and the operator's view of
-names (:class:`_blind.Names`). The configuration (policies, alpha, method, prior, budget, ..., blind codes) is
-locked at ``init``.
+Composition: a :class:`_Store` (the SQLite file), an engine adapter (``_engines``), the operator's view of
+names (:class:`_blind.Names`) and the design in force (:class:`_design.Design`: the locked design with every
+amendment applied, the schedule among it). The configuration (policies, alpha, method, prior, budget, ...,
+blind codes, design) is locked at ``init``; only amendments that keep the guarantee change it (``amend``). The
+verbs' bodies live in ``_rollouts`` (next, record, fault), ``_amend``, ``_status`` (status, plan), ``_export``
+and ``_verify``.
 """
 
 from __future__ import annotations
 
-import math
+import json
 import os
 import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .._params import validated
-from ..errors import CertirankError, DataError, ParameterError, StateError
+from ..errors import CertirankError, ParameterError, StateError
 from ._audit import as_record
 from ._blind import Names
-from ._create import FORMAT, create_file, make_config
+from ._chain import replayed
+from ._create import FORMAT, create_file, init_config
+from ._design import Design, design_now
 from ._engines import engine_class
 from ._store import Head, _Store
-from ._util import _check_note, _check_trial, _operator, _sha
-from ._views import relabel, remaining
-from .results import AuditLog, CampaignStatus, ExportResult, Record, Suggestion, VerifyReport
+from ._util import _check_key, _check_note, _check_trial, _operator, _sha
+from .results import AuditLog, CampaignStatus, ExportResult, Plan, Record, Suggestion, VerifyReport
 
 __all__ = ["FORMAT", "Campaign"]
 
@@ -53,6 +55,10 @@ class Campaign:
     Create one with :meth:`init`, reopen it anywhere with :meth:`open` (or ``Campaign(path)``). Every method
     either returns a result object (``to_dict()``) or raises a :class:`certirank.CertirankError` subclass with
     a one-line reason, leaving the file unchanged. Safe to use from several processes at once.
+
+    Every write takes ``idempotency_key``: a write sent again with the same key (a retried request) records
+    nothing and returns the first answer, also after a restart (the key is kept in the file, written in the
+    same transaction as the entry).
 
     Examples
     --------
@@ -72,6 +78,7 @@ class Campaign:
             self.kind: str = self.config["kind"]
             self._engine_cls = engine_class(self.kind)
             self._names = Names(self.config)
+            self._design: Design = design_now(self.config, [])
         except (KeyError, TypeError, CertirankError):
             self._store.close()
             raise StateError(f"{self.path}: the stored configuration is not a campaign configuration; the file is "
@@ -80,12 +87,13 @@ class Campaign:
         self._engine: Any = None
         self._blob: bytes | None = None
         self._engine_id = -1
+        self._design_id = -1
         self._locked: dict[str, Any] | None = None
         self._revealed = False
         if _check_config:  # tamper evidence on every open (O(1)); verify reports instead of refusing
             try:
                 with self._store.read() as conn:
-                    self._store.check_head(conn)
+                    self._sync_design(conn, self._store.check_head(conn))
             except BaseException:
                 self._store.close()
                 raise
@@ -103,20 +111,34 @@ class Campaign:
              prior: Any = None, gamma: float = 1.0, n_max: int | None = None, ties: str = "allow",
              guarantee: str = "paper", environments: Sequence[str] | None = None, seed: int | None = None,
              blind: bool = False, score_range: Sequence[float] | None = None, blocks: Any = None,
-             tau: float = 0.0, top_k: int | None = None, by: str | None = None, **options: Any) -> Campaign:
-        """Create the campaign file at ``path`` with its configuration locked (refused if ``path`` exists).
+             tau: float = 0.0, top_k: int | None = None, about: str | None = None, tags: Sequence[str] | None = None,
+             open_tags: bool | None = None, checklist: Sequence[str] | None = None, launch: str | None = None,
+             checkpoints: Mapping[str, str] | None = None, design: str | os.PathLike[str] | None = None,
+             by: str | None = None, **options: Any) -> Campaign:
+        """Create the campaign file at ``path`` with its design locked by hash (refused if ``path`` exists).
 
         ``kind="anyrank"`` (default): ``policies`` and the :class:`certirank.Ranker` settings (``n_max`` is the
-        per-comparison budget, default 5000; ``environments`` + ``seed`` draw each trial's environment;
-        ``score_range=(lo, hi)`` declares raw scores that are rescaled to [0, 1]; ``blind=True`` gives every
-        policy a stable code shown instead of its name). ``kind="leaderboard"``: ``models`` (or ``policies``),
-        ``alpha``, ``tau``, ``blocks`` ("items" or "replicate"), ``top_k``, ``method`` (BB-EDGE).
+        per-comparison budget, default 5000; ``environments`` are run in balanced blocks, each block every
+        environment once in a seeded random order, and each trial's policies in a Williams-balanced order;
+        ``seed`` seeds both (default: fresh, stored); ``score_range=(lo, hi)`` declares raw scores that are
+        rescaled to [0, 1]; ``blind=True`` gives every policy a stable code shown instead of its name).
+        ``kind="leaderboard"``: ``models`` (or ``policies``), ``alpha``, ``tau``, ``blocks`` ("items" or
+        "replicate"), ``top_k``, ``method`` (BB-EDGE).
+
+        The operator's design: ``tags`` (the failure stages etc. a record may carry; a closed list unless
+        ``open_tags=True``; no list = any tag), ``checklist`` (the rig checklist the page shows), ``launch`` (a
+        command template such as ``"python serve.py --ckpt {checkpoint}"``) and ``checkpoints`` ({policy:
+        path}), with which ``next`` and ``launch`` start the right policy (without showing it while blind).
+        ``about`` is the estimand ("policy" for robot campaigns, "benchmark" for leaderboards: the only ones a
+        live campaign supports). ``design="design.toml"`` reads all of these from a TOML file (its SHA-256 is
+        locked too); a setting given both there and as an argument is refused.
         """
         target = _check_path(path)
-        config = make_config(policies, kind=kind, models=models, alpha=alpha, method=method, prior=prior,
-                             gamma=gamma, n_max=n_max, ties=ties, guarantee=guarantee, environments=environments,
-                             seed=seed, blind=blind, score_range=score_range, blocks=blocks, tau=tau, top_k=top_k,
-                             options=options)
+        config = init_config(policies, kind=kind, models=models, alpha=alpha, method=method, prior=prior, gamma=gamma,
+                             n_max=n_max, ties=ties, guarantee=guarantee, environments=environments, seed=seed,
+                             blind=blind, score_range=score_range, blocks=blocks, tau=tau, top_k=top_k, about=about,
+                             tags=tags, open_tags=open_tags, checklist=checklist, launch=launch,
+                             checkpoints=checkpoints, design=design, options=options)
         create_file(target, config, by=by)
         return cls(target)
 
@@ -156,19 +178,33 @@ class Campaign:
         """The policies (or models) as the operator sees them: blind codes in blind mode."""
         return self._names.listed(self.unblinded)
 
+    @property
+    def design(self) -> Design:
+        """The design in force: the locked one with every amendment applied (tags, checklist, launch template,
+        schedule, estimand)."""
+        with self._store.read() as conn:
+            self._sync_design(conn, self._store.head(conn))
+        return self._design
+
     def _shown(self, name: str | None, unblind: bool = False) -> str | None:
         return self._names.shown(name, unblind or self._revealed)
 
     def _resolve(self, policy: Any) -> str:
         return self._names.resolve(policy, self.unblinded)
 
-    def _as_record(self, row: Mapping[str, Any], env: str | None = None) -> Record:
-        return as_record(row, self._names, self._revealed, self.config["engine"].get("environment_draw"), env)
+    def _as_record(self, row: Mapping[str, Any]) -> Record:
+        return as_record(row, self._names, self._revealed, self._design.schedule)
 
     # ------------------------------------------------------------------------------------------ the engine
+    def _sync_design(self, conn: sqlite3.Connection, head: Head) -> None:
+        if head.last_id != self._design_id:
+            self._design = design_now(self.config, self._store.amendments(conn))
+            self._design_id = head.last_id
+
     def _sync(self, conn: sqlite3.Connection) -> Head:
         """Bring the cached engine to the checkpoint in ``conn``'s view (restored only when someone wrote)."""
         head = self._store.check_head(conn) if self._checks else self._store.head(conn)
+        self._sync_design(conn, head)
         if head.last_id != self._engine_id or self._engine is None:
             blob = self._store.state(conn)
             engine = self._engine_cls.restore(blob)
@@ -211,9 +247,10 @@ class Campaign:
     def _commit(self, gather: Callable[[sqlite3.Connection, Head], Any],
                 build: Callable[[Callable[[], Any], Any], tuple[dict[str, Any], Any]],
                 after: Callable[[sqlite3.Connection, dict[str, Any]], None] | None = None) -> dict[str, Any]:
-        """Append one entry. ``gather(conn, head)`` reads what the checks need; ``build(copy, facts)`` checks,
-        applies the entry to an engine (``copy()`` gives a private copy of the one at the head) and returns
-        ``(row, engine)``; ``after(conn, row)`` runs extra statements in the write transaction.
+        """Append one entry. ``gather(conn, head)`` reads what the checks need; ``build(take, facts)`` checks,
+        applies the entry to an engine (``take()`` hands over the cached one at the head) and returns
+        ``(row, engine)`` (engine None: the entry changes no engine state); ``after(conn, row)`` runs extra
+        statements in the write transaction.
 
         The first tries run ``gather`` in a read transaction and ``build`` outside any lock; the lock is then taken
         only to re-check the head and append. If another writer moved the head meanwhile, it tries again, and
@@ -246,7 +283,7 @@ class Campaign:
     def _append(self, conn: sqlite3.Connection, head: Head, row: dict[str, Any], engine: Any,
                 after: Callable[[sqlite3.Connection, dict[str, Any]], None] | None,
                 blob: bytes | None = None) -> dict[str, Any]:
-        if engine is None:  # an entry that changes no engine state (unblinding) keeps the checkpoint's
+        if engine is None:  # an entry that changes no engine state (fault, note, unblinding) keeps the checkpoint's
             engine, blob = self._engine, self._blob
             if engine is None:
                 engine = self._engine_cls.restore(blob)
@@ -254,192 +291,138 @@ class Campaign:
             blob = engine.checkpoint()
         sha = _sha(blob)
         row = self._store.append(conn, row, state_sha256=sha)
+        # kept as a running count (not a scan of the log), so that a write costs the same at any history length
+        live = head.live_records + _live_change(self._store, conn, row)
         if after is not None:
             after(conn, row)
-        # kept as a running count (not a scan of the log), so that a write costs the same at any history length
-        live = head.live_records + {"record": 1, "undo": -1}.get(row["action"], 0)
         self._store.save_checkpoint(conn, row, engine.fmt, blob, live)
         self._engine, self._blob, self._engine_id = engine, blob, row["id"]
         return row
 
-    # ------------------------------------------------------------------------------------------ next / record
+    def _write(self, build: Callable[[Callable[[], Any], Any], tuple[dict[str, Any], Any]],
+               gather: Callable[[sqlite3.Connection, Head], Any], request: Mapping[str, Any], key: Any,
+               after: Callable[[sqlite3.Connection, dict[str, Any]], None] | None = None,
+               answer: Callable[[sqlite3.Connection, dict[str, Any]], Record] | None = None) -> Record:
+        """:meth:`_commit` with an idempotency key: the answer (a :class:`Record`) is stored with the key in the
+        entry's transaction; the same key again returns it and writes nothing (another request under the same
+        key is refused)."""
+        key = _check_key(key)
+        fingerprint = _fingerprint(request)
+        done = self._answered(key, request)
+        if done is not None:
+            return done
+        made: list[Record] = []
+
+        def finish(conn: sqlite3.Connection, row: dict[str, Any]) -> None:
+            if after is not None:
+                after(conn, row)
+            rec = answer(conn, row) if answer is not None else self._as_record(row)
+            if key is not None:
+                hit = self._store.keyed(conn, key)
+                if hit is not None:  # the same request won the race in another process: this one writes nothing
+                    raise _Replayed(hit)
+                self._store.keep_key(conn, key, fingerprint, row["id"], json.dumps(rec.to_dict()))
+            made.append(rec)
+
+        try:
+            self._commit(gather, build, finish)
+        except _Replayed as exc:
+            return _replayed(key, exc.hit, fingerprint)
+        return made[-1]
+
+    def _answered(self, key: Any, request: Mapping[str, Any]) -> Record | None:
+        """The stored answer of a write already made under idempotency ``key`` (None: not made yet). A verb whose
+        checks compare with the state the write changes (amend) asks this before checking."""
+        key = _check_key(key)
+        if key is None:
+            return None
+        with self._store.read() as conn:
+            hit = self._store.keyed(conn, key)
+        return None if hit is None else _replayed(key, hit, _fingerprint(request))
+
+    def _replay(self, rows: Any) -> Any:
+        """A fresh engine with ``rows`` (live records and amendments, in log order) applied."""
+        eng = self._engine_cls.fresh(self.config["engine"])
+        for row in rows:
+            eng.apply(row)
+        return eng
+
+    # ------------------------------------------------------------------------------------------ the operator's verbs
     @validated("Campaign.next")
     def next(self, count: int | None = None, *, remember: bool | None = None) -> list[Suggestion]:
-        """The rollouts to run next: (policy or code, trial index, environment), at most ``count``.
+        """The rollouts to run next: (policy or code, trial index, environment, block, position in the trial's
+        order, faults so far, launch command), at most ``count``, in the order to run them.
 
-        Only the current iteration is known in advance (what comes after depends on its outcomes), so fewer
-        than ``count`` may be returned. ``remember=True`` (the default when this user may write the file) writes
-        the suggestions down, so that a rollout handed out here is accepted by :meth:`record` even if other
-        results have since moved the engine on; ``remember=False`` only looks (the file is not written: what a
-        reader or the page is shown). Each
+        The schedule (see :meth:`plan`) says where and in which order; AnyRank's active sampling says which
+        rollouts are still needed (pairs already decided need no more). Only the current iteration is known in
+        advance, so fewer than ``count`` may be returned. A rollout with a fault is offered again.
+        ``remember=True`` (the default when this user may write the file) writes the suggestions down, so that
+        a rollout handed out here is accepted by :meth:`record` even if other results have since moved the engine
+        on; ``remember=False`` only looks (the file is not written: what a reader or the page is shown). Each
         suggestion carries ``shown_at``, the log entry it was computed at: pass it back to :meth:`record` to
         have a suggestion that was not remembered accepted after the campaign moved on. Empty when the
         campaign is done.
         """
-        if count is not None and (isinstance(count, bool) or not isinstance(count, (int, np.integer))
-                                  or count < 1):
-            raise ParameterError(f"count must be a positive integer, got {count!r}")
-        if remember is None:
-            remember = self.writable
-        if self.kind == "leaderboard":
-            with self._store.read() as conn:
-                head = self._sync(conn)
-                return [Suggestion(policy=None, trial=self._store.next_replicate(conn), kind="replicate",
-                                   shown_at=head.last_id)]
-        with self._store.read() as conn:
-            head = self._sync(conn)
-            need = self._needed(count)
-        if remember and need:
-            with self._store.write() as conn:
-                if self._store.head(conn).last_id != head.last_id:  # moved on: what is needed now
-                    head = self._sync(conn)
-                    need = self._needed(count)
-                self._store.remember(conn, need)
-        eng = self._engine
-        return [Suggestion(policy=self._shown(p), trial=int(r), environment=eng.environment(r),
-                           shown_at=head.last_id) for p, r in need]
-
-    def _needed(self, count: int | None) -> list[tuple[str, int]]:
-        need = self._engine.needed()
-        if self.blind:  # policy order would leak which code is which
-            need = sorted(need, key=lambda e: (e[1], self._names.code_of[e[0]]))
-        return need if count is None else need[:int(count)]
+        from ._rollouts import next_rollouts
+        return next_rollouts(self, count, remember)
 
     @validated("Campaign.record")
-    def record(self, policy: str, trial: int, score: float | None, *, by: str | None = None,
-               note: str | None = None, ahead: bool = False, shown_at: int | None = None) -> Record:
-        """Record one rollout in one transaction and return its audit row.
+    def record(self, policy: str, trial: int, score: float | str | None, *, by: str | None = None,
+               note: str | None = None, ahead: bool = False, shown_at: int | None = None,
+               tags: Sequence[str] | None = None, idempotency_key: str | None = None) -> Record:
+        """Record one judged rollout in one transaction and return its audit row.
 
-        ``score`` in [0, 1] (or in the declared ``score_range``); ``None`` for a run that could not be
-        performed (the comparison then skips that trial). Refused (exception, file unchanged): an unknown
-        policy or code, a score outside the range, a trial already recorded for that policy, a trial that was
-        not suggested (unless ``ahead=True``, or it was shown by a :meth:`next` at entry ``shown_at`` and is not
-        beyond the trials reached), a finished campaign.
+        ``score`` in [0, 1] (or in the declared ``score_range``); ``None`` (or "missing") for a run that could not
+        be performed (the comparison then skips that trial; for a run to be done again, see :meth:`fault`).
+        ``tags``: labels such as the stage a rollout failed at (from the declared list when it is closed).
+        Refused (exception, file unchanged): an unknown policy or code, a score outside the range, an unknown tag
+        on a closed list, a trial already recorded for that policy, a trial that was not suggested (unless
+        ``ahead=True``, or it was shown by a :meth:`next` at entry ``shown_at`` and is not beyond the trials
+        reached), a finished campaign.
         """
-        if self.kind != "anyrank":
-            raise StateError("a leaderboard campaign records whole runs: use add_run (campaign add-run DB FILE)")
-        name = self._resolve(policy)
-        r = _check_trial(trial)
-        raw, value = self._check_score(score)
+        from ._rollouts import record
+        return record(self, policy, trial, score, by=by, note=note, ahead=ahead, shown_at=shown_at, tags=tags,
+                      idempotency_key=idempotency_key)
+
+    @validated("Campaign.fault")
+    def fault(self, policy: str, trial: int, reason: str, *, by: str | None = None, note: str | None = None,
+              ahead: bool = False, shown_at: int | None = None, tags: Sequence[str] | None = None,
+              idempotency_key: str | None = None) -> Record:
+        """Log a rollout that could not be judged (e-stop, reset failure, ...): stored with its ``reason``,
+        never counted as a failure (nothing reaches the tests), and offered again by :meth:`next`.
+
+        A failure the policy caused is a score of 0, not a fault (status warns when faults fall unevenly on
+        the policies). Refused like :meth:`record`, and for a rollout already recorded."""
+        from ._rollouts import fault
+        return fault(self, policy, trial, reason, by=by, note=note, ahead=ahead, shown_at=shown_at, tags=tags,
+                     idempotency_key=idempotency_key)
+
+    @validated("Campaign.note")
+    def note(self, text: str, *, by: str | None = None, idempotency_key: str | None = None) -> Record:
+        """Write a free note to the audit trail ("gripper pads changed", "light from the window at 16:00")."""
         who = _operator(by)
-        note = _check_note(note)
-        shown = None if shown_at is None else _check_trial(shown_at, "shown_at")
+        text = _check_note(text)
+        if text is None or not text.strip():
+            raise ParameterError("a note needs some text")
 
-        def gather(conn: sqlite3.Connection, head: Head) -> dict[str, Any]:
-            return {"old": self._store.live_rollout(conn, name, r), "head": head.last_id,
-                    "remembered": self._store.is_suggested(conn, name, r),
-                    "reached": None if shown is None else self._store.furthest_trial(conn)}
+        def build(take: Callable[[], Any], facts: Any) -> tuple[dict[str, Any], Any]:
+            return {"action": "note", "by": who, "note": text}, None
 
-        def build(copy: Callable[[], Any], facts: dict[str, Any]) -> tuple[dict[str, Any], Any]:
-            eng = self._engine
-            if r > eng.trial_limit():
-                raise ParameterError(f"trial {r} is far beyond the budget (n_max = {eng.n_max}); trial indices are "
-                                     f"environment numbers 0, 1, 2, ... (at most {eng.trial_limit()})")
-            old = facts["old"]
-            if old is not None:
-                sc = "missing" if old[1] is None else f"{old[1]:g}"
-                raise StateError(f"{self._shown(name)} trial {r} is already recorded (record {old[0]}, score {sc}, by "
-                                 f"{old[2] or '?'} at {old[3]}); to correct it, undo record {old[0]} first")
-            if eng.done:
-                raise StateError(f"the campaign is finished ({eng.result().termination}); nothing more is recorded. "
-                                 "See `campaign status`")
-            if not ahead and not facts["remembered"]:
-                need = eng.needed()
-                late = (shown is not None and shown < facts["head"]
-                        and r <= max([facts["reached"], *(t for _, t in need)]))
-                if (name, r) not in need and not late:
-                    self._refuse_unsuggested(name, r, need)
-            row = {"action": "record", "policy": name, "trial": r, "score": value, "raw_score": raw, "by": who,
-                   "note": note, "ahead": int(bool(ahead))}
-            engine = copy()
-            engine.apply(row)
-            return row, engine
-
-        row = self._commit(gather, build, after=lambda conn, row: self._store.forget(conn, name, r))
-        return self._as_record(row, env=self._engine.environment(r))
-
-    def _refuse_unsuggested(self, name: str, r: int, need: list[tuple[str, int]]) -> None:
-        listed = [(t, self._shown(p)) for p, t in need]
-        if self.blind:  # in code order, as `next` lists them: the engine's order would tell
-            listed.sort()
-        shown = ", ".join(f"{p} {t}" for t, p in listed[:6]) or "nothing"
-        raise StateError(f"{self._shown(name)} trial {r} was not suggested; the campaign needs: {shown}. "
-                         "Record it with --ahead (ahead=True) if it was run in advance on purpose")
+        return self._write(build, lambda conn, head: None, {"verb": "note", "by": who, "note": text},
+                           idempotency_key)
 
     @validated("Campaign.add_run")
     def add_run(self, panel: Any, *, replicate: int | None = None, by: str | None = None,
-                note: str | None = None) -> Record:
+                note: str | None = None, idempotency_key: str | None = None) -> Record:
         """Record one complete replicate of a leaderboard campaign (a file or table: model, item, score)."""
-        if self.kind != "leaderboard":
-            raise StateError("add-run is for leaderboard campaigns; an AnyRank campaign records one rollout at a "
-                             "time (campaign record DB POLICY TRIAL SCORE)")
-        who = _operator(by)
-        note = _check_note(note)
-        rid_given = None if replicate is None else _check_trial(replicate, "replicate")
-        if rid_given is not None and rid_given < 1:
-            raise ParameterError("replicate must be 1 or more (replicates are numbered from 1, as `campaign next` "
-                                 "shows)")
-        source = str(panel) if isinstance(panel, (str, os.PathLike)) else "replicate panel"
-        if isinstance(panel, (str, os.PathLike)) and not Path(panel).is_file():
-            raise DataError("no such file", source=source)
-        payloads: dict[int, str] = {}
+        from ._replicates import add_run
+        return add_run(self, panel, replicate=replicate, by=by, note=note, idempotency_key=idempotency_key)
 
-        def gather(conn: sqlite3.Connection, head: Head) -> int:
-            if rid_given is None:
-                return self._store.next_replicate(conn)
-            old = self._store.live_replicate(conn, rid_given)
-            if old is not None:
-                raise StateError(f"replicate {rid_given} is already recorded (record {old}); undo it first to "
-                                 "replace it")
-            return rid_given
-
-        def build(copy: Callable[[], Any], rid: int) -> tuple[dict[str, Any], Any]:
-            if self._engine_id not in payloads:  # read and checked once, outside the lock
-                payloads[self._engine_id] = self._engine.canonical_panel(panel, source)
-            row = {"action": "record", "trial": rid, "payload": payloads[self._engine_id], "by": who, "note": note}
-            engine = copy()
-            engine.apply(row)
-            return row, engine
-
-        return self._as_record(self._commit(gather, build))
-
-    def _check_score(self, score: Any) -> tuple[float | None, float | None]:
-        """(raw score as given, score in [0, 1] for the engine); None = the run could not be performed."""
-        if score is None:
-            return None, None
-        given = score.strip() if isinstance(score, str) else repr(score)  # quoted back as the operator wrote it
-        if isinstance(score, str):
-            text = score.strip().lower()
-            if text in ("none", "na", "missing", "-", ""):
-                return None, None
-            try:
-                score = float(text)
-            except ValueError:
-                raise ParameterError(f"score must be a number (or 'missing' for a run that could not be performed), "
-                                     f"got {score!r}") from None
-        try:
-            v = float(score)
-        except (TypeError, ValueError):
-            raise ParameterError(f"score must be a number, got {score!r}") from None
-        if math.isnan(v):  # more often a bug upstream than a deliberate "not run" (the Ranker refuses it too)
-            raise ParameterError(f"score is NaN ({given}); write 'missing' (score=None) for a run that could not be "
-                                 "performed")
-        if isinstance(score, (bool, np.bool_)):
-            raise ParameterError(f"score must be a number, got {score!r} (write 1 or 0)")
-        rng = self.config.get("score_range")
-        lo, hi = (0.0, 1.0) if rng is None else rng
-        if not lo <= v <= hi:
-            raise ParameterError(f"score {given} is outside [{lo:g}, {hi:g}]"
-                                 + ("" if rng is not None else " (declare another range with --score-range at init)"))
-        if rng is None:
-            return None, v
-        return v, (v - lo) / (hi - lo)
-
-    # ------------------------------------------------------------------------------------------ undo
     @validated("Campaign.undo")
-    def undo(self, record_id: int | None = None, *, by: str | None = None, note: str | None = None) -> Record:
-        """Mark a record undone (default: the latest live one). It is kept, with who undid it and when; the
-        engine is rebuilt from the remaining records exactly as if it had never been recorded.
+    def undo(self, record_id: int | None = None, *, by: str | None = None, note: str | None = None,
+             idempotency_key: str | None = None) -> Record:
+        """Mark a record or fault undone (default: the latest live one). It is kept, with who undid it and when;
+        the engine is rebuilt from the remaining records exactly as if it had never been recorded.
 
         The whole hash chain is verified as the records are read for the replay: an edited log is refused
         (naming the entry), never replayed into the checkpoint."""
@@ -447,86 +430,45 @@ class Campaign:
         note = _check_note(note)
         rid_given = None if record_id is None else _check_trial(record_id, "record id")
 
-        def gather(conn: sqlite3.Connection, head: Head) -> tuple[int, list[dict[str, Any]]]:
+        def gather(conn: sqlite3.Connection, head: Head) -> tuple[dict[str, Any], list[dict[str, Any]]]:
             rows = self._checked_rows(conn)  # chain and checkpoint checked: an edited log is never replayed
             if rid_given is None:
                 found = self._store.latest_live(conn)
                 if found is None:
                     raise StateError("nothing to undo: no live record")
-                return found, rows
+                return next(x for x in rows if x["id"] == found), rows
             hit = next((x for x in rows if x["id"] == rid_given), None)
             if hit is None:
                 raise StateError(f"there is no record {rid_given} (records are 1..{head.last_id}; see campaign log)")
-            if hit["action"] != "record":
-                raise StateError(f"record {rid_given} is an {hit['action']} entry; only recorded results can be undone")
+            if hit["action"] not in ("record", "fault"):
+                raise StateError(f"record {rid_given} is an {hit['action']} entry; only recorded results and faults "
+                                 "can be undone")
             if hit["undone_by"] is not None:
                 raise StateError(f"record {rid_given} was already undone (by entry {hit['undone_by']})")
-            return rid_given, rows
+            return hit, rows
 
-        def build(copy: Callable[[], Any], facts: tuple[int, list[dict[str, Any]]]) -> tuple[dict[str, Any], Any]:
+        def build(take: Callable[[], Any], facts: tuple[dict[str, Any], list[dict[str, Any]]]
+                  ) -> tuple[dict[str, Any], Any]:
             target, rows = facts
-            engine = self._replay(x for x in rows if x["action"] == "record" and x["undone_by"] is None
-                                  and x["id"] != target)
-            return {"action": "undo", "target": target, "by": who, "note": note}, engine
+            row = {"action": "undo", "target": target["id"], "by": who, "note": note}
+            if target["action"] == "fault":  # a fault never reached the engine
+                return row, None
+            return row, self._replay(replayed([x for x in rows if x["id"] != target["id"]]))
 
-        row = self._commit(gather, build, after=lambda conn, row: self._store.mark_undone(conn, row["target"],
-                                                                                           row["id"]))
-        with self._store.read() as conn:
-            target = self._store.entry(conn, row["target"])
-        return self._as_record(target)
+        def answer(conn: sqlite3.Connection, row: dict[str, Any]) -> Record:
+            return self._as_record(self._store.entry(conn, row["target"]))
 
-    def _replay(self, rows: Any) -> Any:
-        eng = self._engine_cls.fresh(self.config["engine"])
-        for row in rows:
-            eng.apply(row)
-        return eng
-
-    # ------------------------------------------------------------------------------------------ reading
-    @validated("Campaign.status")
-    def status(self, *, unblind: bool = False, by: str | None = None) -> CampaignStatus:
-        """The certified ranking now, rollouts per policy, whether every pair is decided, and the remaining budget.
-
-        In blind mode names are replaced by codes unless ``unblind=True``, which reveals them and writes an
-        ``unblind`` entry (who, when) to the audit trail.
-        """
-        if unblind:
-            self.unblind(by=by)
-        with self._store.read() as conn:
-            head = self._sync(conn)
-            eng = self._engine
-            undone = self._store.undone_count(conn)
-            res = eng.result()
-        show_names = self._revealed or not self.blind
-        names = self._names.names
-        if self.kind == "anyrank":
-            counts = eng.ranker.recorded()
-            rollouts = {self._shown(p, show_names): int(counts[p]) for p in names}
-            complete = bool(res.complete)
-            termination = None if not eng.done else res.termination
-            left = remaining(res, eng.n_max)
-        else:
-            rollouts = {self._shown(p, show_names): int(eng.replicates) for p in names}
-            m = len(names)
-            complete = len({tuple(sorted(e)) for e in res.edges}) == m * (m - 1) // 2 and not res.inconsistent
-            termination, left = None, None
-        shown = res if show_names else relabel(res, self._names.code_of)
-        if not show_names:  # in code order: the configured order would tell which code is which policy
-            rollouts = dict(sorted(rollouts.items()))
-            if left is not None:
-                left["per_policy"] = dict(sorted((self._names.code_of[p], v) for p, v in left["per_policy"].items()))
-        return CampaignStatus(path=str(self.path), campaign=self.kind, blind=self.blind,
-                              unblinded=bool(self.blind and show_names), ranking=shown.ranking, result=shown,
-                              rollouts=rollouts, records=head.live_records, undone=undone, complete=complete,
-                              done=bool(eng.done), termination=termination, remaining=left,
-                              last_record_id=head.last_id, head_hash=head.head_hash, config_sha256=self.config_sha256,
-                              about=shown.ranking.about, order={"kind": "arrival"}, warnings=shown.warnings,
-                              test=self._engine_cls.test_line(self.config["engine"]))
+        return self._write(build, gather, {"verb": "undo", "record_id": rid_given, "by": who, "note": note},
+                           idempotency_key,
+                           after=lambda conn, row: self._store.mark_undone(conn, row["target"], row["id"]),
+                           answer=answer)
 
     @validated("Campaign.unblind")
-    def unblind(self, *, by: str | None = None, note: str | None = None) -> Record | None:
+    def unblind(self, *, by: str | None = None, note: str | None = None,
+                idempotency_key: str | None = None) -> Record | None:
         """Reveal the policy names of a blind campaign, for good: every view shows names from now on. Writes an
         ``unblind`` entry (who, when) to the audit trail; None if the campaign is not blind or already unblinded."""
-        if not self.blind or self.unblinded:
+        if not self.blind:
             return None
         who = _operator(by)
         note = _check_note(note)
@@ -534,18 +476,66 @@ class Campaign:
         def gather(conn: sqlite3.Connection, head: Head) -> bool:
             return self._store.revealed(conn)
 
-        def build(copy: Callable[[], Any], revealed: bool) -> tuple[dict[str, Any], Any]:
+        def build(take: Callable[[], Any], revealed: bool) -> tuple[dict[str, Any], Any]:
             if revealed:
                 raise _AlreadyDone
             return {"action": "unblind", "by": who, "note": note}, None
 
+        if self.unblinded and idempotency_key is None:
+            return None
         try:
-            row = self._commit(gather, build)
+            rec = self._write(build, gather, {"verb": "unblind", "by": who, "note": note}, idempotency_key)
         except _AlreadyDone:
             self._revealed = True
             return None
         self._revealed = True
-        return self._as_record(row)
+        return rec
+
+    @validated("Campaign.amend")
+    def amend(self, changes: Mapping[str, Any] | None = None, *, reason: str, design: Any = None,
+              by: str | None = None, idempotency_key: str | None = None, **settings: Any) -> Record:
+        """Amend the design, logged in the audit chain with ``reason`` (required). Only changes that keep the
+        guarantee are accepted: ``n_max`` (grow the budget, unless the exact budget test was declared final),
+        ``environments`` (add; from the next block on), ``seed`` (re-draw the block orders, from the next block
+        on), ``tags`` (add), ``open_tags``, ``checklist``, ``launch``, ``checkpoints``. α, the scale, the
+        estimand, the policies and the tests' settings are refused with the reason, and nothing is written.
+
+        Give the changes as keywords (``amend(n_max=400, reason=...)``), as a mapping, or as a ``design`` file
+        (design.toml): its settings are compared with the design in force and every difference is amended.
+        Returns the ``amend`` entry (its ``changes``: each setting's ``from`` and ``to``)."""
+        from ._amend import amend
+        return amend(self, {**(changes or {}), **settings}, reason=reason, design=design, by=by,
+                     idempotency_key=idempotency_key)
+
+    @validated("Campaign.plan")
+    def plan(self, count: int = 2) -> Plan:
+        """The schedule from the block of the first rollout still needed: ``count`` balanced blocks, each trial
+        with its environment, its policies in the order to run them, and which are recorded, faulted or needed.
+        Refused for a campaign without environments (nothing to schedule)."""
+        from ._status import plan
+        return plan(self, count)
+
+    @validated("Campaign.launch_command")
+    def launch_command(self, policy: str, trial: int | None = None) -> list[str]:
+        """The command (argv) that starts ``policy`` (a name, or a code while blind) for ``trial``: the launch
+        template with its checkpoint filled in. It holds the checkpoint path, so a blind operator runs it through
+        ``certirank campaign launch`` (which does not print it) rather than reading it."""
+        from ._rollouts import launch_command
+        return launch_command(self, policy, trial)
+
+    # ------------------------------------------------------------------------------------------ reading
+    @validated("Campaign.status")
+    def status(self, *, unblind: bool = False, by: str | None = None) -> CampaignStatus:
+        """The certified ranking now, rollouts and faults per policy, each open pair's verdict, whether every pair
+        is decided, and the remaining budget.
+
+        In blind mode names are replaced by codes unless ``unblind=True``, which reveals them and writes an
+        ``unblind`` entry (who, when) to the audit trail.
+        """
+        from ._status import status
+        if unblind:
+            self.unblind(by=by)
+        return status(self)
 
     def result(self) -> Any:
         """The engine's own result (names, never codes): what ``status`` shows, for programs."""
@@ -553,8 +543,8 @@ class Campaign:
             return self._current(conn).result()
 
     def log(self) -> AuditLog:
-        """The audit trail: every record, undo and unblinding, in order, with who and when (the hash chain is
-        verified as it is read: an edited entry is refused, naming it)."""
+        """The audit trail: every record, fault, note, undo, unblinding and amendment, in order, with who and when
+        (the hash chain is verified as it is read: an edited entry is refused, naming it)."""
         with self._store.read() as conn:
             self._sync(conn)
             rows = self._checked_rows(conn)
@@ -572,11 +562,11 @@ class Campaign:
     def export(self, out: str | os.PathLike[str], *, unblind: bool = False, by: str | None = None) -> ExportResult:
         """Write the long table of live records (CSV or Parquet, atomically); see :func:`._export.export`.
 
-        AnyRank: ``policy, trial, score, environment, by, note, recorded_at, record_id`` sorted by trial then
-        policy, so that ``certirank rank OUT`` replays it in trial order (``rank_command`` is the exact command
-        line with this campaign's settings). Leaderboard: ``model, item, replicate, score``. In blind mode the
-        policies are written as codes unless ``unblind=True`` (which unblinds the campaign, logged as ``by``, see
-        :meth:`unblind`).
+        AnyRank: ``policy, trial, score, environment, block, tags, faults, by, note, recorded_at, record_id`` sorted
+        by trial then policy, so that ``certirank rank OUT`` replays it in trial order (``rank_command`` is the
+        exact command line with this campaign's settings). Leaderboard: ``model, item, replicate, score``. In
+        blind mode the policies are written as codes unless ``unblind=True`` (which unblinds the campaign, logged
+        as ``by``, see :meth:`unblind`).
         """
         from ._export import export
         return export(self, out, unblind=unblind, by=by)
@@ -584,8 +574,8 @@ class Campaign:
     @validated("Campaign.verify")
     def verify(self, *, anchor: str | None = None) -> VerifyReport:
         """Check the file end to end: SQLite integrity, the configuration lock, the hash chain, the undo marks,
-        that the checkpoint is the log's head, and that replaying the live records on a fresh engine gives exactly
-        the checkpointed state.
+        that the checkpoint is the log's head, and that replaying the live records (and amendments) on a fresh
+        engine gives exactly the checkpointed state.
 
         ``anchor``: a head hash (or its first 12+ hex digits) kept outside the file, e.g. from an earlier
         ``status``: the log must still contain it. Nothing inside one file can tell it from an older copy of
@@ -602,6 +592,39 @@ class Campaign:
 
 class _AlreadyDone(Exception):
     """Another process unblinded the campaign first: nothing to write."""
+
+
+class KeyReused(StateError):
+    """An idempotency key sent again with another request: nothing was written (HTTP 422 on the page)."""
+
+
+class _Replayed(Exception):
+    """The idempotency key was stored by another writer while this one waited for the lock."""
+
+    def __init__(self, hit: tuple[str, int, str]) -> None:
+        super().__init__("replayed")
+        self.hit = hit
+
+
+def _replayed(key: str, hit: tuple[str, int, str], fingerprint: str) -> Record:
+    stored, entry, answer = hit
+    if stored != fingerprint:
+        raise KeyReused(f"Idempotency-Key {key!r} was already used for another request (entry {entry}); nothing "
+                         "was written: send a new key with a new request")
+    return Record(**json.loads(answer))
+
+
+def _fingerprint(request: Mapping[str, Any]) -> str:
+    return _sha(json.dumps(request, sort_keys=True, separators=(",", ":"), default=str))
+
+
+def _live_change(store: _Store, conn: sqlite3.Connection, row: Mapping[str, Any]) -> int:
+    """How an entry changes the number of live records: +1 for a record, -1 for the undo of one."""
+    if row["action"] == "record":
+        return 1
+    if row["action"] == "undo" and store.action_of(conn, row["target"]) == "record":
+        return -1
+    return 0
 
 
 def _check_path(path: Any) -> Path:

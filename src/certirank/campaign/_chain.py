@@ -16,6 +16,14 @@ from ._util import _canon, _sha
 HASHED = ("id", "action", "policy", "trial", "score", "raw_score", "payload", "target", "by", "note", "ahead", "at")
 #: every stored column of a row, in the order the store selects them
 COLUMNS = (*HASHED, "undone_by", "prev_hash", "hash", "state_sha256")
+#: the entries an undo may take back
+UNDOABLE = ("record", "fault")
+
+
+def replayed(rows: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """The entries that change the engine, in log order: live records and amendments (a budget extended
+    between two records is applied between them, as it was live)."""
+    return [r for r in rows if r["action"] == "amend" or (r["action"] == "record" and r["undone_by"] is None)]
 
 
 def row_hash(prev: str, row: Mapping[str, Any]) -> str:
@@ -51,7 +59,7 @@ def mark_problems(rows: Sequence[Mapping[str, Any]]) -> list[str]:
     for r in rows:
         if r["action"] == "undo":
             t = by_id.get(r["target"])
-            if t is None or t["action"] != "record" or t["undone_by"] != r["id"] or t["id"] >= r["id"]:
+            if t is None or t["action"] not in UNDOABLE or t["undone_by"] != r["id"] or t["id"] >= r["id"]:
                 bad.append(f"undo {r['id']} -> {r['target']}")
         if r["undone_by"] is not None:
             u = by_id.get(r["undone_by"])

@@ -9,15 +9,19 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .. import __version__
 from ..errors import CertirankError, ParameterError, StateError
 from . import _schema
 from ._blind import make_codes
+from ._design import check_design, default_about, merged, read_design
+from ._plan import check_environments, fresh_seed
 from ._engines import KINDS, AnyRankEngine, LeaderboardEngine, engine_class
 from ._store import _Store
 from ._util import _canon, _check_range, _config_diff, _has_control, _now, _operator, _sha
 
-__all__ = ["FORMAT", "make_config", "create_file"]
+__all__ = ["FORMAT", "make_config", "create_file", "config_of", "init_config", "INIT_DEFAULTS"]
 
 FORMAT = "certirank.campaign/1"
 #: longest policy or model name a campaign takes
@@ -28,31 +32,31 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
                 method: str | None, prior: Any, gamma: float, n_max: int | None, ties: str, guarantee: str,
                 environments: Sequence[str] | None, seed: int | None, blind: bool,
                 score_range: Sequence[float] | None, blocks: Any, tau: float, top_k: int | None,
-                options: Mapping[str, Any]) -> dict[str, Any]:
-    """The campaign's configuration, every setting checked by the engine that will run it."""
+                options: Mapping[str, Any], about: str | None = None, tags: Any = None, open_tags: Any = None,
+                checklist: Any = None, launch: Any = None, checkpoints: Any = None,
+                source: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The campaign's configuration, every setting checked by the engine that will run it, with its design
+    (estimand, schedule seed, tags, checklist, launch template; see ``_design``)."""
     kind = str(kind).strip().lower()
     if kind not in KINDS:
         raise ParameterError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
-    config: dict[str, Any] = {"format": FORMAT, "kind": kind}
+    config: dict[str, Any] = {"format": FORMAT, "kind": kind, "about": _check_about(about, kind)}
     if kind == "anyrank":
         if models is not None:
             raise ParameterError("models= is for --kind leaderboard; an AnyRank campaign takes policies=")
         if policies is None:
             raise ParameterError("give the policies to rank (--policies a,b,c)")
-        if environments is not None and not isinstance(environments, str):
-            envs = [str(e).strip() for e in environments]
-            repeated = sorted({e for e in envs if envs.count(e) > 1})
-            if repeated:  # a repeated name would be drawn twice as often, silently
-                raise ParameterError(f"environments must be distinct; repeated: {', '.join(repeated[:5])}")
-        if seed is not None and environments is None and not blind:
-            raise ParameterError("seed draws the environments and the blind codes; give environments or blind "
-                                 "as well")
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                                 or seed < 0):
+            raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+        # the schedule (environments in balanced blocks, Williams order) is the campaign's, not the Ranker's
         config["engine"] = AnyRankEngine.make_config(
             policies, alpha=alpha, method=method or "anyrank", prior=prior, gamma=gamma, n_max=n_max, ties=ties,
-            guarantee=guarantee, environments=environments, seed=None if environments is None else seed,
-            options=options)
+            guarantee=guarantee, environments=None, seed=None, options=options)
         names = list(config["engine"]["ranker"]["policies"])
         config["score_range"] = None if score_range is None else _check_range(score_range)
+        config["plan"] = {"environments": None if environments is None else check_environments(environments),
+                          "seed": fresh_seed() if seed is None else int(seed)}
     else:
         given = {"prior": prior, "n_max": n_max, "environments": environments, "seed": seed,
                  "score_range": score_range}
@@ -69,7 +73,24 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
     _check_names(names, "policy" if kind == "anyrank" else "model")
     config["blind"] = bool(blind)
     config["codes"] = make_codes(names, seed) if blind else None
+    design = check_design(kind, names, tags=tags, open_tags=open_tags, checklist=checklist, launch=launch,
+                          checkpoints=checkpoints)
+    config["design"] = {**design, "source": None if source is None else dict(source)}
     return config
+
+
+def _check_about(about: Any, kind: str) -> str:
+    default = default_about(kind)
+    if about is None:
+        return default
+    text = str(about).strip().lower() if isinstance(about, str) else about
+    if text != default:
+        what = ("a robot campaign's claims are about the policies: their expected score per rollout in the "
+                "environments drawn (spec 09 §2)" if kind == "anyrank" else
+                "a leaderboard campaign's claims are about the benchmark: each model's expected score on its "
+                "fixed items over independent runs (spec 09 §2)")
+        raise ParameterError(f"about must be {default!r} for a {kind} campaign, got {about!r}: {what}")
+    return default
 
 
 def _check_names(names: Sequence[str], what: str) -> None:
@@ -146,3 +167,81 @@ def _refuse_reinit(path: Path, config: Mapping[str, Any]) -> None:
                          f"{', '.join(changed)}); the pre-registered settings cannot change after init -- "
                          "start a new campaign file instead")
     raise StateError(f"{path} is already a campaign with this configuration; use it as it is (campaign next)")
+
+
+#: Campaign.init's defaults for the settings that have one (the rest default to None)
+INIT_DEFAULTS = {"kind": "anyrank", "alpha": 0.05, "method": None, "gamma": 1.0, "ties": "allow",
+                 "guarantee": "paper", "blind": False, "tau": 0.0}
+#: make_config's named settings; any other key goes to the engine as an option (metric, budget, arms, ...)
+_NAMED = ("kind", "policies", "models", "alpha", "method", "prior", "gamma", "n_max", "ties", "guarantee",
+          "environments", "seed", "blind", "score_range", "blocks", "tau", "top_k", "about", "tags", "open_tags",
+          "checklist", "launch", "checkpoints")
+
+
+def config_of(settings: Mapping[str, Any], source: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """The configuration of a mapping of Campaign.init settings (defaults filled in)."""
+    args = {k: settings.get(k, INIT_DEFAULTS.get(k)) for k in _NAMED}
+    rest = {k: v for k, v in settings.items() if k not in _NAMED}
+    return make_config(args.pop("policies"), options=rest, source=source, **args)
+
+
+def init_config(policies: Any, *, design: Any, options: Mapping[str, Any], **named: Any) -> dict[str, Any]:
+    """The configuration Campaign.init locks: from its arguments, or from a design file beside them (a setting
+    given in both places is refused: a locked design has one home for each)."""
+    given = {"policies": policies, **{k: v for k, v in named.items() if k not in INIT_DEFAULTS}, **options}
+    chosen = {k: named[k] for k in INIT_DEFAULTS}
+    if design is None:
+        return config_of({**chosen, **{k: v for k, v in given.items() if v is not None}})
+    values, source = read_design(design)
+    values = _checked_design(values, design)
+    changed = {k: v for k, v in chosen.items() if v != INIT_DEFAULTS[k]}
+    settings = merged(values, {**given, **changed}, str(design))
+    try:
+        if isinstance(settings.get("budget"), int):  # budget = N, as `campaign init --budget N`
+            settings["n_max"], declared = declared_budget(settings.pop("budget"), settings.get("n_max"),
+                                                          settings.pop("arms", None), settings.get("bins", "progress"))
+            settings.update(declared)
+        return config_of(settings, source)
+    except ParameterError as exc:
+        raise ParameterError(f"design file {design}: {exc}") from None
+
+
+def _checked_design(values: Mapping[str, Any], design: Any) -> dict[str, Any]:
+    """A design file's values checked by Campaign.init's declarations, as its arguments are (the contract
+    checks the arguments once, at the call; what a file holds is checked here)."""
+    from .._params import VERBS
+    decl = VERBS["Campaign.init"]
+    out = dict(values)
+    for k, v in values.items():
+        if k in decl.by_name and k != "budget":  # budget = N is a design file's own spelling (declared_budget)
+            try:
+                out[k] = decl.by_name[k].check(v)
+            except ParameterError as exc:
+                raise ParameterError(f"design file {design}: {exc}") from None
+    return out
+
+
+def declared_budget(budget: Any, n_max: Any, arms: Any, bins: str) -> tuple[Any, dict[str, Any]]:
+    """(n_max, Ranker options) of a design that declares its budget N (``--budget N`` / ``budget = N``), its
+    scale and its arms: the budget is the per-comparison n_max, final with binary scores (the campaign never
+    extends it); independent arms belong to the exact budget test."""
+    from ..methods.anyrank.config import ARMS
+    options: dict[str, Any] = {}
+    if budget is not None:
+        if isinstance(budget, bool) or not isinstance(budget, int) or budget < 1:
+            raise ParameterError(f"--budget must be a positive number of rollouts, got {budget}")
+        if n_max is not None and n_max != budget:
+            raise ParameterError(f"--budget {budget} and --n-max {n_max} disagree: give one (the budget is the "
+                                 "per-comparison n_max)")
+        n_max = budget
+        if bins == "binary":  # a declared, final budget: the campaign never extends it
+            options["budget"] = "final"
+    if arms is not None:
+        key = str(arms).strip().lower()
+        if key not in ARMS:
+            raise ParameterError(f"--arms must be one of {', '.join(ARMS)}, got {arms!r}")
+        if key == "independent" and (bins != "binary" or budget is None):
+            raise ParameterError("--arms independent is a property of the exact budget test: declare binary "
+                                 "scores (--bins binary) and the budget (--budget N)")
+        options["arms"] = key
+    return n_max, options

@@ -135,13 +135,16 @@ class AnyRankEngine:
     def needed(self) -> list[tuple[str, int]]:
         return self.ranker.suggest()
 
-    def environment(self, trial: int) -> str | None:
-        return self.ranker.environment(trial) if self.ranker._envs is not None else None
-
     def trial_limit(self) -> int:
         return 100 * self.n_max + 10_000  # the Ranker's own guard against typos such as 10**9
 
     def apply(self, row: Mapping[str, Any]) -> None:
+        """Apply one log entry: a record, or an amendment that raised the budget (the only one the engine sees)."""
+        if row["action"] == "amend":
+            change = json.loads(row["payload"])["changes"].get("n_max")
+            if change is not None:
+                self.ranker.extend(int(change["to"]))
+            return
         score = row["score"]
         self.ranker.record(row["policy"], int(row["trial"]), None if score is None else float(score), ahead=True)
 
@@ -186,6 +189,27 @@ class LeaderboardEngine:
     def differences(a: bytes, b: bytes) -> list[str]:
         sa, sb = json.loads(a), json.loads(b)
         return [k for k in sorted(set(sa) | set(sb)) if sa.get(k) != sb.get(k)]
+
+    @classmethod
+    def agreement(cls, a: bytes, b: bytes) -> str | None:
+        """Whether a replayed state ``b`` that is not ``a``'s bytes still agrees with checkpoint ``a`` on what it
+        decides: None if not; else the sentence verify reports. A checkpoint written by an older BB-EDGE (its log
+        e-values were sums, today's are products of 64 factors: equal within a few ulps) replays to other last
+        digits, never to other decisions: every integer, text and flag must be equal, every number within
+        :data:`REPLAY_RTOL` (relative), and the result (edges, rank intervals, top-k, first certified at) equal
+        under the same rule."""
+        try:
+            sa, sb = json.loads(a), json.loads(b)
+            ra, rb = cls.restore(a).result().to_dict(), cls.restore(b).result().to_dict()
+        except (CertirankError, ValueError, TypeError, KeyError):
+            return None
+        sa.pop("state_sha256", None), sb.pop("state_sha256", None)  # the checksums of the two byte strings
+        worst = [0.0]
+        if not (_close(sa, sb, worst) and _close(ra, rb, worst)):
+            return None
+        return (f"what it decides agrees with the checkpoint (the same edges, rank intervals and stopping); its "
+                f"numbers differ by at most {worst[0]:.1e} (relative), within the tolerance {REPLAY_RTOL:g} for a "
+                "checkpoint written by an older BB-EDGE, whose arithmetic differs in the last digits")
 
     def mismatch(self, live: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -> str | None:
         """How the live replicates differ from the engine state (None: they agree): a leaderboard holds few
@@ -232,6 +256,8 @@ class LeaderboardEngine:
 
     def apply(self, row: Mapping[str, Any]) -> None:
         import pandas as pd
+        if row["action"] != "record":  # a leaderboard's amendments change no engine state
+            return
         panel = json.loads(row["payload"])
         frame = pd.DataFrame(panel["scores"], index=panel["items"], columns=self.board.models, dtype=float)
         self.board.add_replicate(frame, replicate=int(row["trial"]))
@@ -301,6 +327,39 @@ class LeaderboardEngine:
         except CertirankError as exc:  # the Leaderboard does not know the file: name it, as the checks above do
             raise DataError(str(exc), source=source) from None
         return json.dumps(payload, separators=(",", ":"))
+
+
+#: how far (relative) a replayed leaderboard number may be from a checkpoint written by an older engine: BB-EDGE's
+#: log e-values changed from sums to products of 64 factors (equal within 4 ulps, about 1e-15 relative); a
+#: tolerance a million times wider still cannot move a decision unnoticed, since decisions are compared exactly
+REPLAY_RTOL = 1e-9
+
+
+def _close(a: Any, b: Any, worst: list[float]) -> bool:
+    """``a`` and ``b`` (parsed JSON) equal, floats within REPLAY_RTOL; numpy arrays saved as {dtype, shape, b64}
+    are decoded (integer and boolean arrays must be equal). ``worst`` keeps the largest relative difference."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            return False
+        if {"dtype", "shape", "b64"} <= set(a) and a.get("dtype") == b.get("dtype") and a.get("shape") == b.get("shape"):
+            import base64
+            x = np.frombuffer(base64.b64decode(a["b64"]), dtype=a["dtype"])
+            y = np.frombuffer(base64.b64decode(b["b64"]), dtype=b["dtype"])
+            if x.dtype.kind != "f":
+                return bool(np.array_equal(x, y))
+            return _close(x.tolist(), y.tolist(), worst)
+        return all(_close(a[k], b[k], worst) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(_close(x, y, worst) for x, y in zip(a, b))
+    if isinstance(a, float) and isinstance(b, float):
+        if a == b or (math.isnan(a) and math.isnan(b)):
+            return True
+        if not (math.isfinite(a) and math.isfinite(b)):
+            return False
+        rel = abs(a - b) / max(1.0, abs(a), abs(b))
+        worst[0] = max(worst[0], rel)
+        return rel <= REPLAY_RTOL
+    return type(a) is type(b) and a == b
 
 
 def engine_class(kind: str) -> type:

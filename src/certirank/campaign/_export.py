@@ -12,15 +12,15 @@ import numpy as np
 
 from .._escape import csv_guarded
 from ..errors import ParameterError
-from ._util import _environment
+from ._audit import row_extras
 from .results import ExportResult
 
 
 def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by: str | None = None) -> ExportResult:
     """Write the long table of live records (CSV or Parquet, atomically).
 
-    AnyRank: ``policy, trial, score, environment, by, note, recorded_at, record_id`` sorted by trial then
-    policy, so that ``certirank rank OUT`` replays it in trial order (``rank_command`` is the exact command
+    AnyRank: ``policy, trial, score, environment, schedule_block, tags, faults, fault_reasons, by, note,
+    recorded_at, record_id`` sorted by trial then policy, so that ``certirank rank OUT`` replays it in trial order (``rank_command`` is the exact command
     line with this campaign's settings). Leaderboard: ``model, item, replicate, score``. In blind mode the
     policies are written as codes unless ``unblind=True`` (which unblinds the campaign, see :meth:`unblind`).
     """
@@ -42,14 +42,18 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
     with camp._store.read() as conn:
         camp._sync(conn)
         # every row is read anyway: the whole chain is checked, so an edited entry is refused, never exported
-        rows = [r for r in camp._checked_rows(conn) if r["action"] == "record" and r["undone_by"] is None]
+        every = camp._checked_rows(conn)
+    rows = [r for r in every if r["action"] == "record" and r["undone_by"] is None]
+    faults: dict[tuple[str, int], list[str]] = {}
+    for r in every:
+        if r["action"] == "fault" and r["undone_by"] is None:
+            faults.setdefault((r["policy"], int(r["trial"])), []).append(row_extras(r).get("fault") or "")
     show = camp._revealed or not camp.blind
     names = camp._names.names
     if camp.kind == "anyrank":
         # under codes, the configured order within a trial would tell which code is which policy
         ordered = names if show else sorted(names, key=lambda p: camp._shown(p))
         order = {p: i for i, p in enumerate(ordered)}
-        draw = camp.config["engine"].get("environment_draw")
         data = sorted(rows, key=lambda r: (r["trial"], order[r["policy"]]))
         frame = pd.DataFrame({
             "policy": [camp._shown(r["policy"], show) for r in data],
@@ -58,8 +62,16 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
         })
         if camp.config.get("score_range") is not None:
             frame["raw_score"] = pd.array([r["raw_score"] for r in data], dtype="Float64")
-        if draw:
-            frame["environment"] = [_environment(draw, int(r["trial"])) for r in data]
+        schedule = camp._design.schedule
+        if schedule.has_environments:
+            frame["environment"] = [schedule.environment(int(r["trial"])) for r in data]
+            # not "block": readers take a block column as the items' block design (BB-EDGE)
+            frame["schedule_block"] = pd.array([schedule.block(int(r["trial"])) for r in data], dtype="Int64")
+        extras = [row_extras(r) for r in data]
+        frame["tags"] = [",".join(x.get("tags", [])) for x in extras]
+        # faults logged on a rollout before it was judged (faults never judged are in `log` and `status`)
+        frame["faults"] = [len(faults.get((r["policy"], int(r["trial"])), [])) for r in data]
+        frame["fault_reasons"] = ["; ".join(faults.get((r["policy"], int(r["trial"])), [])) for r in data]
         frame["by"] = [r["by"] for r in data]
         frame["note"] = [r["note"] for r in data]
         frame["recorded_at"] = [r["at"] for r in data]

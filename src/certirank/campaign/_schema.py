@@ -1,19 +1,26 @@
-"""The campaign file: one SQLite database (stdlib ``sqlite3``, WAL journal), schema version 2.
+"""The campaign file: one SQLite database (stdlib ``sqlite3``, WAL journal), schema version 3.
 
 Tables
 ------
 ``meta``        key/value: schema version, kind, the locked configuration and its SHA-256, creation time.
 ``records``     append-only event log, the source of truth: ``record`` (a rollout or a leaderboard replicate),
-                ``undo`` (marks an earlier record undone; ``target``) and ``unblind``. Each row carries
+                ``undo`` (marks an earlier record or fault undone; ``target``), ``unblind``, and since schema 3
+                ``fault`` (a rollout that could not be judged), ``note`` (a free note) and ``amend`` (an
+                amendment of the design). Tags, a fault's reason and an amendment's changes are JSON in
+                ``payload`` (which the hash covers). Each row carries
                 ``hash = sha256(prev_hash, row)``; the first ``prev_hash`` is the configuration's SHA-256, so
                 the chain binds config and history. Since schema 2 a row also seals ``state_sha256``, the
                 checksum of the engine checkpoint written with it, so the checkpoint is bound to the chain's
                 head. ``undone_by`` is the only column ever updated (it mirrors the undo rows).
 ``suggested``   rollouts handed out by ``next`` and not yet recorded (still accepted after the engine moved on).
 ``checkpoint``  one row: the derived engine state after the last record, written in the same transaction.
+``idempotency`` (schema 3) the ``Idempotency-Key`` of every write sent with one, the entry it wrote and the
+                answer it got, written in the same transaction as the entry: a retried request gets the same
+                answer and writes nothing.
 
-Schema 1 files (before ``state_sha256``) are read as they are and migrated by their first write: the column is
-added, old rows keep their hashes, and every later row seals its checkpoint.
+Older files are read as they are and migrated by their first write: schema 1 gains ``state_sha256`` (old rows
+keep their hashes, every later row seals its checkpoint); schema 1 and 2 get the wider ``action`` check (the
+records table is rebuilt row for row, ids and hashes unchanged) and the ``idempotency`` table.
 """
 
 from __future__ import annotations
@@ -23,33 +30,37 @@ import sqlite3
 from pathlib import Path
 
 from ..errors import StateError
+from ._chain import COLUMNS
 
-SCHEMA_VERSION = 2
-READABLE_VERSIONS = (1, 2)
+SCHEMA_VERSION = 3
+READABLE_VERSIONS = (1, 2, 3)
 APPLICATION_ID = 0x43524B31  # "CRK1": lets `file`-like tools and our open() tell a campaign from any SQLite file
 BUSY_TIMEOUT_MS = 30_000
+#: the tables every readable file has (``idempotency`` comes with schema 3)
 TABLES = ("meta", "records", "suggested", "checkpoint")
+ACTIONS = ("record", "undo", "unblind", "fault", "note", "amend")
 
-DDL = """
-CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE records (
+_RECORDS = """
+CREATE TABLE {name} (
     id INTEGER PRIMARY KEY AUTOINCREMENT,
-    action TEXT NOT NULL CHECK (action IN ('record', 'undo', 'unblind')),
+    action TEXT NOT NULL CHECK (action IN ('record', 'undo', 'unblind', 'fault', 'note', 'amend')),
     policy TEXT,
     trial INTEGER,
     score REAL,
     raw_score REAL,
     payload TEXT,
-    target INTEGER REFERENCES records(id),
+    target INTEGER REFERENCES {name}(id),
     by TEXT,
     note TEXT,
     ahead INTEGER NOT NULL DEFAULT 0,
     at TEXT NOT NULL,
-    undone_by INTEGER REFERENCES records(id),
+    undone_by INTEGER REFERENCES {name}(id),
     prev_hash TEXT NOT NULL,
     hash TEXT NOT NULL UNIQUE,
     state_sha256 TEXT
-);
+)"""
+
+_INDEXES = """
 -- a rollout (policy, trial) or a replicate (trial = replicate id) is live at most once: a second writer that
 -- slipped past the checks would fail here, never store a duplicate
 CREATE UNIQUE INDEX records_live_rollout ON records(policy, trial)
@@ -57,6 +68,19 @@ CREATE UNIQUE INDEX records_live_rollout ON records(policy, trial)
 CREATE UNIQUE INDEX records_live_replicate ON records(trial)
     WHERE action = 'record' AND undone_by IS NULL AND policy IS NULL;
 CREATE INDEX records_action ON records(action);
+-- the faults of a rollout, read by `next` and `status`
+CREATE INDEX records_rollout ON records(policy, trial);
+"""
+
+_IDEMPOTENCY = """
+CREATE TABLE idempotency (key TEXT PRIMARY KEY, fingerprint TEXT NOT NULL,
+                          entry INTEGER NOT NULL REFERENCES records(id), answer TEXT NOT NULL,
+                          at TEXT NOT NULL) WITHOUT ROWID
+"""
+
+DDL = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+""" + _RECORDS.format(name="records") + ";" + _INDEXES + _IDEMPOTENCY + """;
 CREATE TABLE suggested (policy TEXT NOT NULL, trial INTEGER NOT NULL, at TEXT NOT NULL,
                         PRIMARY KEY (policy, trial)) WITHOUT ROWID;
 CREATE TABLE checkpoint (
@@ -131,4 +155,17 @@ def migrate(conn: sqlite3.Connection, version: int) -> None:
     """Bring a readable older file to the current schema (inside the caller's write transaction)."""
     if version == 1:
         conn.execute("ALTER TABLE records ADD COLUMN state_sha256 TEXT")
+    if version < 3:
+        # SQLite cannot widen a CHECK constraint in place: the table is copied row for row (ids, hashes and undo
+        # marks unchanged) into one with the schema-3 check. The copy references itself, and the rename below
+        # rewrites those references, so no foreign key ever points at the table being dropped.
+        cols = ", ".join(COLUMNS)
+        conn.execute(_RECORDS.format(name="records_v3"))
+        conn.execute(f"INSERT INTO records_v3 ({cols}) SELECT {cols} FROM records")
+        conn.execute("DROP TABLE records")
+        conn.execute("ALTER TABLE records_v3 RENAME TO records")
+        for stmt in _INDEXES.split(";"):
+            if stmt.strip():
+                conn.execute(stmt)
+        conn.execute(_IDEMPOTENCY)
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

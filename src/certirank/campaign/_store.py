@@ -269,8 +269,72 @@ class _Store:
         return None if row is None else int(row[0])
 
     def latest_live(self, conn: sqlite3.Connection) -> int | None:
-        row = conn.execute(f"SELECT id FROM records WHERE {_LIVE} ORDER BY id DESC LIMIT 1").fetchone()
+        """The latest entry an undo may take back: a live record or fault (what the operator did last)."""
+        row = conn.execute("SELECT id FROM records WHERE action IN ('record', 'fault') AND undone_by IS NULL "
+                           "ORDER BY id DESC LIMIT 1").fetchone()
         return None if row is None else int(row[0])
+
+    def action_of(self, conn: sqlite3.Connection, rid: int) -> str | None:
+        row = conn.execute("SELECT action FROM records WHERE id = ?", (rid,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def handed_out(self, conn: sqlite3.Connection) -> int:
+        """The largest trial index any rollout was recorded, faulted or handed out on (-1 if none): a schedule
+        change must start after it, so no rollout's environment ever changes."""
+        top = conn.execute("SELECT max(trial) FROM records WHERE policy IS NOT NULL").fetchone()[0]
+        shown = conn.execute("SELECT max(trial) FROM suggested").fetchone()[0]
+        return max(-1 if top is None else int(top), -1 if shown is None else int(shown))
+
+    def amendments(self, conn: sqlite3.Connection) -> list[tuple[int, dict[str, Any]]]:
+        """(entry id, payload) of every amendment, in log order (a few rows, through the action index)."""
+        out = []
+        for rid, payload in conn.execute("SELECT id, payload FROM records WHERE action = 'amend' ORDER BY id"):
+            try:
+                data = json.loads(payload)
+            except (TypeError, ValueError):
+                data = None
+            if not isinstance(data, dict) or not isinstance(data.get("changes"), dict):
+                raise self._edited(f"entry {rid}: the amendment cannot be read")
+            out.append((int(rid), data))
+        return out
+
+    def faults(self, conn: sqlite3.Connection, policy: str | None = None,
+               trial: int | None = None) -> list[tuple[int, str, int, str | None]]:
+        """(id, policy, trial, payload) of live faults (not undone), in log order; of one rollout if given."""
+        sql = "SELECT id, policy, trial, payload FROM records WHERE action = 'fault' AND undone_by IS NULL"
+        args: tuple = ()
+        if policy is not None:
+            sql += " AND policy = ? AND trial = ?"
+            args = (policy, trial)
+        return [(int(a), str(b), int(c), d) for a, b, c, d in conn.execute(sql + " ORDER BY id", args)]
+
+    def rollouts_between(self, conn: sqlite3.Connection, lo: int, hi: int) -> list[tuple[str, str, int]]:
+        """(action, policy, trial) of the live records and faults on trials lo..hi, in log order."""
+        return [(str(a), str(p), int(t)) for a, p, t in conn.execute(
+            "SELECT action, policy, trial FROM records WHERE action IN ('record', 'fault') AND undone_by IS NULL "
+            "AND policy IS NOT NULL AND trial BETWEEN ? AND ? ORDER BY id", (lo, hi))]
+
+    def tagged(self, conn: sqlite3.Connection) -> list[tuple[str, str, str]]:
+        """(action, policy, payload) of the live records and faults that carry a payload (tags, a reason)."""
+        return [(str(a), str(p), str(x)) for a, p, x in conn.execute(
+            "SELECT action, policy, payload FROM records WHERE action IN ('record', 'fault') AND undone_by IS NULL "
+            "AND policy IS NOT NULL AND payload IS NOT NULL ORDER BY id")]
+
+    # ------------------------------------------------------------------------------------------ idempotency keys
+    def has_keys(self, conn: sqlite3.Connection) -> bool:
+        return conn.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'idempotency'"
+                            ).fetchone() is not None
+
+    def keyed(self, conn: sqlite3.Connection, key: str) -> tuple[str, int, str] | None:
+        """(fingerprint, entry id, answer) stored for an Idempotency-Key, or None."""
+        if self.version < 3 and not self.has_keys(conn):
+            return None
+        row = conn.execute("SELECT fingerprint, entry, answer FROM idempotency WHERE key = ?", (key,)).fetchone()
+        return None if row is None else (str(row[0]), int(row[1]), str(row[2]))
+
+    def keep_key(self, conn: sqlite3.Connection, key: str, fingerprint: str, entry: int, answer: str) -> None:
+        conn.execute("INSERT INTO idempotency (key, fingerprint, entry, answer, at) VALUES (?, ?, ?, ?, ?)",
+                     (key, fingerprint, entry, answer, _now()))
 
     def furthest_trial(self, conn: sqlite3.Connection) -> int:
         """The largest trial index of any live rollout (-1 if none)."""

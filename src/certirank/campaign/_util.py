@@ -114,6 +114,24 @@ def _config_diff(a: Mapping[str, Any], b: Mapping[str, Any], prefix: str = "") -
         x, y = a.get(k), b.get(k)
         if isinstance(x, Mapping) and isinstance(y, Mapping):
             out += _config_diff(x, y, f"{prefix}{k}.")
-        elif x != y and k != "codes":  # fresh blind codes are drawn on every init: not a change of settings
+        # fresh blind codes and schedule seeds are drawn on every init without a seed: not a change of settings
+        elif x != y and k != "codes" and f"{prefix}{k}" != "plan.seed":
             out.append(f"{prefix}{k}")
     return out
+
+
+#: longest Idempotency-Key kept (a UUID is 36 characters)
+MAX_KEY = 200
+
+
+def _check_key(key: Any) -> str | None:
+    """An idempotency key: 1 to 200 printable ASCII characters (what an HTTP header can carry), or None."""
+    if key is None:
+        return None
+    if not isinstance(key, str) or not key.strip():
+        raise ParameterError(f"the idempotency key must be non-empty text, got {key!r}")
+    key = key.strip()
+    if len(key) > MAX_KEY or not key.isascii() or not key.isprintable():
+        raise ParameterError(f"the idempotency key must be at most {MAX_KEY} printable ASCII characters (a UUID, "
+                             "say)")
+    return key

@@ -9,12 +9,18 @@ from typing import Any, ClassVar
 from ..order.result import Ranking
 from ..results import Result, ResultMixin, inputs
 
-__all__ = ["AuditLog", "CampaignStatus", "Check", "ExportResult", "Record", "Suggestion", "VerifyReport"]
+__all__ = ["AuditLog", "CampaignStatus", "Check", "ExportResult", "NextRollouts", "Plan", "Record", "Suggestion",
+           "Unblinding", "VerifyReport"]
 
 
 @dataclass(frozen=True)
 class Suggestion(ResultMixin):
-    """One rollout to run next. ``policy`` is what the operator sees: the blind code in blind mode."""
+    """One rollout to run next. ``policy`` is what the operator sees: the blind code in blind mode.
+
+    ``block``: the balanced block of the trial (None without environments); ``position``: its place in the
+    trial's Williams order among the rollouts listed (1 = run first); ``faults``: faults logged on this rollout
+    so far (it is offered again); ``launch``: the command that starts it (while blind, the `campaign launch`
+    command, which does not show the checkpoint), None without a launch template."""
 
     policy: str
     trial: int
@@ -22,15 +28,23 @@ class Suggestion(ResultMixin):
     kind: str = "rollout"  # "rollout" (AnyRank) or "replicate" (a leaderboard: run every model once more)
     #: the log entry (head id) this was computed at; `record(..., shown_at=)` accepts it after the campaign moved on
     shown_at: int | None = None
+    block: int | None = None
+    position: int | None = None
+    faults: int = 0
+    launch: str | None = None
 
 
 @dataclass(frozen=True)
 class Record(ResultMixin):
-    """One row of the audit trail (a recorded rollout or replicate, an undo, an unblinding).
+    """One row of the audit trail (a recorded rollout or replicate, a fault, a note, an undo, an unblinding, an
+    amendment).
 
     ``policy`` is shown as the operator saw it (the code in blind mode, unless unblinded); ``target`` is the
-    record an undo undid; ``undone_by``/``undone_at``/``undone_who`` say whether and when this record was
-    undone (it is kept). ``hash`` chains every row to the configuration and all earlier rows.
+    entry an undo undid; ``undone_by``/``undone_at``/``undone_who`` say whether and when this entry was
+    undone (it is kept). ``tags``: the record's or fault's tags; ``fault``: why a rollout could not be judged;
+    ``changes``: an amendment's ``{setting: {"from", "to"}}`` (and ``from_trial`` for a schedule change);
+    ``environment``/``block``: where the trial runs. ``hash`` chains every row to the configuration and all
+    earlier rows.
     """
 
     id: int
@@ -49,6 +63,10 @@ class Record(ResultMixin):
     undone_at: str | None = None
     undone_who: str | None = None
     hash: str = ""
+    block: int | None = None
+    tags: list[str] = field(default_factory=list)
+    fault: str | None = None
+    changes: dict[str, Any] | None = None
 
     @property
     def live(self) -> bool:
@@ -82,6 +100,19 @@ class CampaignStatus(Result):
     remaining : what it would cost at most to finish: per policy, the paired trials left on its open
         comparisons before they reach n_max, and their total (None for a leaderboard: it has no budget).
     test : which test runs and why, in one line (from the design locked at init, never from the data).
+    about : what the certified claims are about ("policy" or "benchmark", spec 09 §2).
+    faults : live faults per policy (rollouts that could not be judged; never counted);
+        ``open_faults``: the faulted rollouts not recorded since, which ``next`` offers again.
+    tags : {tag: {policy: live records and faults carrying it}}.
+    amendments : how many amendments the design has had; ``checklist``: the rig checklist in force.
+    warnings : one line each (faults that fall unevenly on one policy, ...).
+    verdicts : per pair of policies (AnyRank), what the operator can act on: ``certified`` (a relation of the
+        ranking), ``equivalent`` (|difference| certified below a margin, when the method reports it), ``futile``
+        (its test can no longer pass within the budget: no continuation can decide it), or ``undecided`` with
+        ``more_needed`` (a forecast, when the method gives one) and ``budget_left``; each with one ``sentence``.
+    estimates : per policy, its mean score so far and an anytime-valid interval for it (a PrPl-EB confidence
+        sequence, spec 01 §5.3, each policy at level alpha on its own): for orientation; the certified claims
+        are the pairwise ones.
     """
 
     KIND: ClassVar[str] = "campaign-status"
@@ -103,12 +134,61 @@ class CampaignStatus(Result):
     head_hash: str
     config_sha256: str
     test: str = ""
+    faults: dict[str, int] = field(default_factory=dict)
+    open_faults: list[dict[str, Any]] = field(default_factory=list)
+    tags: dict[str, dict[str, int]] = field(default_factory=dict)
+    amendments: int = 0
+    checklist: list[str] = field(default_factory=list)
+    verdicts: list[dict[str, Any]] = field(default_factory=list)
+    estimates: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()
         inner = self.result.to_dict()
         out["details"]["result"] = {k: v for k, v in inner.items() if k not in ("ranking", "schema", "about")}
         return out
+
+
+@dataclass(frozen=True)
+class NextRollouts(ResultMixin):
+    """What to run next (``campaign next --json``, ``/api/v1/next``): the suggestions in the order to run them,
+    and, when there are none, whether and why the campaign has stopped."""
+
+    path: str
+    suggestions: list[Suggestion]
+    done: bool
+    termination: str | None
+
+
+@dataclass(frozen=True)
+class Unblinding(ResultMixin):
+    """``campaign unblind``: the ``unblind`` entry written (None if the campaign was unblinded before) and the
+    codes each policy had."""
+
+    path: str
+    unblinded: bool
+    entry: Record | None
+    codes: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Plan(ResultMixin):
+    """The schedule of the next blocks (``campaign plan``).
+
+    ``rule``: "balanced blocks" (every environment once per block, in a seeded random order) or "independent
+    draws" (campaigns made before blocks); ``order``: "williams" (each trial's policies in a Williams-balanced,
+    seeded order) or "configured"; ``segments``: the schedule's history (the locked one, then each amendment's,
+    from a block boundary on); ``blocks``: ``[{"block", "trials": [{"trial", "environment", "order",
+    "recorded", "faults", "needed"}]}]`` with policies as the operator sees them (codes while blind)."""
+
+    path: str
+    rule: str
+    environments: list[str]
+    seed: int
+    order: str
+    segments: list[dict[str, Any]]
+    blocks: list[dict[str, Any]]
+    head: int
 
 
 @dataclass(frozen=True)
@@ -147,6 +227,8 @@ class VerifyReport(ResultMixin):
     ok: bool
     records: int
     checks: list[Check] = field(default_factory=list)
+    #: one line each: what was accepted within a tolerance (a checkpoint written by an older engine)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def failures(self) -> list[Check]:

@@ -171,10 +171,11 @@ def with_printed(result: Any) -> Any:
 
 
 def emit(result: Any, as_json: bool, render: Callable[[Any], None]) -> None:
-    """Print the record's warnings and notes on stderr, then `result.to_dict()` as JSON, or call `render(result)`
-    for people."""
+    """Print the record's warnings and notes on stderr (with --json only the warnings: the notes are in the
+    JSON), then `result.to_dict()` as JSON, or call `render(result)` for people."""
     result = with_printed(result)
-    print_warnings(result)
+    # with --json the notes are in the record for the program that reads it; warnings still reach the terminal
+    print_warnings(result, notes=not as_json)
     if as_json:
         data = result.to_dict() if hasattr(result, "to_dict") else result
         typer.echo(json.dumps(data, indent=2, allow_nan=False))
@@ -266,10 +267,13 @@ def read_input(data: Path, format: Optional[str], score_range: Optional[str], re
     return load(data, format=format, score_range=sr, **key_values(read_option, "--read-option"))
 
 
-def print_warnings(result: Any) -> None:
-    """The record's warnings and notes, one line each on stderr, as they are in its JSON (each once)."""
+def print_warnings(result: Any, *, notes: bool = True) -> None:
+    """The record's warnings and (with `notes`) notes, one line each on stderr, as they are in its JSON (each
+    once)."""
     for line in getattr(result, "warnings", ()) or ():
         text = one_line(line)
+        if not notes and text.startswith("note:"):
+            continue
         if text not in _PRINTED:
             _PRINTED.append(text)
             typer.echo(text, err=True)

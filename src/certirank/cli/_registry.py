@@ -42,7 +42,7 @@ COMMANDS: dict[str, tuple[tuple[str, ...], str]] = {
                           "certified the other way (--fail-on reversed: 0 unless one is certified the other way)."),
     "validate": (("validate",), "Check the family-wise error guarantees by seeded Monte Carlo on adversarial "
                                 "scenarios (pass/fail per row)."),
-    "campaign": (("campaign", "campaign_serve"), "Live evaluation campaigns: what to run next, record it, can I "
+    "campaign": (("campaign", "campaign_design", "campaign_serve"), "Live evaluation campaigns: what to run next, record it, can I "
                                                  "stop? (one SQLite file; safe for several operators at once)"),
 }
 

@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ._common import JSON_OPT, app, console, emit, one_line, parse_score_range
+from ._common import JSON_OPT, app, console, emit, err_console, one_line, parse_score_range
 
 campaign_app = typer.Typer(help="Live evaluation campaigns: what to run next, record it, can I stop? "
                            "(one SQLite file; safe for several operators at once)", no_args_is_help=True)
@@ -20,6 +20,8 @@ DB_ARG = typer.Argument(..., help="The campaign file (SQLite).")
 BY_OPT = typer.Option(None, "--by", help="Operator name for the audit trail (default: $CERTIRANK_OPERATOR, else "
                       "the login name).")
 NOTE_OPT = typer.Option(None, "--note", help="Free text kept with the entry.")
+KEY_OPT = typer.Option(None, "--idempotency-key", help="A key unique to this write (a UUID): sent again, the write is "
+                       "not repeated and prints the first answer (for scripts that retry).")
 
 
 def _names(text: str | None, what: str) -> list[str] | None:
@@ -29,6 +31,8 @@ def _names(text: str | None, what: str) -> list[str] | None:
     names = [p.strip() for p in text.split(",")]
     if names and not names[-1]:  # a trailing comma is a habit, not a name
         names.pop()
+    if not names:
+        raise ParameterError(f"{what} {text!r} names nothing: give comma-separated names")
     empty = [i + 1 for i, p in enumerate(names) if not p]
     if empty:
         raise ParameterError(f"{what} {text!r}: name {empty[0]} is empty (names are separated by single commas)")
@@ -56,7 +60,7 @@ def _open(db: Path) -> Any:
 
 
 @campaign_app.command("init")
-def init_cmd(db: Path = DB_ARG,
+def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
              policies: str | None = typer.Option(None, "--policies", help="Policies to rank, comma-separated."),
              kind: str = typer.Option("anyrank", "--kind", help="anyrank (robot rollouts, default) or leaderboard "
                                       "(BB-EDGE: whole runs of every model)."),
@@ -92,64 +96,110 @@ def init_cmd(db: Path = DB_ARG,
              blocks: str | None = typer.Option(None, "--blocks", help="Leaderboard: items or replicate."),
              tau: float = typer.Option(0.0, "--tau", help="Leaderboard margin."),
              top_k: int | None = typer.Option(None, "--top-k", help="Leaderboard: certify a Top-k set."),
+             design: Path | None = typer.Option(None, "--design", help="Read the design from a TOML file (keys: "
+                                                "the options' names, e.g. policies, alpha, n_max, environments, "
+                                                "tags, checklist, launch, [checkpoints]); its SHA-256 is locked."),
+             about: str | None = typer.Option(None, "--about", help="The estimand: policy (robot campaigns) or "
+                                              "benchmark (leaderboards), the only ones a live campaign supports."),
+             tags: str | None = typer.Option(None, "--tags", help="Tags a record may carry (failure stages, ...), "
+                                             "comma-separated: a closed list unless --open-tags."),
+             open_tags: bool = typer.Option(False, "--open-tags", help="Accept tags beyond --tags too."),
+             checklist: Path | None = typer.Option(None, "--checklist", help="File with the rig checklist, one "
+                                                   "item per line (shown on the page)."),
+             launch: str | None = typer.Option(None, "--launch", help="Command template that starts a policy, "
+                                               "e.g. 'python serve.py --ckpt {checkpoint}' (fields {checkpoint}, "
+                                               "{policy}, {trial}, {environment})."),
+             checkpoint: list[str] | None = typer.Option(None, "--checkpoint", help="POLICY=PATH, once per policy: "
+                                                         "what {checkpoint} becomes (kept in the file, hidden "
+                                                         "from a blind operator)."),
              by: str | None = BY_OPT, as_json: bool = JSON_OPT) -> None:
-    """Create a campaign file; its configuration is locked from now on."""
+    """Create a campaign file; its design is locked (by hash) from now on: only amendments that keep the
+    guarantee may change it (campaign amend)."""
     from ..campaign import Campaign
+    from ..errors import ParameterError
     from ..methods.anyrank.demo import read_prior_file
+    if design is not None:
+        # typer may bring its own copy of click: its ParameterSource is compared by name
+        given = [p.opts[0] for p in ctx.command.params if p.name not in ("db", "design", "by", "as_json")
+                 and getattr(ctx.get_parameter_source(p.name), "name", "") == "COMMANDLINE"]
+        if given:
+            raise ParameterError(f"{given[0]} is given beside --design {design}: a locked design has one home for "
+                                 "each setting; put it in the design file")
     from ._common import deprecated_alias
     bins = deprecated_alias(bins, metric, "--metric", "--bins")
     bins = "progress" if bins is None else bins  # '' is refused as a choice, not taken as the default
     options = {} if bins == "progress" else {"bins": bins}
-    n_max, design = _design(budget, n_max, arms, bins, environments)
-    options.update(design)
+    n_max, declared = _design(budget, n_max, arms, bins, environments)
+    options.update(declared)
     with Campaign.init(db, _names(policies, "--policies"), kind=kind, models=_names(models, "--models"),
                        alpha=alpha, method=method, prior=None if prior is None else read_prior_file(prior),
                        gamma=gamma, n_max=n_max, ties=ties, guarantee=guarantee,
                        environments=None if environments is None else _read_environments(environments), seed=seed,
                        blind=blind, score_range=parse_score_range(score_range), blocks=blocks, tau=tau, top_k=top_k,
+                       about=about, tags=_names(tags, "--tags"), open_tags=open_tags or None,
+                       checklist=None if checklist is None else _read_lines(checklist, "checklist"),
+                       launch=launch, checkpoints=_pairs(checkpoint, "--checkpoint"), design=design,
                        by=by, **options) as c:
         info = {"path": str(db), "kind": c.kind, "policies": c.policies, "blind": c.blind,
-                "config_sha256": c.config_sha256, "config": c.config if not c.blind else
-                {k: v for k, v in c.config.items() if k != "codes"}}
+                "config_sha256": c.config_sha256, "design": c.design.to_dict(), "config": _shown_config(c)}
 
     def render(d: dict[str, Any]) -> None:
         console.print(f"Created {d['kind']} campaign {one_line(d['path'])} with {len(d['policies'])} "
                       f"{'policies' if d['kind'] == 'anyrank' else 'models'}"
                       + (" (blind: codes " + ", ".join(d["policies"]) + ")" if d["blind"] else "") + ".")
-        console.print(f"Configuration locked (sha256 {d['config_sha256'][:16]}...). Next: certirank campaign next "
-                      f"{_q(Path(d['path']))}", soft_wrap=True)
+        src = d["design"].get("source")
+        console.print(f"Design locked (sha256 {d['config_sha256'][:16]}..."
+                      + (f"; {one_line(src['file'])} sha256 {src['sha256'][:16]}..." if src else "")
+                      + f"). Next: certirank campaign next {_q(Path(d['path']))}", soft_wrap=True)
     emit(info, as_json, render)
+
+
+def _shown_config(c: Any) -> dict[str, Any]:
+    """The configuration as `init --json` prints it: a blind campaign's codes and checkpoint paths left out
+    (they would tell which code is which policy)."""
+    if not c.blind:
+        return c.config
+    out = {k: v for k, v in c.config.items() if k != "codes"}
+    if out.get("design"):
+        out["design"] = {**out["design"], "checkpoints": None}
+    return out
+
+
+def _read_lines(path: Path, what: str) -> list[str]:
+    from ..errors import ParameterError
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise ParameterError(f"{what} file {path} is not a UTF-8 text file (one item per line)") from None
+    except OSError as exc:
+        raise ParameterError(f"cannot read {what} file {path}: {exc.strerror or exc}") from None
+    return [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
+
+
+def _pairs(items: list[str] | None, what: str) -> dict[str, str] | None:
+    """NAME=VALUE words (repeatable option) as a mapping."""
+    from ..errors import ParameterError
+    if not items:
+        return None
+    out: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise ParameterError(f"{what} takes NAME=VALUE, got {item!r}")
+        out[name.strip()] = value.strip()
+    return out
 
 
 def _design(budget: int | None, n_max: int | None, arms: str | None, bins: str,
             environments: Path | None) -> tuple[int | None, dict[str, Any]]:
     """(n_max, Ranker options) from the design declared at init: the budget, the scale and the arms."""
-    from ..errors import ParameterError
-    from ..methods.anyrank.config import ARMS
-    options: dict[str, Any] = {}
-    if budget is not None:
-        if budget < 1:
-            raise ParameterError(f"--budget must be a positive number of rollouts, got {budget}")
-        if n_max is not None and n_max != budget:
-            raise ParameterError(f"--budget {budget} and --n-max {n_max} disagree: give one (the budget is the "
-                                 "per-comparison n_max)")
-        n_max = budget
-        if bins == "binary":  # a declared, final budget: the campaign never extends it
-            options["budget"] = "final"
-    if arms is not None:
-        key = arms.strip().lower()
-        if key not in ARMS:
-            raise ParameterError(f"--arms must be one of {', '.join(ARMS)}, got {arms!r}")
-        if key == "independent":
-            if bins != "binary" or budget is None:
-                raise ParameterError("--arms independent is a property of the exact budget test: declare binary "
-                                     "scores (--bins binary) and the budget (--budget N)")
-            if environments is not None:
-                from ._common import err_console
-                err_console.print("warning: --arms independent with --environments: trial r of every policy runs on "
-                                  "the same environment, so the rollouts are paired; the paired test is valid for any "
-                                  "correlation between policies, the independent one assumes none")
-        options["arms"] = key
+    from ..campaign._create import declared_budget
+    n_max, options = declared_budget(budget, n_max, arms, bins)
+    if options.get("arms") == "independent" and environments is not None:
+        from ._common import err_console
+        err_console.print("warning: --arms independent with --environments: trial r of every policy runs on "
+                          "the same environment, so the rollouts are paired; the paired test is valid for any "
+                          "correlation between policies, the independent one assumes none")
     return n_max, options
 
 
@@ -157,33 +207,43 @@ def _design(budget: int | None, n_max: int | None, arms: str | None, bins: str,
 def next_cmd(db: Path = DB_ARG, count: int | None = typer.Option(None, "--count", help="At most K rollouts."),
              as_json: bool = JSON_OPT) -> None:
     """The next rollouts to run: policy (or blind code), trial index, environment."""
+    from ..campaign._status import next_rollouts
     with _open(db) as c:
-        todo = c.next(count)  # remembered (a suggestion stays valid once handed out) when this user may write
-        st = None if todo or c.kind != "anyrank" else c.status()
+        # remembered (a suggestion stays valid once handed out) when this user may write
+        out = next_rollouts(c, count)
         blind_now = c.blind and not c.unblinded
         range_text = _range_text(c)
     if as_json:
         # an empty list says nothing on its own: why (what the text's "Nothing to run" line says) goes with it
-        emit({"path": str(db), "suggestions": [s.to_dict() for s in todo], "done": bool(st and st.done),
-              "termination": st.termination if st else None}, True, lambda d: None)
+        emit(out, True, lambda d: None)
         return
+    todo = out.suggestions
     if todo and todo[0].kind == "replicate":
         console.print(f"Run every model on the whole benchmark once more (replicate {todo[0].trial}), then: "
                       f"certirank campaign add-run {_q(db)} RUN.csv", markup=False)
         return
     if not todo:
-        console.print(f"Nothing to run: the campaign has stopped ({st.termination}). See: certirank campaign status "
+        console.print(f"Nothing to run: the campaign has stopped ({out.termination}). See: certirank campaign status "
                       f"{_q(db)}", markup=False)
         return
-    t = Table(title=f"Run next ({len(todo)} rollout{'s' if len(todo) != 1 else ''})")
+    t = Table(title=f"Run next, in this order ({len(todo)} rollout{'s' if len(todo) != 1 else ''})")
     has_env = any(s.environment is not None for s in todo)
-    for col in ("code" if blind_now else "policy", "trial", *(["environment"] if has_env else [])):
+    has_block = any(s.block is not None for s in todo)
+    has_faults = any(s.faults for s in todo)
+    cols = [*(["block"] if has_block else []), "trial", *(["environment"] if has_env else []),
+            "code" if blind_now else "policy", *(["faults"] if has_faults else [])]
+    for col in cols:
         t.add_column(col)
     for s in todo:
-        t.add_row(_cell(s.policy), str(s.trial), *([_cell(s.environment or "")] if has_env else []))
+        t.add_row(*([str(s.block)] if has_block else []), str(s.trial), *([_cell(s.environment or "")] if has_env else []),
+                  _cell(s.policy), *([str(s.faults) if s.faults else ""] if has_faults else []))
     console.print(t)
+    for s in todo:
+        if s.launch:
+            console.print(f"Start {one_line(s.policy)}: {one_line(s.launch)}", markup=False, soft_wrap=True)
     console.print(f"Then: certirank campaign record {_q(db)} {'CODE' if blind_now else 'POLICY'} TRIAL SCORE (score "
-                  f"in {range_text}; 'missing' if the run could not be performed)", markup=False)
+                  f"in {range_text}; 'missing' if the run could not be performed; --fault REASON if it could not be "
+                  "judged)", markup=False)
 
 
 def _q(path: Path) -> str:
@@ -197,6 +257,25 @@ def _cell(text: Any) -> Text:
     return Text(terminal_text(text))
 
 
+def amendment_text(changes: dict[str, Any]) -> str:
+    """An amendment's changes in one line: 'n_max 200 -> 400; environments + sink; from trial 12'."""
+    parts = []
+    for key, ch in changes.items():
+        if key == "from_trial":
+            continue
+        old, new = ch.get("from"), ch.get("to")
+        if isinstance(old, list) and isinstance(new, list) and all(x in new for x in old):
+            added = [x for x in new if x not in old]
+            parts.append(f"{key} + {', '.join(map(str, added))}")
+        elif key == "checkpoints":
+            parts.append("checkpoints changed")
+        else:
+            parts.append(f"{key} {old} -> {new}")
+    if "from_trial" in changes:
+        parts.append(f"schedule from trial {changes['from_trial']}")
+    return "; ".join(parts)
+
+
 def _range_text(c: Any) -> str:
     rng = c.config.get("score_range")
     return "[0, 1]" if rng is None else f"[{rng[0]:g}, {rng[1]:g}]"
@@ -207,24 +286,48 @@ def _range_text(c: Any) -> str:
 def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
                policy: str = typer.Argument(..., help="Policy name or blind code."),
                trial: int = typer.Argument(..., help="Trial index (from campaign next)."),
-               score: str = typer.Argument(..., help="Score in [0, 1] (or the declared range); 'missing' if the "
-                                           "run could not be performed."),
+               score: str | None = typer.Argument(None, help="Score in [0, 1] (or the declared range); 'missing' "
+                                                  "if the run could not be performed. Left out with --fault."),
                by: str | None = BY_OPT, note: str | None = NOTE_OPT,
                ahead: bool = typer.Option(False, "--ahead", help="Accept a rollout that was not suggested (run in "
                                           "advance)."),
-               as_json: bool = JSON_OPT) -> None:
+               tag: list[str] | None = typer.Option(None, "--tag", help="A tag for this rollout (repeatable), e.g. "
+                                                    "the stage it failed at."),
+               fault: str | None = typer.Option(None, "--fault", help="The rollout could not be judged (e-stop, "
+                                                "reset failure): REASON. Stored, never counted as a failure, and "
+                                                "offered again by next."),
+               idempotency_key: str | None = KEY_OPT, as_json: bool = JSON_OPT) -> None:
     """Record one rollout (one transaction; refused with the reason, and nothing changes, if it cannot count)."""
     from ..errors import ParameterError
     # what click let through for the sake of negative scores: a mistyped option is still named as one
-    stray = [w for w in (policy, score, *ctx.args) if w.startswith("-") and not _is_number(w)]
+    stray = [w for w in (policy, *([score] if score is not None else []), *ctx.args)
+             if w.startswith("-") and not _is_number(w)]
     if stray or ctx.args:
         what = f"no such option: {stray[0]}" if stray else f"unexpected extra argument(s): {' '.join(ctx.args)}"
         raise ParameterError(f"{what} (see 'certirank campaign record --help')")
+    if fault is not None and score is not None:
+        raise ParameterError(f"a rollout is either judged (SCORE {score}) or a fault (--fault), not both")
+    if fault is None and score is None:
+        raise ParameterError("give the SCORE (or 'missing'), or --fault REASON for a rollout that could not be "
+                             "judged")
     with _open(db) as c:
-        rec = c.record(policy, trial, score, by=by, note=note, ahead=ahead)
-    emit(rec, as_json, lambda r: console.print(
-        f"Recorded entry {r.id}: {one_line(r.policy)} trial {r.trial} score {r.score_text}"
-        + (f" by {one_line(r.by)}" if r.by else "") + "."))
+        if fault is not None:
+            rec = c.fault(policy, trial, fault, by=by, note=note, ahead=ahead, tags=tag,
+                          idempotency_key=idempotency_key)
+        else:
+            rec = c.record(policy, trial, score, by=by, note=note, ahead=ahead, tags=tag,
+                           idempotency_key=idempotency_key)
+
+    def render(r: Any) -> None:
+        tags = f" [{one_line(', '.join(r.tags))}]" if r.tags else ""
+        who = f" by {one_line(r.by)}" if r.by else ""
+        if r.action == "fault":
+            console.print(f"Logged fault {r.id}: {one_line(r.policy)} trial {r.trial} could not be judged "
+                          f"({one_line(r.fault)}){tags}{who}; it is offered again by next.")
+        else:
+            console.print(f"Recorded entry {r.id}: {one_line(r.policy)} trial {r.trial} score {r.score_text}{tags}"
+                          f"{who}.")
+    emit(rec, as_json, render)
 
 
 def _is_number(text: str) -> bool:
@@ -238,10 +341,11 @@ def _is_number(text: str) -> bool:
 @campaign_app.command("add-run")
 def add_run_cmd(db: Path = DB_ARG, file: Path = typer.Argument(..., help="One complete run: model, item, score."),
                 replicate: int | None = typer.Option(None, "--replicate", help="Replicate number (default: next)."),
-                by: str | None = BY_OPT, note: str | None = NOTE_OPT, as_json: bool = JSON_OPT) -> None:
+                by: str | None = BY_OPT, note: str | None = NOTE_OPT, idempotency_key: str | None = KEY_OPT,
+                as_json: bool = JSON_OPT) -> None:
     """Record one replicate of a leaderboard campaign (every model on every item)."""
     with _open(db) as c:
-        rec = c.add_run(file, replicate=replicate, by=by, note=note)
+        rec = c.add_run(file, replicate=replicate, by=by, note=note, idempotency_key=idempotency_key)
     emit(rec, as_json, lambda r: console.print(f"Recorded entry {r.id}: replicate {r.trial} from {one_line(file)}."))
 
 
@@ -271,6 +375,10 @@ def _render_status(st: Any) -> None:
                        + (" (blind codes)" if st.blind and not st.unblinded else ""), full=False)
         # recorded, not used: rollouts run ahead (or not yet paired) count here but not in the table's trials
         console.print("Rollouts recorded: " + ", ".join(f"{p} {n}" for p, n in st.rollouts.items()) + ".")
+        # each open pair's verdict (the certified ones are the table's): what the operator can act on
+        for v in st.verdicts:
+            if v["verdict"] != "certified":
+                console.print(f"  {v['verdict']}: {one_line(v['sentence'])}", markup=False)
         rem = st.remaining
         if st.complete:  # the ranking's text has just said that every pair is decided
             console.print("You can stop: the ranking above is complete.")
@@ -293,7 +401,19 @@ def _render_status(st: Any) -> None:
         for line in res.sentences():
             console.print(f"  {line}")
         console.print("Every pair is decided." if st.complete else "Some pairs are undecided: add more runs.")
+    if any(st.faults.values()):
+        console.print("Faults (not counted; offered again until judged): "
+                      + ", ".join(f"{p} {n}" for p, n in st.faults.items() if n) + "."
+                      + (" Waiting: " + ", ".join(f"{f['policy']} trial {f['trial']} ({f['reason']})"
+                                                   for f in st.open_faults[:6]) + "." if st.open_faults else ""))
+    if st.tags:
+        console.print("Tags: " + "; ".join(f"{t}: " + ", ".join(f"{p} {n}" for p, n in per.items())
+                                           for t, per in st.tags.items()) + ".")
+    for line in st.warnings:
+        err_console.print(f"warning: {line}")
     console.print(f"Test: {st.test}.")
+    if st.amendments:
+        console.print(f"Design amended {st.amendments} time(s) (see campaign log).")
     # the whole head hash: kept somewhere else, it anchors this history (`campaign verify --anchor HASH`)
     console.print(f"Log: {st.records} live record(s), {st.undone} undone; head {st.head_hash}")
 
@@ -301,14 +421,21 @@ def _render_status(st: Any) -> None:
 @campaign_app.command("undo")
 def undo_cmd(db: Path = DB_ARG, record_id: int | None = typer.Argument(None, help="Entry to undo (default: the "
                                                                            "latest record)."),
-             by: str | None = BY_OPT, note: str | None = NOTE_OPT, as_json: bool = JSON_OPT) -> None:
-    """Mark a record undone (it is kept, with who and when); the ranking is recomputed without it."""
+             by: str | None = BY_OPT, note: str | None = NOTE_OPT, idempotency_key: str | None = KEY_OPT,
+             as_json: bool = JSON_OPT) -> None:
+    """Mark a record or fault undone (it is kept, with who and when); the ranking is recomputed without it."""
     with _open(db) as c:
-        rec = c.undo(record_id, by=by, note=note)
-    emit(rec, as_json, lambda r: console.print(
-        f"Undid entry {r.id}"
-        + (f" ({one_line(r.policy)} trial {r.trial}, score {r.score_text})"
-           if r.policy else f" (replicate {r.trial})") + f" as entry {r.undone_by}; the ranking is recomputed."))
+        rec = c.undo(record_id, by=by, note=note, idempotency_key=idempotency_key)
+
+    def render(r: Any) -> None:
+        if r.action == "fault":
+            console.print(f"Undid fault {r.id} ({one_line(r.policy)} trial {r.trial}) as entry {r.undone_by}.")
+            return
+        console.print(f"Undid entry {r.id}"
+                      + (f" ({one_line(r.policy)} trial {r.trial}, score {r.score_text})"
+                         if r.policy else f" (replicate {r.trial})") + f" as entry {r.undone_by}; the ranking is "
+                      "recomputed.")
+    emit(rec, as_json, render)
 
 
 @campaign_app.command("log")
@@ -322,13 +449,20 @@ def log_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
         for col in ("entry", "at", "by", "action", "policy", "trial", "score", "note"):
             t.add_column(col)
         for e in lg.entries:
+            undone = f", undone by {e.undone_by}" if e.undone_by else ""
             if e.action == "record":
-                what = "record" + (" (ahead)" if e.ahead else "") + (f", undone by {e.undone_by}" if e.undone_by else "")
+                what = "record" + (" (ahead)" if e.ahead else "") + undone
                 sc = e.score_text
+            elif e.action == "fault":
+                what, sc = f"fault: {e.fault}{undone}", ""
+            elif e.action == "amend":
+                what, sc = "amend: " + amendment_text(e.changes or {}), ""
             else:
                 what = f"undo {e.target}" if e.action == "undo" else e.action
                 sc = ""
-            t.add_row(str(e.id), e.at, _cell(e.by or ""), what, _cell(e.policy or ""),
+            if e.tags:
+                what += f" [{', '.join(e.tags)}]"
+            t.add_row(str(e.id), e.at, _cell(e.by or ""), _cell(what), _cell(e.policy or ""),
                       "" if e.trial is None else str(e.trial), sc, Text(e.note or ""))
         console.print(t)
     emit(lg, as_json, render)
@@ -362,6 +496,8 @@ def verify_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT,
     def render(r: Any) -> None:
         for ch in r.checks:
             console.print(f"{'ok  ' if ch.ok else 'FAIL'} {ch.name}" + (f": {ch.detail}" if ch.detail else ""))
+        for w in r.warnings:
+            console.print(f"note: {w}")
         console.print(f"{r.path}: {'verified' if r.ok else 'VERIFICATION FAILED'} ({r.records} live records).")
     emit(rep, as_json, render)
     if not rep.ok:

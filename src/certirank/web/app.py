@@ -6,6 +6,11 @@ on the event loop. Reads need nothing and write nothing. Writes need the campaig
 the ``X-Certirank-Token`` header; a browser signs in once through a one-time link (or by pasting the token at
 ``/login``) and then holds an HttpOnly, SameSite=Strict session cookie, so the token is never in a URL, the
 history or the page, and its writes must come from this page's own origin. See docs/campaign-page.md.
+
+The REST API v1 (``/api/v1/...``, :mod:`certirank.web.api`) is documented by the app's OpenAPI document
+(``/openapi.json``) and a reference page rendered from it on the server (``/docs``: no CDN, no script). The page's
+own forms post to the same v1 write routes; the paths before v1 (``/api/status``, ``/api/next``, ``/api/record``,
+``/api/undo``, ``/api/add-run``) keep working.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from __future__ import annotations
 import hmac
 import tempfile
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -20,12 +26,12 @@ from fastapi.responses import FileResponse, HTMLResponse, JSONResponse, Redirect
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.background import BackgroundTask
-from starlette.concurrency import run_in_threadpool
 
 from ..errors import CertirankError
+from .api import V1, api_router, save_upload
 from .limits import BodyLimit
 from .security import SESSION_COOKIE, HostGuard, Logins, allowed_hosts, same_origin, session_value
-from .views import campaign_view, entry_rows
+from .views import campaign_view, design_view, entry_rows, openapi_reference, run_view
 
 __all__ = ["create_app", "MAX_BODY", "MAX_UPLOAD"]
 
@@ -55,8 +61,10 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         allow_hosts = [allow_hosts]
     Campaign.open(db).close()  # fail now, with the store's own message, not on the first request
     app = FastAPI(title="certirank campaign", version="1", docs_url=None, redoc_url=None,
-                  openapi_url="/openapi.json")
-    app.add_middleware(BodyLimit, default=MAX_BODY, limits={"/api/add-run": MAX_UPLOAD})
+                  openapi_url="/openapi.json", description="The campaign page's REST API v1: every answer is the "
+                  "JSON of a certirank.Campaign result (what the CLI's --json prints). Writes need the campaign "
+                  "token (header X-Certirank-Token, or a signed-in page) and take an Idempotency-Key header.")
+    app.add_middleware(BodyLimit, default=MAX_BODY, limits={"/api/add-run": MAX_UPLOAD, f"{V1}/add-run": MAX_UPLOAD})
     app.add_middleware(HostGuard, allowed=allowed_hosts(host, allow_hosts))
     app.mount("/static", StaticFiles(directory=HERE / "static"), name="static")
     templates = Jinja2Templates(directory=HERE / "templates")  # .html templates autoescape
@@ -88,7 +96,8 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     def page_context(request: Request, page: str, camp: Any, **extra: Any) -> dict[str, Any]:
         write = can_write(request)
         view = campaign_view(camp)
-        pages = [("run", "Run"), ("ranking", "Ranking"), ("history", "History"), ("export", "Export")]
+        pages = [("run", "Run"), ("ranking", "Ranking"), ("design", "Design"), ("history", "History"),
+                 ("export", "Export")]
         if view["kind"] == "leaderboard":
             pages = [p for p in pages if p[0] != "run"]
 
@@ -102,11 +111,10 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     def run_context(request: Request, camp: Any, message: dict[str, str] | None = None) -> dict[str, Any]:
         # a page render never writes (what a reader is shown is computed, not stored): each suggestion carries
         # the entry it was computed at, and the record form sends it back (record(shown_at=...))
-        suggestions = ([] if camp.kind == "leaderboard"
-                       else [s.to_dict() for s in camp.next(count=None, remember=False)])
-        entries = [e for e in camp.log().entries if e.live]
-        last = entry_rows(entries[-1:])[0] if entries else None
-        return page_context(request, "run", camp, suggestions=suggestions, last=last, message=message)
+        return page_context(request, "run", camp, run=run_view(camp), message=message)
+
+    def design_context(request: Request, camp: Any, message: dict[str, str] | None = None) -> dict[str, Any]:
+        return page_context(request, "design", camp, message=message, **design_view(camp))
 
     def respond(request: Request, name: str, ctx: dict[str, Any], status: int = 200) -> HTMLResponse:
         return templates.TemplateResponse(request, name, ctx, status_code=status)
@@ -114,17 +122,51 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     def is_htmx(request: Request) -> bool:
         return request.headers.get("hx-request") == "true"
 
-    def written(request: Request, form: Any, camp: Any, rec: Any, text: str) -> Response:
-        # a program asking for JSON gets the audit row; the page gets the message
-        return JSONResponse(rec.to_dict()) if wants_json(request) else after_write(request, form, camp, text, "ok", 200)
+    def wants_page(request: Request) -> bool:
+        """A browser (htmx, or a form posted without script) gets the page; a program gets JSON. Before v1 a
+        request that did not ask for JSON got the page."""
+        accept = request.headers.get("accept", "")
+        legacy = not request.url.path.startswith(V1 + "/")
+        return is_htmx(request) or "text/html" in accept or (legacy and "application/json" not in accept)
 
-    def write_refused(request: Request, form: Any, camp: Any, what: str, exc: Exception) -> Response:
-        if wants_json(request):
-            return JSONResponse({"error": str(exc)}, status_code=400)
-        return after_write(request, form, camp, f"{what}: {exc}", "error", 400)
+    def write_answer(request: Request, camp: Any, rec: Any, text: str, form: Any) -> Response:
+        # a program gets the audit row (what `--json` prints); the page gets the message
+        if not wants_page(request):
+            return JSONResponse(rec.to_dict())
+        return after_write(request, form, camp, text, "ok", 200)
+
+    def write_refused(request: Request, camp: Any, what: str, exc: Exception, form: Any,
+                      as_json: Response) -> Response:
+        if not wants_page(request):
+            return as_json
+        return after_write(request, form, camp, f"{what}: {exc}", "error", as_json.status_code)
+
+    def unblind_answer(request: Request, camp: Any, out: Any, form: Any) -> Response:
+        if not wants_page(request):
+            return JSONResponse(out.to_dict())
+        text = "Unblinded: every view shows names from now on." if out.entry is not None else \
+            "Already unblinded."
+        return after_write(request, form, camp, text, "ok", 200)
+
+    def add_run_answer(request: Request, form: Any, filename: str | None, data: bytes, key: str | None) -> Response:
+        tmp, path = save_upload(filename, data)
+        try:
+            with open_campaign() as camp:
+                try:
+                    rec = camp.add_run(path, by=_field(form, "by"), idempotency_key=key)
+                except CertirankError as exc:
+                    # name the operator's file, not the server's temporary copy of it
+                    text = str(exc).replace(str(path), filename or "the uploaded file")
+                    return write_refused(request, camp, "Not added", text, form,
+                                         JSONResponse({"error": text, "type": type(exc).__name__}, status_code=400))
+                return write_answer(request, camp, rec, f"Added replicate {rec.trial} (entry #{rec.id}).", form)
+        finally:
+            _remove_tree(tmp)
 
     def after_write(request: Request, form: Any, camp: Any, text: str, kind: str, status: int) -> Response:
         message = {"kind": kind, "text": text}
+        if form is not None and form.get("return_to") == "design":
+            return respond(request, "design.html", design_context(request, camp, message), status)
         if form is not None and form.get("return_to") == "history":
             ctx = page_context(request, "history", camp, entries=entry_rows(camp.log().entries), message=message)
             return respond(request, "history.html", ctx, status)
@@ -153,6 +195,10 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     def wants_json(request: Request) -> bool:
         return not is_htmx(request) and "application/json" in request.headers.get("accept", "")
 
+    app.include_router(api_router(SimpleNamespace(
+        open=open_campaign, require_write=require_write, write_answer=write_answer, write_refused=write_refused,
+        unblind_answer=unblind_answer, add_run=add_run_answer)))
+
     @app.get("/", name="home", include_in_schema=False)
     def home(request: Request) -> Response:
         with open_campaign() as camp:
@@ -166,6 +212,12 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
                 return RedirectResponse(str(request.url_for("ranking_page")), status_code=303)
             return respond(request, "run.html", run_context(request, camp))
 
+    @app.get("/run/panel", response_class=HTMLResponse, name="run_panel", include_in_schema=False)
+    def run_panel(request: Request) -> Response:
+        """The run panel alone: what the page swaps in when the campaign moved on (server-sent events)."""
+        with open_campaign() as camp:
+            return respond(request, "_run_panel.html", run_context(request, camp))
+
     @app.get("/ranking", response_class=HTMLResponse, name="ranking_page")
     def ranking_page(request: Request) -> Response:
         with open_campaign() as camp:
@@ -178,6 +230,11 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
             if since is not None and since == ctx["view"]["head"]:
                 return Response(status_code=204)  # unchanged: htmx keeps what it shows
             return respond(request, "_ranking_panel.html", ctx)
+
+    @app.get("/design", response_class=HTMLResponse, name="design_page")
+    def design_page(request: Request) -> Response:
+        with open_campaign() as camp:
+            return respond(request, "design.html", design_context(request, camp))
 
     @app.get("/history", response_class=HTMLResponse, name="history_page")
     def history_page(request: Request) -> Response:
@@ -220,75 +277,11 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         with open_campaign() as camp:
             return JSONResponse([s.to_dict() for s in camp.next(count=count, remember=False)])
 
-    # The write handlers read the form on the event loop, then run the store call (which may wait for the
-    # campaign's write lock) in a worker thread: a waiting write never stalls other requests.
-    @app.post("/api/record", name="record", openapi_extra=_form_body(
-        {"policy": "string", "trial": "string", "score": "string", "by": "string", "note": "string",
-         "shown_at": "string"}, ["policy", "trial", "score"]))
-    async def record(request: Request) -> Response:
-        form = await request.form()
-        require_write(request)
-        return await run_in_threadpool(record_sync, request, form)
-
-    def record_sync(request: Request, form: Any) -> Response:
-        with open_campaign() as camp:
-            try:
-                policy = _field(form, "policy", required=True)
-                trial = _int_field(form, "trial")
-                # the store parses the text itself, so 'missing' and a declared range mean what they mean in the CLI
-                score = _field(form, "score", required=True)
-                shown = None if _field(form, "shown_at") is None else _int_field(form, "shown_at")
-                rec = camp.record(policy, trial, score, by=_field(form, "by"), note=_field(form, "note"),
-                                  shown_at=shown)
-            except CertirankError as exc:
-                return write_refused(request, form, camp, "Not recorded", exc)
-            return written(request, form, camp, rec,
-                           f"Recorded #{rec.id}: {rec.policy}, trial {rec.trial}, score {rec.score_text}.")
-
-    @app.post("/api/undo", name="undo", openapi_extra=_form_body({"record_id": "string", "by": "string"}, []))
-    async def undo(request: Request) -> Response:
-        form = await request.form()
-        require_write(request)
-        return await run_in_threadpool(undo_sync, request, form)
-
-    def undo_sync(request: Request, form: Any) -> Response:
-        with open_campaign() as camp:
-            try:
-                raw = _field(form, "record_id")
-                rid = None if raw in (None, "") else _int_field(form, "record_id")
-                rec = camp.undo(rid, by=_field(form, "by"))
-            except CertirankError as exc:
-                return write_refused(request, form, camp, "Not undone", exc)
-            return written(request, form, camp, rec, f"Undid record #{rec.id}.")
-
-    @app.post("/api/add-run", name="add_run", openapi_extra=_form_body({"file": "binary", "by": "string"}, ["file"],
-                                                                     multipart=True))
-    async def add_run(request: Request) -> Response:
-        form = await request.form()
-        require_write(request)
-        upload = form.get("file")
-        if upload is None or not hasattr(upload, "read"):
-            raise _Refused(400, "attach the replicate file as 'file': nothing was changed")
-        data = await upload.read()
-        return await run_in_threadpool(add_run_sync, request, form, upload.filename, data)
-
-    def add_run_sync(request: Request, form: Any, filename: str | None, data: bytes) -> Response:
-        suffix = _upload_suffix(filename)
-        tmp = Path(tempfile.mkdtemp(prefix="certirank-upload-"))
-        path = tmp / f"replicate{suffix}"
-        try:
-            path.write_bytes(data)
-            with open_campaign() as camp:
-                try:
-                    rec = camp.add_run(path, by=_field(form, "by"))
-                except CertirankError as exc:
-                    # name the operator's file, not the server's temporary copy of it
-                    text = str(exc).replace(str(path), filename or "the uploaded file")
-                    return after_write(request, form, camp, f"Not added: {text}", "error", 400)
-                return after_write(request, form, camp, f"Added replicate {rec.trial} (entry #{rec.id}).", "ok",
-                                   200)
-        finally:
-            _remove_tree(tmp)
+    @app.get("/docs", response_class=HTMLResponse, name="docs_page", include_in_schema=False)
+    def docs_page(request: Request) -> Response:
+        """The API reference, rendered from the app's own OpenAPI document (no CDN, no script)."""
+        return respond(request, "docs.html", {"request": request, "title": "API", "api": openapi_reference(
+            app.openapi()), "read_only": not writable})
 
     @app.get("/login/{code}", name="login_link", include_in_schema=False)
     def login_link(request: Request, code: str) -> Response:
@@ -319,13 +312,17 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         return out
 
     @app.post("/api/login-link", name="login_link_new", include_in_schema=False)
+    @app.post(f"{V1}/login-link", name="v1_login_link", tags=["v1"],
+              summary="A one-time sign-in link for another device (a phone), with its QR code as SVG")
     def new_login_link(request: Request) -> Response:
         require_write(request)
         url = str(request.url_for("login_link", code=logins.new()))
+        svg = _qr_svg(url)
         if wants_json(request):
-            return JSONResponse({"link": url})
-        return HTMLResponse(f'<p class="login-link">One-time link for another device (open it there; it works '
-                            f'once): <code>{_escape(url)}</code></p>')
+            return JSONResponse({"link": url, "qr_svg": svg})
+        return HTMLResponse('<div class="login-link"><p>Scan with the phone (the link works once: it signs that '
+                            f'browser in and leaves no token in its address):</p>{svg}<p><code>{_escape(url)}</code>'
+                            '</p></div>')
 
     def login_context(request: Request, problem: str | None) -> dict[str, Any]:
         return {"request": request, "title": "Sign in", "problem": problem, "read_only": not writable}
@@ -338,12 +335,13 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     return app
 
 
-def _form_body(fields: dict[str, str], required: list[str], *, multipart: bool = False) -> dict[str, Any]:
-    """The OpenAPI description of a form the handler reads itself (so its refusals stay one-line messages)."""
-    props = {k: {"type": "string", **({"format": "binary"} if v == "binary" else {})} for k, v in fields.items()}
-    kind = "multipart/form-data" if multipart else "application/x-www-form-urlencoded"
-    return {"requestBody": {"required": bool(required), "content": {kind: {"schema": {
-        "type": "object", "properties": props, "required": required}}}}}
+def _qr_svg(url: str) -> str:
+    """The QR code of ``url`` as inline SVG markup (segno, drawn on the server; empty without segno)."""
+    try:
+        import segno
+    except ImportError:  # the web extra installs it; without it the link is still printed as text
+        return ""
+    return segno.make(url, error="m").svg_inline(scale=5, border=2, title="sign-in link for a phone")
 
 
 def _escape(text: str) -> str:
@@ -364,22 +362,6 @@ def _field(form: Any, name: str, *, required: bool = False) -> str | None:
     if not isinstance(value, str):
         raise ParameterError(f"the form field {name!r} must be text")
     return value.strip()
-
-
-def _int_field(form: Any, name: str) -> int:
-    from ..errors import ParameterError
-    value = _field(form, name, required=True)
-    # ASCII digits only: int() also reads full-width and other scripts' digits, which no operator means
-    if not (value.isascii() and value.isdigit()):
-        raise ParameterError(f"{name} must be a whole number (digits 0-9), got {value!r}")
-    return int(value)
-
-
-def _upload_suffix(filename: str | None) -> str:
-    """The uploaded file's type suffix (``.csv``, ``.csv.gz``, ...), which tells the reader how to read the copy:
-    only short alphanumeric parts are kept, so a hostile name can neither traverse nor exceed a file name's length."""
-    parts = [p for p in Path(filename or "run.csv").suffixes[-2:] if p[1:].isalnum() and len(p) <= 10]
-    return "".join(parts) or ".csv"
 
 
 def _remove_tree(path: Path) -> None:

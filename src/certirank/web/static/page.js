@@ -11,4 +11,80 @@ document.addEventListener('DOMContentLoaded', function () {
     if (!f.value) { f.value = localStorage.getItem('certirank-operator') || ''; }
     f.addEventListener('input', function () { localStorage.setItem('certirank-operator', f.value); });
   }
+
+  // ---- the per-rollout timer: restarts when another rollout becomes the current one (or on T)
+  var started = Date.now(), shownRollout = null;
+  function syncTimer(force) {
+    var cur = document.getElementById('current');
+    var key = cur ? cur.getAttribute('data-rollout') : null;
+    if (force || key !== shownRollout) { started = Date.now(); shownRollout = key; }
+  }
+  function tick() {
+    var t = document.getElementById('timer');
+    if (!t) { return; }
+    var s = Math.floor((Date.now() - started) / 1000);
+    t.textContent = Math.floor(s / 60) + ':' + ('0' + (s % 60)).slice(-2);
+  }
+  syncTimer(true);
+  setInterval(tick, 250);
+
+  // ---- the rig checklist: ticked on this device only (nothing is sent), kept across page loads
+  function checklist() {
+    var store = 'certirank-checklist:' + location.host + location.pathname;
+    var done = JSON.parse(localStorage.getItem(store) || '[]');
+    document.querySelectorAll('.check-item').forEach(function (box) {
+      box.checked = done.indexOf(box.value) >= 0;
+      box.addEventListener('change', function () {
+        var now = [];
+        document.querySelectorAll('.check-item').forEach(function (b) { if (b.checked) { now.push(b.value); } });
+        localStorage.setItem(store, JSON.stringify(now));
+      });
+    });
+    var clear = document.getElementById('checklist-clear');
+    if (clear) {
+      clear.addEventListener('click', function () {
+        localStorage.removeItem(store);
+        document.querySelectorAll('.check-item').forEach(function (b) { b.checked = false; });
+      });
+    }
+  }
+  checklist();
+  document.body.addEventListener('htmx:afterSettle', function () { syncTimer(false); tick(); checklist(); });
+
+  // ---- keys (a USB foot pedal sends keys too): S / PageDown success, F / PageUp failure, X fault, U undo, T timer
+  var keys = {s: 'btn-success', PageDown: 'btn-success', f: 'btn-failure', PageUp: 'btn-failure', x: 'btn-fault',
+              u: 'btn-undo'};
+  var busy = false;
+  document.body.addEventListener('htmx:beforeRequest', function () { busy = true; });
+  document.body.addEventListener('htmx:afterRequest', function () { busy = false; });
+  document.addEventListener('keydown', function (e) {
+    var tag = (e.target && e.target.tagName) || '', type = (e.target && e.target.type) || '';
+    var typing = tag === 'TEXTAREA' || tag === 'SELECT' ||
+                 (tag === 'INPUT' && ['checkbox', 'radio', 'button', 'submit'].indexOf(type) < 0);
+    if (e.ctrlKey || e.metaKey || e.altKey || typing) { return; }  // keys are text while typing a note or a name
+    var k = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (k === 't') { syncTimer(true); tick(); e.preventDefault(); return; }
+    var id = keys[k];
+    var b = id && document.getElementById(id);
+    if (!b) { return; }
+    e.preventDefault();
+    if (busy || b.disabled) { return; }  // one press, one entry: a key held down or pressed twice is ignored
+    // a panel swapped in a moment ago may not be wired to htmx yet (it is on settle): wire it now, so the key
+    // never falls back to a plain form post that leaves the page
+    if (window.htmx && b.form) { htmx.process(b.form); }
+    b.click();
+  });
+
+  // ---- live: when the log moves on (another device, the shell), the run panel is fetched again
+  var panel = document.getElementById('run-panel');
+  if (panel && window.EventSource && panel.getAttribute('data-events')) {
+    var source = new EventSource(panel.getAttribute('data-events'));
+    source.addEventListener('status', function (ev) {
+      var st = JSON.parse(ev.data), state = document.getElementById('run-state');
+      var head = state ? parseInt(state.getAttribute('data-head'), 10) : -1;
+      if (st.last_record_id !== head && !busy) {
+        htmx.ajax('GET', panel.getAttribute('data-panel'), {target: '#run-panel', swap: 'innerHTML'});
+      }
+    });
+  }
 });

@@ -1,0 +1,292 @@
+"""The operator's read views: ``status`` (the certified ranking, rollouts, faults and tags per policy, each open
+pair's verdict, the budget left) and ``plan`` (the schedule of the next blocks)."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Mapping
+from types import SimpleNamespace
+from typing import Any
+
+from ..errors import ParameterError, StateError
+from ._views import relabel, remaining
+from .results import CampaignStatus, NextRollouts, Plan, Unblinding
+
+__all__ = ["status", "plan", "next_rollouts", "unblinding", "STATUS_SCHEMA"]
+
+STATUS_SCHEMA = "certirank.campaign.status/1"
+#: the forecasts (futile at the budget, about N more) are shown once a pair has this many paired trials: before,
+#: the estimates they extrapolate are a handful of outcomes (two failures each would read "futile")
+MIN_FORECAST_TRIALS = 10
+#: a policy whose share of the faults is this unlikely under its share of the attempts gets a warning
+FAULT_WARNING_P = 0.01
+
+
+def status(camp: Any) -> CampaignStatus:
+    with camp._store.read() as conn:
+        head = camp._sync(conn)
+        eng = camp._engine
+        undone = camp._store.undone_count(conn)
+        res = eng.result()
+        faults = camp._store.faults(conn)
+        tagged = camp._store.tagged(conn)
+    show_names = camp._revealed or not camp.blind
+    names = camp._names.names
+
+    def shown(p: str) -> str:
+        return camp._shown(p, show_names)
+
+    if camp.kind == "anyrank":
+        counts = eng.ranker.recorded()
+        rollouts = {shown(p): int(counts[p]) for p in names}
+        complete = bool(res.complete)
+        termination = None if not eng.done else res.termination
+        res = dataclasses.replace(res, undecided_details=_forecasts(eng, res))
+        left = remaining(res, eng.n_max)
+    else:
+        rollouts = {shown(p): int(eng.replicates) for p in names}
+        m = len(names)
+        complete = len({tuple(sorted(e)) for e in res.edges}) == m * (m - 1) // 2 and not res.inconsistent
+        termination, left = None, None
+    ranking = res if show_names else relabel(res, camp._names.code_of)
+    per_fault = {shown(p): 0 for p in names}
+    for _, p, _, _ in faults:
+        per_fault[shown(p)] += 1
+    open_faults = _open_faults(camp, faults, shown)
+    tags = _tag_counts(tagged, shown)
+    warnings = _fault_warnings(rollouts, per_fault)
+    if not show_names:  # in code order: the configured order would tell which code is which policy
+        rollouts = dict(sorted(rollouts.items()))
+        per_fault = dict(sorted(per_fault.items()))
+        if left is not None:
+            left["per_policy"] = dict(sorted((camp._names.code_of[p], v) for p, v in left["per_policy"].items()))
+    design = camp._design
+    verdicts = _verdicts(ranking, left) if camp.kind == "anyrank" else []
+    estimates = _estimates(eng, camp.config["engine"]["ranker"]["alpha"], shown) if camp.kind == "anyrank" else {}
+    if not show_names:
+        estimates = dict(sorted(estimates.items()))
+    return CampaignStatus(path=str(camp.path), campaign=camp.kind, blind=camp.blind,
+                          unblinded=bool(camp.blind and show_names), ranking=ranking.ranking, result=ranking,
+                          rollouts=rollouts, order={"kind": "arrival"},
+                          records=head.live_records, undone=undone, complete=complete, done=bool(eng.done),
+                          termination=termination, remaining=left, last_record_id=head.last_id,
+                          head_hash=head.head_hash, config_sha256=camp.config_sha256, about=design.about,
+                          faults=per_fault, open_faults=open_faults, tags=tags,
+                          amendments=len(design.amendments), checklist=list(design.checklist),
+                          warnings=[*ranking.warnings, *warnings],
+                          test=camp._engine_cls.test_line(_engine_config(camp, eng)), verdicts=verdicts,
+                          estimates=estimates)
+
+
+def _engine_config(camp: Any, eng: Any) -> Mapping[str, Any]:
+    """The locked engine configuration with the budget in force (an amendment may have raised n_max)."""
+    config = camp.config["engine"]
+    if camp.kind != "anyrank":
+        return config
+    return {**config, "ranker": {**config["ranker"], "n_max": int(eng.n_max)}}
+
+
+def _forecasts(eng: Any, res: Any) -> list[dict[str, Any]]:
+    """The open pairs' details with the verdict fields of issue 35 (``verdict``: futile or undecided,
+    ``more_needed``: a forecast at the current estimates, never a guarantee) from
+    :func:`methods.anyrank.verdicts.open_pair_verdicts`, which reads the paired trials each pair consumed: a live
+    engine keeps them in its table (every trial where both policies have a score, in trial order)."""
+    import numpy as np
+
+    from ..methods.anyrank.verdicts import open_pair_verdicts
+    live = eng.ranker._camp  # read only: the live engine's table and per-pair counts
+    table = live.table
+    present = ~np.isnan(table.vals[:table.nrows])
+    rows = [np.flatnonzero(present[:, i] & present[:, j]) for i, j in zip(live.pi, live.pj)]
+    view = SimpleNamespace(s=live.s, pi=live.pi, pj=live.pj, k=live.k, n=live.n, table=table, _rows=rows)
+    return open_pair_verdicts(view, list(res.undecided_details), None, n_max=eng.n_max)
+
+
+def _verdicts(res: Any, left: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """One verdict per pair (names as shown): certified pairs from the ranking's relations, then the open ones
+    from the engine's details (equivalent, futile, or undecided with the budget left and, when the method gives
+    one, its forecast of the rollouts still needed)."""
+    out: list[dict[str, Any]] = []
+    ranking = res.ranking
+    alpha = ranking.alpha if ranking.alpha is not None else res.alpha
+    for r in ranking.relations:
+        how = "directly" if r.via == "test" else "by transitivity"
+        when = "" if r.when is None else f" after {r.when:g} paired trials"
+        out.append({"pair": [r.better, r.worse], "verdict": "certified", "better": r.better,
+                    "sentence": f"{r.better} is better than {r.worse} (certified {how}{when}, alpha = {alpha:g})"})
+    n_max = None if left is None else left["n_max"]
+    for d in res.undecided_details:
+        a, b = d["pair"]
+        trials = int(d["trials"])
+        budget_left = None if n_max is None else max(0, int(n_max) - trials)
+        item = {"pair": [a, b], "trials": trials, "budget_left": budget_left, "more_needed": d.get("more_needed")}
+        kind = d.get("verdict")
+        if kind == "equivalent":
+            item.update(verdict="equivalent", sentence=f"{a} and {b} are equivalent within the margin (certified)")
+        elif d.get("futile"):  # the engine's own: certain, not a forecast
+            item.update(verdict="futile", sentence=f"{a} vs {b} cannot be decided within the budget of {n_max} paired "
+                        "trials: no continuation can pass its test (stop running it)")
+        elif kind == "futile" and trials >= MIN_FORECAST_TRIALS:
+            fc = d.get("forecast") or {}
+            chance = "" if fc.get("p_decide") is None else f" (about {100 * fc['p_decide']:.0f}% chance)"
+            item.update(verdict="futile", forecast=True, sentence=f"{a} vs {b}: futile at the budget — unlikely to be "
+                        f"decided in the {budget_left} paired trials left{chance}; a forecast at the current "
+                        "estimates, not a guarantee")
+        elif d.get("budget_exhausted"):
+            item.update(verdict="undecided", sentence=f"{a} vs {b}: undecided, the budget is used up")
+        elif trials < MIN_FORECAST_TRIALS:
+            left_text = "" if budget_left is None else f"; at most {budget_left} more rollouts each (the budget left)"
+            item.update(verdict="undecided", more_needed=None, sentence=f"{a} vs {b}: undecided after {trials} "
+                        f"paired trial{'s' if trials != 1 else ''}; too early for a forecast{left_text}")
+        else:
+            more = d.get("more_needed")
+            beyond = ("" if more is None or budget_left is None or int(more) <= budget_left
+                      else f", more than the {budget_left} the budget has left")
+            guess = (f"about {int(more)} more rollouts each{beyond} (a forecast at the current estimates, not a "
+                     "guarantee)" if more is not None else f"at most {budget_left} more rollouts each (the budget left)")
+            item.update(verdict="undecided", sentence=f"{a} vs {b}: undecided after {trials} paired trials; {guess}")
+        out.append(item)
+    return out
+
+
+def _estimates(eng: Any, alpha: float, shown: Any) -> dict[str, dict[str, Any]]:
+    """Each policy's mean score so far and a two-sided anytime interval for its mean: the running intersection
+    of PrPl-EB lower confidence sequences (spec 01 §5.3) for the score and for one minus the score, each at
+    alpha / 2, over the policy's scores in recording order (missing runs left out)."""
+    import numpy as np
+
+    from ..evidence import OneSampleStreams
+    names = eng.policies
+    seqs: dict[str, list[float]] = {p: [] for p in names}
+    for r in eng.ranker._results:
+        if r["score"] is not None:
+            seqs[r["policy"]].append(float(r["score"]))
+    m = len(names)
+    streams = OneSampleStreams(2 * m, m=0.5, bettor="prpl_eb", alpha_bet=alpha / 2)
+    longest = max((len(v) for v in seqs.values()), default=0)
+    lo = np.zeros(2 * m)
+    for t in range(longest):
+        idx = [i for i, p in enumerate(names) if t < len(seqs[p])]
+        if not idx:
+            break
+        x = np.array([seqs[names[i]][t] for i in idx])
+        streams.update(np.array(idx + [i + m for i in idx]), np.concatenate([x, 1.0 - x]))
+        lo = np.maximum(lo, streams.lower_bound(alpha / 2))
+    out = {}
+    for i, p in enumerate(names):
+        v = seqs[p]
+        out[shown(p)] = {"n": len(v), "mean": float(np.mean(v)) if v else None,
+                         "lower": float(lo[i]) if v else 0.0, "upper": float(1.0 - lo[i + m]) if v else 1.0}
+    return out
+
+
+def next_rollouts(camp: Any, count: Any = None, remember: Any = None) -> NextRollouts:
+    """What ``campaign next --json`` prints and ``/api/v1/next`` answers."""
+    todo = camp.next(count, remember=remember)
+    st = None if todo or camp.kind != "anyrank" else camp.status()
+    return NextRollouts(path=str(camp.path), suggestions=todo, done=bool(st and st.done),
+                        termination=st.termination if st else None)
+
+
+def unblinding(camp: Any, *, by: Any = None, note: Any = None, idempotency_key: Any = None) -> Unblinding:
+    """What ``campaign unblind --json`` prints and ``/api/v1/unblind`` answers."""
+    if not camp.blind:
+        raise StateError(f"{camp.path.name} is not a blind campaign: its names are shown already")
+    rec = camp.unblind(by=by, note=note, idempotency_key=idempotency_key)
+    return Unblinding(path=str(camp.path), unblinded=True, entry=rec, codes=dict(camp._names.code_of))
+
+
+def _open_faults(camp: Any, faults: list[tuple[int, str, int, str | None]], shown: Any) -> list[dict[str, Any]]:
+    """The faulted rollouts not recorded since: what `next` offers again, with the latest reason."""
+    if not faults:
+        return []
+    with camp._store.read() as conn:
+        latest: dict[tuple[str, int], dict[str, Any]] = {}
+        for rid, p, r, payload in faults:
+            if camp._store.live_rollout(conn, p, r) is None:
+                reason = json.loads(payload).get("reason") if payload else None
+                entry = latest.setdefault((p, r), {"policy": shown(p), "trial": r, "faults": 0})
+                entry["faults"] += 1
+                entry["reason"], entry["entry"] = reason, rid
+    return sorted(latest.values(), key=lambda e: (e["trial"], e["policy"]))
+
+
+def _tag_counts(tagged: list[tuple[str, str, str]], shown: Any) -> dict[str, dict[str, int]]:
+    """{tag: {policy: live records and faults carrying it}} (tags in order, policies as shown)."""
+    out: dict[str, dict[str, int]] = {}
+    for _, p, payload in tagged:
+        try:
+            data = json.loads(payload)
+        except ValueError:
+            continue
+        for t in data.get("tags") or []:
+            row = out.setdefault(t, {})
+            row[shown(p)] = row.get(shown(p), 0) + 1
+    return {t: dict(sorted(out[t].items())) for t in sorted(out)}
+
+
+def _fault_warnings(rollouts: Mapping[str, int], faults: Mapping[str, int]) -> list[str]:
+    """A line for each policy that has far more of the faults than its share of the attempts: a policy that
+    causes its own e-stops is failing, and re-running its faults would select its better rollouts."""
+    total = sum(faults.values())
+    attempts = sum(rollouts.values()) + total
+    if total < 3 or attempts == 0:
+        return []
+    from scipy.stats import binomtest
+    out = []
+    for p, f in faults.items():
+        share = (rollouts.get(p, 0) + f) / attempts
+        if f >= 3 and 0 < share < 1:
+            pv = binomtest(f, total, share, alternative="greater").pvalue
+            if pv < FAULT_WARNING_P:
+                out.append(f"faults fall unevenly: {p} has {f} of the {total} faults with {share:.0%} of the "
+                           f"attempts (binomial p = {pv:.2g}); if the policy causes them they are failures (score "
+                           "0), not faults")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------- plan
+def plan(camp: Any, count: Any = 2) -> Plan:
+    if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1000:
+        raise ParameterError(f"count (blocks to show) must be a whole number from 1 to 1000, got {count!r}")
+    if camp.kind != "anyrank":
+        raise StateError("a leaderboard campaign has no schedule of environments: each run scores every model on "
+                         "every item")
+    with camp._store.read() as conn:
+        head = camp._sync(conn)
+        schedule = camp._design.schedule
+        if not schedule.has_environments:
+            raise StateError(f"{camp.path.name} has no environments, so there is no schedule to plan (declare them at "
+                             "init with --environments FILE, or add them with `campaign amend DB environments=...`)")
+        need = camp._engine.needed()
+        first = min((r for _, r in need), default=camp._store.handed_out(conn) + 1)
+        start = schedule.block_start(first)
+        n = len(schedule.segment(start).environments)
+        lo, hi = start, start + count * n - 1
+        seen = camp._store.rollouts_between(conn, lo, hi)
+    show = camp._revealed or not camp.blind
+    shown = lambda p: camp._shown(p, show)  # noqa: E731
+    recorded = {(p, r) for a, p, r in seen if a == "record"}
+    faulted: dict[tuple[str, int], int] = {}
+    for a, p, r in seen:
+        if a == "fault":
+            faulted[(p, r)] = faulted.get((p, r), 0) + 1
+    needed = set(need)
+    code_order = schedule.order_seed is None and camp.blind and not show
+    out_blocks: dict[Any, list[dict[str, Any]]] = {}
+    for r in range(lo, hi + 1):
+        order = schedule.order(r)
+        if code_order:
+            order = sorted(order, key=shown)
+        out_blocks.setdefault(schedule.block(r), []).append({
+            "trial": r, "environment": schedule.environment(r), "order": [shown(p) for p in order],
+            "recorded": [shown(p) for p in order if (p, r) in recorded],
+            "faults": {shown(p): faulted[(p, r)] for p in order if (p, r) in faulted},
+            "needed": [shown(p) for p in order if (p, r) in needed]})
+    seg = schedule.segments[-1]
+    return Plan(path=str(camp.path), rule="balanced blocks" if seg.rule == "blocks" else "independent draws",
+                environments=list(seg.environments), seed=seg.seed,
+                order="williams" if schedule.order_seed is not None else "configured",
+                segments=[s.to_dict() for s in schedule.segments],
+                blocks=[{"block": b, "trials": t} for b, t in out_blocks.items()], head=head.last_id)
