@@ -329,7 +329,7 @@ def _verb(x: Any, y: Any, alpha: float, *, a: str | None, b: str | None, pairing
             return _table_estimand(table, str(a), str(b), alpha, seed, order, order_by, orders, pairing)
         check_per_trial(table, "compare")
         plan = read_order(table, order=order, seed=seed, order_by=order_by, orders=orders)
-        warns = list(reader_warnings(table))
+        warns = [*reader_warnings(table), *arms_warning(table, arms, n_max)]
         if plan.kind == "column" and plan.announced:
             warns.append(note(plan.sentence()))
         if plan.kind == "given":
@@ -376,6 +376,17 @@ def _verb(x: Any, y: Any, alpha: float, *, a: str | None, b: str | None, pairing
         wide = pd.DataFrame({names[0]: xa, names[1]: ya})
         res = dataclasses.replace(res, warnings=tuple(warning(w) for w in order_check(wide, [names])))
     return res
+
+
+def arms_warning(table: Any, arms: str, n_max: int | None) -> list[str]:
+    """One warning line when ``arms="independent"`` is declared for data visibly paired by environment (a wide
+    table's rows, a long table's environment labels; issue 31): the paired test needs no such assumption."""
+    if arms != "independent" or n_max is None or "env" not in table.columns or not table["env"].notna().all():
+        return []
+    from ..results import warning
+    return [warning("--arms independent on data paired by environment (rows or env labels): the paired test "
+                    "(--arms paired, the default) is valid for any correlation between the two policies' outcomes "
+                    "on an environment; independent arms assume the rollouts share nothing")]
 
 
 def compare_all_rows(table: Any, *, alpha: float, a: str, b: str, bettor: str | None, ties: str, bins: Any,

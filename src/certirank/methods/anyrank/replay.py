@@ -136,6 +136,7 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     from ...data.order import read_order
     from ...data.table import dropped_notes
     from ...results import reader_warnings
+    from ..compare import arms_warning
     if about == "benchmark":
         raise ParameterError("AnyRank's claims are about the policies (about='policy'); claims about a fixed item "
                              "set over repeated runs are certirank.leaderboard's (about='benchmark')")
@@ -205,7 +206,8 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
         res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))
     src = table.attrs.get("source")
     return dataclasses.replace(res, order=plan.to_dict(), source=None if src is None else str(src),
-                               warnings=(*reader_warnings(table), *order_warnings(table, plan, wide), *res.warnings))
+                               warnings=(*reader_warnings(table), *arms_warning(table, arms, n_max),
+                                         *order_warnings(table, plan, wide), *res.warnings))
 
 
 def _score_array(scores: Any, policies: Sequence[str] | None, shape: str) -> tuple[np.ndarray, list[str]]:
