@@ -15,6 +15,8 @@ from certirank import Campaign
 from certirank.cli import app
 from certirank.errors import ParameterError, StateError
 
+from _records import flat
+
 
 def _fingerprint(path) -> tuple:
     con = sqlite3.connect(path)
@@ -174,7 +176,7 @@ def test_cli_tags_faults_and_notes_mirror_the_api(tmp_path):
     r = run(app, ["campaign", "note", db, "light from the window", "--json"])
     assert r.exit_code == 0 and json.loads(r.output)["action"] == "note"
     r = run(app, ["campaign", "status", db, "--json"])
-    st = json.loads(r.output)
+    st = flat(json.loads(r.output))
     assert st["faults"][q] == 2 and st["tags"] == {"grasp": {p: 1}, "place": {p: 1}}
     r = run(app, ["campaign", "status", db])
     assert "Faults (not counted" in r.output and "Tags: grasp" in r.output

@@ -29,8 +29,9 @@ def _scores() -> dict[str, np.ndarray]:
     b = (rng.random(N_ITEMS) < 0.4).astype(float)
     # C: A's answers with 10% of them swapped between right and wrong in pairs, so the means stay close
     c = a.copy()
-    flip = rng.choice(N_ITEMS, 20, replace=False)
-    c[flip] = 1 - c[flip]
+    # as many right answers turned wrong as wrong turned right: the same mean, nothing to certify at any power
+    c[rng.choice(np.flatnonzero(a == 1), 10, replace=False)] = 0.0
+    c[rng.choice(np.flatnonzero(a == 0), 10, replace=False)] = 1.0
     return {"A": a, "B": b, "C": c}
 
 

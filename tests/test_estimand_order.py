@@ -197,9 +197,13 @@ def test_check_fail_on_reversed_and_shared_defaults():
     assert certirank.check(table, ["A>B", "C>D"]).exit_code == 1  # C vs D: equal, not certified
     assert certirank.check(table, ["A>B", "C>D"], fail_on="reversed").exit_code == 0
     # check and compare read the same rows in the same order with the same test
+    # (compare stops reading at its decision; check reads every row, so its p-value is that one or smaller)
     claim = certirank.check(table, ["A>B"]).claims[0]
     pair = certirank.compare(table, a="A", b="B")
-    assert claim["pvalue"] == pytest.approx(pair.pvalue) and certirank.check(table, ["A>B"]).bettor == pair.bettor
+    assert claim["status"] == "certified" and pair.decision == "x>y" and claim["pvalue"] <= pair.pvalue
+    assert certirank.check(table, ["A>B"]).bettor == pair.bettor
+    given = certirank.compare(table, a="A", b="B", order="given")
+    assert certirank.check(table, ["A>B"], order="given").claims[0]["pairs"] == given.n == len(table)
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -247,3 +251,23 @@ def test_shuffle_is_a_deprecated_alias_of_about_table(tmp_path):
     assert json.loads(new.stdout)["about"] == "table"
     with pytest.warns(DeprecationWarning, match="table_ranking"):
         certirank.shuffled_ranking(str(f), 0.05, seed=4)
+
+
+def test_independent_arms_on_visibly_paired_data_get_one_warning(tmp_path):
+    """Issue 31: an explicit --arms independent on data paired by environment is allowed, with one line saying
+    the paired test is valid for any correlation; on outcome lists (no environment) nothing is said."""
+    rng = np.random.default_rng(8)
+    wide = pd.DataFrame({"A": (rng.random(60) < 0.8).astype(float), "B": (rng.random(60) < 0.4).astype(float)})
+    res = certirank.compare(wide, a="A", b="B", bins="binary", n_max=60, arms="independent")
+    lines = [w for w in res.warnings if "(--arms independent) was declared on data paired by environment" in w]
+    assert len(lines) == 1 and "valid for any correlation" in lines[0] and lines[0].startswith("warning: ")
+    assert not [w for w in certirank.compare(wide, a="A", b="B", bins="binary", n_max=60).warnings
+                if "--arms" in w]
+    ranked = certirank.anyrank(wide, bins="binary", n_max=60, arms="independent")
+    assert any("valid for any correlation" in w for w in ranked.warnings)
+    f = tmp_path / "w.csv"
+    wide.to_csv(f, index=False)
+    cli = runner.invoke(app, ["compare", str(f), "--a", "A", "--b", "B", "--bins", "binary", "--n-max", "60",
+                              "--arms", "independent"])
+    assert cli.exit_code in (0, 1), cli.output
+    assert cli.stderr.count("valid for any correlation") == 1

@@ -452,7 +452,10 @@ def test_cli_compare_json_and_text(tmp_path):
     res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--n-max", "12", "--arms",
                 "independent", "--json"])
     assert res.exit_code == 0, res.output
-    out = flat(json.loads(res.output))
+    out = flat(json.loads(res.stdout))
+    # independent arms declared on a wide table (rows pair the trials): allowed, with one warning line (issue 31)
+    assert res.stderr.count("valid for any correlation") == 1 and any("valid for any correlation" in w
+                                                                       for w in out["warnings"])
     assert out["horizon"] == 12 and out["arms"] == "independent" and "exact budget test" in out["test"]
     assert out["pvalue"] == compare([0] * 12, [1] * 12, bins="binary", n_max=12, arms="independent").pvalue
     res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--n-max", "5"])

@@ -83,7 +83,8 @@ def test_bare_compare_on_outcome_lists_runs_the_tuned_step_level_test(tmp_path):
     assert (got["details"]["decided_at"], got["details"]["pvalue"]) == (tuned.decided_at, tuned.pvalue)
     assert (got["inputs"]["n_max"], got["inputs"]["arms"]) == (50, "independent")
     assert got["warnings"][0].startswith("note: binary scores (every value is 0 or 1), exact budget test, N = 50")
-    assert "independent arms: outcome lists" in res.stderr
+    text = runner.invoke(app, ["compare", str(path), "--a", "A", "--b", "B"])
+    assert "independent arms: outcome lists" in text.stderr  # the terminal says it too (--json keeps it in the record)
 
 
 def test_bare_rank_states_the_test_and_matches_the_declared_call(tmp_path):

@@ -25,7 +25,7 @@ from ..errors import DataError, ParameterError
 from ..order.result import Ranking, Relation, make_ranking
 from ..multitest.graphical import holm_rejections
 from ..results import Result, inputs, note, reader_warnings
-from .compare import compare
+from .compare import compare_all_rows
 
 __all__ = ["check", "CheckResult", "parse_claim", "EXIT_CODES"]
 
@@ -159,8 +159,9 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = N
     share = _whole_table_share(table, bins)
     for text, (better, worse) in zip(claims, parsed):
         try:
-            res = compare(table, alpha=alpha, a=better, b=worse, bettor=bettor, ties=ties, bins=bins, order=order,
-                          seed=seed, order_by=order_by, orders=orders, **share)
+            # every row read (compare itself stops at its decision): Holm merges each claim's p-value over all rows
+            res = compare_all_rows(table, alpha=alpha, a=better, b=worse, bettor=bettor, ties=ties, bins=bins,
+                                   order=order, seed=seed, order_by=order_by, orders=orders, **share)
         except DataError as err:
             raise DataError(f"claim {text!r}: {err.bare_message()}", source=err.source) from None
         warns += [w for w in res.warnings if w not in warns]

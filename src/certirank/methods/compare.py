@@ -287,6 +287,19 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
     >>> certirank.compare([0] * 10, [1] * 10, bins="binary", n_max=10).decided_at
     6
     """
+    return _verb(x, y, alpha, a=a, b=b, pairing=pairing, bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
+                 extendable=extendable, format=format, score_range=score_range, about=about, order=order, seed=seed,
+                 order_by=order_by, orders=orders, margin=margin, proxy_x=proxy_x, proxy_y=proxy_y,
+                 label_rate=label_rate, futility=futility, options=options)
+
+
+def _verb(x: Any, y: Any, alpha: float, *, a: str | None, b: str | None, pairing: str, bettor: str | None,
+          ties: str, bins: Any, n_max: int | None, arms: str, extendable: bool, format: str | None, score_range: Any,
+          about: str, order: str, seed: int, order_by: str | None, orders: int, margin: float | None, proxy_x: Any,
+          proxy_y: Any, label_rate: float | None, futility: float, options: dict[str, Any],
+          whole: bool = False) -> Any:
+    """The body of :func:`compare` (its parameters validated); ``whole``: read every pair, not only up to the
+    decision (``check`` merges the p-values over all rows by Holm)."""
     import dataclasses
     import os
 
@@ -339,7 +352,8 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         warns = [note(tp.describe()), *(warning(w) for w in tp.warnings), *warns]
         res = _compare(runs, str(a), str(b), plan, alpha=alpha, bettor=bettor, ties=ties, bins=tp.bins,
                        n_max=tp.n_max if tp.exact else n_max, arms=tp.arms if tp.exact else "paired",
-                       extendable=extendable, options=options, margin=margin, futility=futility)
+                       extendable=extendable, options=options, margin=margin, futility=futility,
+                       whole=whole)
         return dataclasses.replace(res, source=None if src is None else str(src), warnings=tuple(warns))
     if y is None:
         raise ParameterError("compare needs two arrays x, y, or a table with a= and b=")
@@ -370,13 +384,24 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
     else:
         runs = [(xa, ya)]
     res = _compare(runs, *names, plan, alpha=alpha, bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
-                   extendable=extendable, options=options, margin=margin, futility=futility)
+                   extendable=extendable, options=options, margin=margin, futility=futility, whole=whole)
     if plan.kind == "given":
         import pandas as pd
         from ..data.order import order_check
         wide = pd.DataFrame({names[0]: xa, names[1]: ya})
         res = dataclasses.replace(res, warnings=tuple(warning(w) for w in order_check(wide, [names])))
     return res
+
+
+def compare_all_rows(table: Any, *, alpha: float, a: str, b: str, bettor: str | None, ties: str, bins: Any,
+                     order: str, seed: int, order_by: str | None, orders: int, **options: Any) -> CompareResult:
+    """:func:`compare` of two policies of a validated table with every pair read (not only up to the decision):
+    ``check`` merges each claim's p-value over all rows by Holm. Its caller has validated the parameters;
+    `options` go to the exact budget test (``final_share``)."""
+    return _verb(table, None, alpha, a=a, b=b, pairing="by_row", bettor=bettor, ties=ties, bins=bins, n_max=None,
+                 arms=None, extendable=False, format=None, score_range=None, about="policy", order=order,
+                 seed=seed, order_by=order_by, orders=orders, margin=None, proxy_x=None, proxy_y=None,
+                 label_rate=None, futility=FUTILITY, options=dict(options), whole=True)
 
 
 def _table_estimand(table: Any, a: str, b: str, alpha: float, seed: int, order: str, order_by: Any, orders: int,
@@ -426,14 +451,16 @@ def _test(xa: np.ndarray, ya: np.ndarray, *, alpha: float, bettor: str | None, t
 
 def _compare(runs: list[tuple[np.ndarray, np.ndarray]], a: str, b: str, plan: Any, *, alpha: float,
              bettor: str | None, ties: str, bins: Any, n_max: int | None, arms: str, extendable: bool,
-             options: dict[str, Any], margin: float | None = None, futility: float = FUTILITY) -> CompareResult:
+             options: dict[str, Any], margin: float | None = None, futility: float = FUTILITY,
+             whole: bool = False) -> CompareResult:
     """The result of the pairs read in one order, or (spec 09 §5) averaged over several: the mean of the final
     e-values is an e-value (p = min(1, K / sum E_k)); exact p-values merge as min(1, 2 mean p_k) (Vovk & Wang)."""
     from ..evidence.streams import combine
     # one order: a decision is final, so reading stops at it (an equivalence may still come later, so not then);
     # several orders average the e-values at the data's size (spec 09 §5), so each is read to its end
     tests = [_test(xa, ya, alpha=alpha, bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
-                   extendable=extendable, options=options, until_decided=len(runs) == 1 and margin is None)
+                   extendable=extendable, options=options,
+                   until_decided=len(runs) == 1 and margin is None and not whole)
              for xa, ya in runs]
     first = tests[0]
     exact = not isinstance(first, PairedTest)

@@ -146,7 +146,8 @@ def _plan(values: Any, bins: str | None, n_max: int | None, arms: str | None, bu
     else:
         arms_because = "declared"
         if arms == "independent" and layout_arm == "paired" and layout_why != "trials share environments or items":
-            warnings.append(f"arms='independent' was declared on data paired by environment ({layout_why}); the "
+            warnings.append(f"arms='independent' (--arms independent) was declared on data paired by environment "
+                            f"({layout_why}); the "
                             "paired test is valid for any correlation, the independent one only when the rollouts "
                             "are independent")
     if budget == "none":
