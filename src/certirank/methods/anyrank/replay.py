@@ -211,7 +211,7 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     camp = _Campaign(setup, _Table(setup.m, arr), trajectory=trajectory)
     camp.run_replay()
     res = camp.result()
-    details = open_pair_verdicts(camp, res.undecided_details, margin, futility, n_max=n_max if tp.exact else None)
+    details = open_pair_verdicts(camp, res.undecided_details, margin, futility, n_max=n_max)
     res = dataclasses.replace(res, undecided_details=details, margin=margin,
                               equivalent=[d["pair"] for d in details if d["verdict"] == "equivalent"])
     notes = dropped_notes(table)
