@@ -87,7 +87,8 @@ def compare_cmd(data: Path = DATA_ARG,
         if said:
             console.print(said)
         t = Table(show_header=True)
-        for col in ("pairs used", "p-value", f"p-value: {a} worse", f"p-value: {a} better",
+        # a decision stops the reading: its p-values are those at the deciding pair, not over every pair given
+        for col in ("pairs given", "p-value (at the stop)", f"p-value: {a} worse", f"p-value: {a} better",
                     "decided at pair"):
             t.add_column(col, justify="right")
         t.add_row(str(res.n), f"{res.pvalue:.4g}", f"{res.p_less:.4g}", f"{res.p_more:.4g}",

@@ -227,7 +227,7 @@ def _compare_markdown(result: Any, x: str, y: str, title: str | None) -> str:
     lines = [f"## {_text(title or f'{x} vs {y}')}", ""]
     lines.append(f"**Summary.** {_text(result.describe(x, y))}.")
     lines.append("")
-    lines += _table(["policy X", "policy Y", "pairs used", "p-value", f"p: {x} worse", f"p: {x} better",
+    lines += _table(["policy X", "policy Y", "pairs given", "p-value (at the stop)", f"p: {x} worse", f"p: {x} better",
                      "decided at pair"], ["l", "l", "r", "r", "r", "r", "r"],
                     [[x, y, result.n, f"{result.pvalue:.4g}", f"{result.p_less:.4g}", f"{result.p_more:.4g}",
                       "–" if result.decided_at is None else result.decided_at]])
