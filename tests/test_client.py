@@ -151,7 +151,7 @@ def test_a_retried_post_records_once_across_a_restart_and_a_lost_answer(live):
 
 def test_refusals_reach_the_client_as_certirank_errors(live):
     reader = CampaignClient(live.base, retries=0)
-    assert reader.status()["records"] == 0  # reads need no token
+    assert reader.status()["details"]["records"] == 0  # reads need no token
     s = reader.next()["suggestions"][0]
     with pytest.raises(ClientError, match="a valid campaign token is required to write"):
         reader.record(s["policy"], s["trial"], 1.0)
@@ -175,11 +175,11 @@ def test_server_sent_events_follow_the_log(live):
     stream = c.events()
     try:
         first = next(stream)
-        assert first == c.status() and first["last_record_id"] == 0
+        assert first == c.status() and first["details"]["last_record_id"] == 0
         s = c.next()["suggestions"][0]
         rec = c.record(s["policy"], s["trial"], 1.0)
         moved = next(stream)  # the server looks at the head every 0.5 s
-        assert moved["last_record_id"] == rec["id"] and moved["records"] == 1
+        assert moved["details"]["last_record_id"] == rec["id"] and moved["details"]["records"] == 1
     finally:
         stream.close()
 
@@ -201,7 +201,7 @@ def test_openapi_documents_every_v1_route_and_the_old_paths_still_answer(live):
     assert "/api/v1/record" in page and "Idempotency-Key" in page and "<script" not in page
     # the paths before v1: the old read routes and form posts keep working
     with urllib.request.urlopen(f"{live.base}/api/status", timeout=20) as r:
-        assert json.loads(r.read())["records"] == 0
+        assert json.loads(r.read())["details"]["records"] == 0
     s = CampaignClient(live.base).next()["suggestions"][0]
     req = urllib.request.Request(f"{live.base}/api/record", method="POST", data=(
         f"policy={s['policy']}&trial={s['trial']}&score=1").encode(), headers={

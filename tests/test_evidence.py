@@ -459,7 +459,7 @@ def test_cli_compare_json_and_text(tmp_path):
     assert out["horizon"] == 12 and out["arms"] == "independent" and "exact budget test" in out["test"]
     assert out["pvalue"] == compare([0] * 12, [1] * 12, bins="binary", n_max=12, arms="independent").pvalue
     res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--n-max", "5"])
-    assert res.exit_code == 2 and "exceed the final budget" in res.output
+    assert res.exit_code == 2 and "n_max = 5 is smaller than the data in hand (12" in res.output
     res = _cli(["compare", str(path), "--a", "new", "--b", "old", "--bins", "binary", "--ties", "assume_none"])
     assert res.exit_code == 0 and "new is better than old" in res.output
     res = _cli(["compare", str(path), "--a", "other", "--b", "other"])

@@ -281,12 +281,15 @@ def test_report_html_on_the_json_of_every_command(tmp_path):
 def test_old_spellings_work_for_one_release_with_a_warning(tmp_path):
     df = _wide(n=60)
     new = certirank.anyrank(df, alpha=0.1, n_max=30, bins="progress")
+
+    def same(d: dict) -> dict:  # the note says whether the scale was declared or read off the data
+        return {k: v for k, v in d.items() if k != "warnings"}
     with pytest.warns(DeprecationWarning, match="n_max"):
         old = certirank.anyrank(df, alpha=0.1, nmax=30)
-    assert old.to_dict() == new.to_dict()
+    assert same(old.to_dict()) == same(new.to_dict())
     with pytest.warns(DeprecationWarning, match="by position"):
         pos = certirank.anyrank(df, 0.1, "anyrank", None, 1.0, 30)
-    assert pos.to_dict() == new.to_dict()
+    assert same(pos.to_dict()) == same(new.to_dict())
     # the case of the issue: a method name given where the prior used to be is no longer silently a prior
     with pytest.warns(DeprecationWarning, match="prior"):
         with pytest.raises(certirank.CertirankError):
@@ -299,7 +302,7 @@ def test_old_spellings_work_for_one_release_with_a_warning(tmp_path):
     path = tmp_path / "w.csv"
     df.to_csv(path, index=False)
     old_cli = runner.invoke(app, ["rank", str(path), "--nmax", "30", "--metric", "progress", "--json"])
-    new_cli = runner.invoke(app, ["rank", str(path), "--n-max", "30", "--json"])
+    new_cli = runner.invoke(app, ["rank", str(path), "--n-max", "30", "--bins", "progress", "--json"])
     assert old_cli.exit_code == 0 and "deprecated" in old_cli.stderr and "--n-max" in old_cli.stderr
     assert json.loads(old_cli.stdout) == json.loads(new_cli.stdout)
 

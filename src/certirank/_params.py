@@ -408,7 +408,7 @@ def _proxy_rule(v: Mapping[str, Any]) -> str | None:
         return (f"a proxy-assisted comparison needs proxy_x, proxy_y and label_rate; missing: "
                 f"{', '.join(missing)}")
     refused = [n for n, default in (("bettor", None), ("bins", "progress"), ("arms", "paired"),
-                                    ("extendable", False)) if v.get(n, default) != default]
+                                    ("extendable", False)) if v.get(n, default) not in (default, None)]
     if refused:
         return (f"{_both(*refused)} {'shapes' if len(refused) == 1 else 'shape'} the real-only tests; the "
                 "proxy-assisted test takes alpha, ties='allow', margin, n_max (the forecast's budget) and futility")

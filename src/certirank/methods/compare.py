@@ -345,7 +345,7 @@ def _verb(x: Any, y: Any, alpha: float, *, a: str | None, b: str | None, pairing
         # the table is in hand: its scale (every value of the whole table), the pairs of a and b (the budget) and
         # its layout (the arms) are known before any pair is read (spec 09 §6)
         from .plan import layout_arms, plan_whole_data
-        tp = plan_whole_data(table["score"], bins=bins, n_max=n_max, arms=arms, units=runs[0][0].size,
+        tp = plan_whole_data(table["score"], bins=bins, n_max=n_max, arms=arms, units=runs[0][0].size, bettor=bettor,
                              layout=layout_arms(x if _is_frame(x) and x.attrs.get("format") else table),
                              exact_only=(*(n for n in ("statistic", "concentration", "final_share") if options.get(n) is not None),
                                          *(("extendable",) if extendable else ())))

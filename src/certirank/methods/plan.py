@@ -101,7 +101,7 @@ def layout_arms(table: Any) -> tuple[str, str]:
 
 def plan_whole_data(values: Any, *, bins: str | None = None, n_max: int | None = None, arms: str | None = None,
                     budget: str = "auto", layout: tuple[str, str] | None = None, units: int | None = None,
-                    exact_only: tuple[str, ...] = ()) -> TestPlan:
+                    exact_only: tuple[str, ...] = (), bettor: str | None = None) -> TestPlan:
     """The test for data that arrive whole (a file or a table), from what is known before the data.
 
     Parameters
@@ -118,7 +118,12 @@ def plan_whole_data(values: Any, *, bins: str | None = None, n_max: int | None =
     exact_only : tuple of str
         Other options the caller gave that only the exact test reads (``statistic``, ``concentration``):
         refused, naming them, when the plan is the anytime e-process.
+    bettor : str, optional
+        A bettor the caller declared: it runs the anytime e-process, so no budget is inferred (an explicit
+        `n_max` still selects the exact test).
     """
+    if bettor is not None and n_max is None and budget == "auto":
+        budget = "none"  # a declared bettor asks for the anytime e-process: no budget is inferred under it
     plan = _plan(values, bins, n_max, arms, budget, layout, units)
     given = [*(["arms"] if arms is not None else []), *exact_only]
     if given and not plan.exact:
@@ -151,7 +156,7 @@ def _plan(values: Any, bins: str | None, n_max: int | None, arms: str | None, bu
                             "paired test is valid for any correlation, the independent one only when the rollouts "
                             "are independent")
     if budget == "none":
-        return TestPlan(bins, None, arms, "none", scale_because, "declared: no budget", arms_because,
+        return TestPlan(bins, None, arms, "none", scale_because, "no budget declared", arms_because,
                         tuple(warnings))
     if budget in ("final", "extendable") and bins != "binary":
         raise ParameterError(f"budget={budget!r} (--budget {budget}, the exact budget test) needs binary scores, and some scores lie "
