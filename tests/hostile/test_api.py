@@ -18,7 +18,9 @@ import certirank
 from certirank.errors import CertirankError
 from hostile_support import assert_api_refusal
 
-FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+# derandomized: the same examples every run, so a strict xfail cannot flip between runs (a CI gate must not be
+# flaky); the examples still change when the strategies do
+FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 # Raw exceptions this suite finds in parameter checks (10**400 -> OverflowError, Leaderboard(0) -> TypeError, a
 # non-number mean -> ValueError). Their fix is the parameter contract at the API boundary (issue 36 item 2,
 # reliability.md rows 22-27), which another branch is building; strict, so the marker must go the day it lands.
@@ -111,7 +113,7 @@ def test_leaderboard_construct_and_add(models, alpha, panel):
         _call(board.add_replicate, panel)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(ALPHA, st.sampled_from(["anyrank", "bogus", "", None, 1]), st.one_of(st.none(), ANY, st.just({"A": 2.0})),
        st.one_of(st.none(), ANY), st.sampled_from([None, 0, -1, 10 ** 30, 1.5, "5"]))
 def test_anyrank(alpha, method, prior, gamma, n_max):
@@ -123,8 +125,8 @@ def test_anyrank(alpha, method, prior, gamma, n_max):
         assert res.ranking is not None
 
 
-@CONTRACT
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK,
+          derandomize=True)
 @given(ALPHA, st.one_of(st.none(), ANY), st.sampled_from([None, 0, -1, 4, 1.5, "1"]))
 def test_leaderboard_verb(alpha, tau, top_k):
     board = pd.DataFrame({"model": np.repeat(["m1", "m2", "m3"], 8), "item": np.tile([f"i{i}" for i in range(4)], 6),
@@ -137,20 +139,21 @@ def test_leaderboard_verb(alpha, tau, top_k):
 
 
 @CONTRACT
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK,
+          derandomize=True)
 @given(st.sampled_from(["t-holm", "bt", "bogus", "", None, 1]), ANY)
 def test_baseline(name, alpha):
     _call(certirank.baseline, name, TABLE, alpha=alpha)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(st.one_of(st.just(np.random.default_rng(0).random((6, 5))), ANY, st.lists(VECTOR, max_size=3)),
        st.sampled_from([0, -1, 1, 2, 99, 1.5, "2", None]), st.one_of(st.floats(allow_nan=True), ANY))
 def test_compose_test(matrix, m, eta):
     _call(certirank.compose_test, matrix, m=m, eta=eta, rounds=10)
 
 
-@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(st.sampled_from(["HO-F", "bogus", "", None, 1]), st.sampled_from(["anyrank0", "bogus", "anyrank0[", "", None]),
        st.sampled_from([0, -1, 10 ** 20, 1.5, "3", None, True]))
 def test_simulate_refuses_before_running(scenario, methods, reps):
