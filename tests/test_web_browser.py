@@ -199,6 +199,10 @@ def test_the_page_at_the_robot_keys_faults_tags_timer_checklist_and_live_updates
                 return (page.locator("#current-policy").inner_text(), page.locator("#current-trial").inner_text())
 
             def press(key: str, endpoint: str, text: str) -> None:
+                # a key pressed while htmx swaps the panel in is the operator's race the page guards against;
+                # the test waits for the page to settle, as an operator waits for the next rollout to show
+                page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-swapping, "
+                                       ".htmx-settling')", timeout=10_000)
                 with page.expect_response(lambda r: r.url.endswith(endpoint)):
                     page.keyboard.press(key)
                 page.locator(".message.ok", has_text=text).wait_for(timeout=10_000)

@@ -145,7 +145,10 @@ class Real(Constraint):
             return None
         if not _is_number(value):
             raise refuse(name, self.describe(), value)
-        v = float(value)
+        try:
+            v = float(value)
+        except OverflowError:  # an integer beyond any float (10**400): out of every range
+            raise refuse(name, self.describe(), value) from None
         if not math.isfinite(v):
             raise refuse(name, self.describe(), value)
         if self.lo is not None and (v < self.lo or (self.lo_open and v == self.lo)):
