@@ -73,11 +73,6 @@ class TestPlan:
                     f"({self.budget_because}), {self.arms} arms: {self.arms_because}")
         return f"{scale} ({self.scale_because}), anytime e-process ({self.budget_because})"
 
-    def to_dict(self) -> dict[str, Any]:
-        return {"bins": self.bins, "n_max": self.n_max, "arms": self.arms, "budget": self.budget,
-                "exact": self.exact, "because": {"scale": self.scale_because, "budget": self.budget_because,
-                                                 "arms": self.arms_because}}
-
 
 def layout_arms(table: Any) -> tuple[str, str]:
     """(arms, why) read from a validated table's layout (`certirank.load`'s ``attrs["format"]`` and its
