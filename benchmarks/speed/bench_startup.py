@@ -25,7 +25,9 @@ bytecode and a source checkout writes ``__pycache__`` on its first run, so that 
 from __future__ import annotations
 
 import argparse
+import collections
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -52,7 +54,11 @@ def small_file(folder: Path, scores: str) -> Path:
 
 
 def run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one run of `argv`; its output is discarded."""
+    """(CPU seconds, wall seconds) of one run of `argv`; its output is discarded. A leading ``PYTHONPATH=DIR``
+    item runs it with that import path."""
+    if argv[0].startswith("PYTHONPATH="):
+        env = {**env, "PYTHONPATH": argv[0].split("=", 1)[1]}
+        argv = argv[1:]
     t0 = time.perf_counter()
     proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
@@ -63,9 +69,28 @@ def run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
     return usage.ru_utime + usage.ru_stime, wall
 
 
+def import_costs(argv: list[str], env: dict[str, str], repeat: int) -> list[tuple[str, float]]:
+    """Median self time (ms) of the imports of `argv` (``python -X importtime``), summed per top-level package."""
+    runs = []
+    for _ in range(repeat):
+        err = subprocess.run([sys.executable, "-X", "importtime", *argv], env=env, capture_output=True, text=True,
+                             check=True).stderr
+        per: collections.Counter[str] = collections.Counter()
+        for m in re.finditer(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)", err):
+            per[m.group(2).split(".")[0]] += int(m.group(1)) / 1000.0
+        runs.append(per)
+    names = set().union(*runs)
+    return sorted(((n, statistics.median(r.get(n, 0.0) for r in runs)) for n in names), key=lambda x: -x[1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--importtime", action="store_true",
+                    help="also list what the binary compare's imports cost, per package (python -X importtime)")
+    ap.add_argument("--baseline-src", type=Path, default=None,
+                    help="also time both compares with certirank imported from this source folder (e.g. an older "
+                         "commit's src/, from `git archive COMMIT src | tar -x -C DIR`), in the same run")
     args = ap.parse_args()
     script = Path(sys.executable).with_name("certirank")
     cli = [str(script)] if script.exists() else [sys.executable, "-m", "certirank"]
@@ -77,12 +102,18 @@ def main() -> None:
                  "certirank --help": [*cli, "--help"],
                  **{name: [*cli, "compare", str(small_file(Path(tmp), scores)), "--a", "A", "--b", "B"]
                     for name, scores in ((COMPARE_BINARY, "binary"), (COMPARE_PROGRESS, "progress"))}}
+        if args.baseline_src is not None:
+            src = str(args.baseline_src.resolve())
+            cases.update({f"{name}, baseline src": [f"PYTHONPATH={src}", *cases[name]]
+                          for name in (COMPARE_BINARY, COMPARE_PROGRESS)})
         for argv in cases.values():  # warm the file cache and write the bytecode
             run(argv, env)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
         for _ in range(args.repeat):
             for name, argv in cases.items():
                 times[name].append(run(argv, env))
+        costs = (import_costs(["-m", "certirank", *cases[COMPARE_BINARY][len(cli):]], env, args.repeat)
+                 if args.importtime else [])
     cpu = {n: statistics.median(c for c, _ in t) for n, t in times.items()}
     wall = {n: statistics.median(w for _, w in t) for n, t in times.items()}
     ref = next(iter(cases))
@@ -95,10 +126,23 @@ def main() -> None:
         target = TARGETS.get(name)
         if target is not None and r_cpu > target:
             missed.append(name)
-        print(f"| `{name}` | {cpu[name]:.2f} | {wall[name]:.2f} | {r_cpu:.1f}x | {r_wall:.1f}x | "
-              f"{'reference' if name == ref else ('part of compare' if target is None else f'<= {target:g}x')} |")
+        label = ("reference" if name == ref else "baseline src" if name.endswith("baseline src") else
+                 "part of compare" if target is None else f"<= {target:g}x")
+        print(f"| `{name}` | {cpu[name]:.2f} | {wall[name]:.2f} | {r_cpu:.1f}x | {r_wall:.1f}x | {label} |")
     if missed:
         print(f"\nover the target: {', '.join(missed)}")
+    if costs:
+        total = sum(ms for _, ms in costs)
+        print(f"\nimports of `{COMPARE_BINARY}`: self time per package, median of {args.repeat} runs of "
+              f"`python -X importtime` (its own overhead included), {total:.0f} ms in all\n")
+        print("| package | ms | share |\n|---|---:|---:|")
+        rest = 0.0
+        for name, ms in costs:
+            if ms >= 0.02 * total:
+                print(f"| {name} | {ms:.0f} | {ms / total:.0%} |")
+            else:
+                rest += ms
+        print(f"| (each under 2 %) | {rest:.0f} | {rest / total:.0%} |")
 
 
 if __name__ == "__main__":
