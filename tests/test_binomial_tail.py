@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from certirank.evidence import budget
+from certirank.evidence import _walk, budget
 from certirank.evidence._tails import binom_sf, norm_isf
 
 
@@ -39,7 +39,7 @@ def test_norm_isf_is_scipy_stats_norm_isf(q: float) -> None:
 
 def test_the_budget_designs_inputs_are_scipy_stats_values() -> None:
     for n in (1, 7, 50, 333):
-        assert np.array_equal(budget._discordance_tail.__wrapped__(n), stats.binom.sf(np.arange(n + 1) - 1, n, 0.5))
+        assert np.array_equal(_walk._discordance_tail.__wrapped__(n), stats.binom.sf(np.arange(n + 1) - 1, n, 0.5))
         for level in (0.005, 0.025, 0.05):
             z = stats.norm.isf(level)
             assert budget.reference_alternative(n, level) == min(0.95, 0.5 + z / (2.0 * np.sqrt(max(n / 2.0, 1.0))))
