@@ -85,12 +85,17 @@ def split_groups(table: pd.DataFrame, by: Sequence[str]) -> list[tuple[dict[str,
         else:
             shown = ", ".join(repr(x) for x in table.columns if x not in ("order",))
             raise DataError(f"no column {c!r} to group by; the table has {shown}", source=table.attrs.get("source"))
+    from ..data.readers import is_validated, mark_rows_validated
+
     keys = table[real].astype(str)
+    whole = is_validated(table)  # then each group's rows are too: the verb run on them does not validate again
     out = []
     for vals, idx in keys.groupby(real if len(real) > 1 else real[0], sort=False).groups.items():
         vals = vals if isinstance(vals, tuple) else (vals,)
         sub = table.loc[idx].copy()
         sub.attrs = dict(table.attrs)
+        if whole:
+            mark_rows_validated(sub)
         out.append(({c: str(v) for c, v in zip(cols, vals)}, sub))
     return out
 
