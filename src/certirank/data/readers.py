@@ -130,7 +130,7 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
         Unknown `format` or option.
     """
     if isinstance(path, pd.DataFrame) and format is None and score_range is None and not options \
-            and path.attrs.get(_VALIDATED) is not None and path.attrs[_VALIDATED] == _fingerprint(path):
+            and is_validated(path):
         return path  # read and validated already (a command reads its file once)
     table = _load(path, format=format, score_range=score_range, **options)
     table.attrs[_VALIDATED] = _fingerprint(table)
@@ -138,6 +138,11 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
 
 
 _VALIDATED = "validated"
+
+
+def is_validated(table: pd.DataFrame) -> bool:
+    """Whether ``table`` is what `load` returned, unchanged since (then it needs no second validation)."""
+    return table.attrs.get(_VALIDATED) is not None and table.attrs[_VALIDATED] == _fingerprint(table)
 
 
 def _fingerprint(table: pd.DataFrame) -> int | None:
