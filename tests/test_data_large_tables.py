@@ -68,3 +68,22 @@ def test_a_control_character_deep_in_a_long_table_is_named() -> None:
     raw.loc[12_000, "env"] = "x\x00y"
     with pytest.raises(DataError, match=r"row 12002, column 'env': environment label 'x\\x00y' holds the control character"):
         validate_table(raw)
+
+
+@pytest.mark.parametrize("column, value, message", [("score", 2.0, r"score 2 is outside \[0, 1\]"),
+                                                    ("policy", "b\x07", r"control character"),
+                                                    ("env", "x\x00", r"control character")])
+def test_a_loaded_table_changed_afterwards_is_validated_again(tmp_path, column, value, message) -> None:
+    from certirank.data.readers import is_validated, load
+    n = 4000
+    path = tmp_path / "t.csv"
+    pd.DataFrame({"model": np.repeat(["a", "b"], n // 2), "item": np.tile(np.arange(n // 2), 2),
+                  "score": np.zeros(n)}).to_csv(path, index=False)
+    table = load(path)
+    assert is_validated(table) and load(table) is table  # unchanged: not validated twice
+    copy = table.copy()
+    assert load(copy).equals(table)
+    table.loc[1234, column] = value  # in place, as a user editing the table might
+    assert not is_validated(table)
+    with pytest.raises(DataError, match=message):
+        load(table)

@@ -245,6 +245,8 @@ def _label(v: object) -> str:
 
 def _integer_column(col: pd.Series, name: str, source: str | None, row_offset: int) -> pd.Series:
     num = to_numbers(col)
+    if num.dtype.kind in "iu":  # integers already (and so none missing): nothing to refuse
+        return num.astype("int64")
     bad = num.isna() | (num.astype("float64") % 1 != 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
