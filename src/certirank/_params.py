@@ -595,6 +595,9 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
               ("metric", "lm-eval: the metric read"), ("filter", "lm-eval: the filter read"),
               ("task", "lm-eval, inspect: the task read"), ("scorer", "inspect: the scorer read")))),
     _verb("Ranker.record", POLICY, TRIAL_INDEX, SCORE, AHEAD),
+    _verb("Ranker.record_many", _p("runs", Given("a list of (policy, trial_index, score) triples", none=False),
+                                   "runs of a live campaign, in the order they finished"), AHEAD,
+          _p("until_decided", Flag(), "stop a batch right after the run that brings a new decision")),
     # the simulation fast paths over pre-drawn score arrays (certirank.methods.anyrank.run_campaign[s])
     _verb("run_campaign", _p("scores", Given("an array of scores (n_trials, M)", none=False), "pre-drawn scores"),
           ALPHA, ANYRANK_METHOD, PRIOR, GAMMA, N_MAX, TIES_P, GUARANTEE, POLICY_SUBSET, TRAJECTORY, *ANYRANK_OPTIONS,

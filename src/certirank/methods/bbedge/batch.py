@@ -33,6 +33,9 @@ def _table(data: Any, score_range: Any = None, format: str | None = None) -> pd.
                         "preference graph (certirank rank) or the Bradley-Terry baselines (certirank baseline bt)",
                         source=table.attrs.get("source"))
     if table is data:
+        from ...data.readers import is_validated
+        if score_range is None and is_validated(data):
+            return data  # read by `load` (the CLI's one read), unchanged since: checked once is enough
         return validate_table(data, score_range=score_range, source=data.attrs.get("source"))
     return table
 
