@@ -119,7 +119,10 @@ def check_score(camp: Any, score: Any) -> tuple[float | None, float | None]:
     given = score.strip() if isinstance(score, str) else repr(score)  # quoted back as the operator wrote it
     if isinstance(score, str):
         text = score.strip().lower()
-        if text in ("none", "na", "missing", "-", ""):
+        if not text:  # most often an unset shell variable or an empty form field, not a decision that it was not run
+            raise ParameterError("score is empty: give a number, or 'missing' for a run that could not be "
+                                 "performed")
+        if text in ("none", "na", "missing", "-"):
             return None, None
         try:
             score = float(text)

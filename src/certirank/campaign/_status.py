@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import json
 from collections.abc import Mapping
-from types import SimpleNamespace
 from typing import Any
 
 from ..errors import ParameterError, StateError
@@ -92,15 +91,7 @@ def _forecasts(eng: Any, res: Any) -> list[dict[str, Any]]:
     ``more_needed``: a forecast at the current estimates, never a guarantee) from
     :func:`methods.anyrank.verdicts.open_pair_verdicts`, which reads the paired trials each pair consumed: a live
     engine keeps them in its table (every trial where both policies have a score, in trial order)."""
-    import numpy as np
-
-    from ..methods.anyrank.verdicts import open_pair_verdicts
-    live = eng.ranker._camp  # read only: the live engine's table and per-pair counts
-    table = live.table
-    present = ~np.isnan(table.vals[:table.nrows])
-    rows = [np.flatnonzero(present[:, i] & present[:, j]) for i, j in zip(live.pi, live.pj)]
-    view = SimpleNamespace(s=live.s, pi=live.pi, pj=live.pj, k=live.k, n=live.n, table=table, _rows=rows)
-    return open_pair_verdicts(view, list(res.undecided_details), None, n_max=eng.n_max)
+    return eng.ranker._pair_verdicts(res)
 
 
 def _verdicts(res: Any, left: Mapping[str, Any] | None) -> list[dict[str, Any]]:
@@ -123,7 +114,9 @@ def _verdicts(res: Any, left: Mapping[str, Any] | None) -> list[dict[str, Any]]:
         item = {"pair": [a, b], "trials": trials, "budget_left": budget_left, "more_needed": d.get("more_needed")}
         kind = d.get("verdict")
         if kind == "equivalent":
-            item.update(verdict="equivalent", sentence=f"{a} and {b} are equivalent within the margin (certified)")
+            within = "" if getattr(res, "margin", None) is None else f" of {res.margin:g}"
+            item.update(verdict="equivalent", sentence=f"{a} and {b} are equivalent within the margin{within} "
+                        f"(certified, alpha = {alpha:g})")
         elif d.get("futile"):  # the engine's own: certain, not a forecast
             item.update(verdict="futile", sentence=f"{a} vs {b} cannot be decided within the budget of {n_max} paired "
                         "trials: no continuation can pass its test (stop running it)")

@@ -11,7 +11,7 @@ import functools
 
 import numpy as np
 
-from ._tails import log_statistic
+from ._tails import binom_sf, log_statistic
 
 __all__ = ["TOL", "TABLE_MAX", "reaches", "mixture_table", "first_passage", "discordance_weights", "level_of_table"]
 
@@ -70,8 +70,7 @@ def first_passage(boundary: np.ndarray, q: float = 0.5) -> np.ndarray:
 @functools.lru_cache(maxsize=8)
 def _discordance_tail(n: int) -> np.ndarray:
     """P(Binomial(n, 1/2) >= k) for k = 0..n: the worst-case discordant-pair count under a tie (§3b)."""
-    from scipy import stats  # scipy.stats costs ~1 s to import: only when a budget is used
-    return stats.binom.sf(np.arange(n + 1) - 1, n, 0.5)
+    return binom_sf(np.arange(n + 1) - 1, n, 0.5)
 
 
 def discordance_weights(n: int, arms: str) -> np.ndarray:

@@ -42,7 +42,7 @@ import numpy as np
 from .._validate import check_alpha, check_choice, check_positive_int
 from ..errors import DataError, ParameterError
 from ._core import require_binary
-from ._tails import log_statistic, log_upper_tail
+from ._tails import binom_sf, log_statistic, log_upper_tail, norm_isf
 from ._walk import TABLE_MAX, TOL, discordance_weights, first_passage, level_of_table, mixture_table, reaches
 
 __all__ = ["ARMS", "STATISTICS", "log_statistic", "log_upper_tail", "crossing_boundary", "level_of", "threshold",
@@ -170,18 +170,16 @@ def threshold(level: float, n: int, a: float, arms: str = "paired", statistic: s
 
 def _power(m: float, n: int, a: float, q: float, r: float) -> float:
     """P(reach m within n trials) when wins ~ Bernoulli(q) and discordant pairs ~ Binomial(n, r)."""
-    from scipy import stats  # scipy.stats costs ~1 s to import: only when a budget is used
     if not math.isfinite(m):
         return 0.0
     f = first_passage(crossing_boundary(m, n, a), q)
-    return float(f @ stats.binom.sf(np.arange(n + 1) - 1, n, r))
+    return float(f @ binom_sf(np.arange(n + 1) - 1, n, r))
 
 
 def reference_alternative(n: int, level: float) -> float:
     """The win probability q at which a fixed-sample one-sided binomial test on n/2 discordant pairs has
     power 1/2 at `level`: the alternative the concentration is tuned for (this project's choice)."""
-    from scipy import stats  # scipy.stats costs ~1 s to import: only when a budget is used
-    z = stats.norm.isf(level)
+    z = norm_isf(level)
     return min(0.95, 0.5 + z / (2.0 * math.sqrt(max(n / 2.0, 1.0))))
 
 
@@ -378,10 +376,9 @@ def final_pvalues(k: Any, s: Any) -> np.ndarray:
     stochastically smaller for q < 1/2), so by the union bound P(exists t <= budget: p_t <= a) <= (1 - f) a + f a = a.
     For tables read whole (LLM items) f near 1 makes the final decision nearly McNemar's at the full level while
     peeking before the end stays valid."""
-    from scipy import stats  # scipy.stats costs ~1 s to import: only when a budget is used
     k = np.asarray(k)
     s = np.asarray(s)
-    return np.stack([stats.binom.sf(s - 1, k, 0.5), stats.binom.sf(k - s - 1, k, 0.5)], axis=-1)
+    return np.stack([binom_sf(s - 1, k, 0.5), binom_sf(k - s - 1, k, 0.5)], axis=-1)
 
 
 def _counts(x: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
