@@ -23,6 +23,24 @@ import numpy as np
 __all__ = ["item_table_board"]
 
 
+def _scores(table: Any) -> tuple[list[str], np.ndarray]:
+    """(models, (models, items) scores) with the items in the table's ``order``; every model must answer every item
+    (the caller has checked the table is one run)."""
+    import pandas as pd
+
+    read = table.sort_values("order", kind="stable")
+    mi, models = pd.factorize(read["policy"])
+    ii, items = pd.factorize(read["env"])
+    scores = np.full((len(models), len(items)), np.nan)
+    scores[mi, ii] = read["score"].to_numpy(dtype=float)
+    if np.isnan(scores).any():
+        from ..errors import DataError
+        m, i = (int(v[0]) for v in np.nonzero(np.isnan(scores)))
+        raise DataError(f"model {models[m]!r} is missing item {items[i]!r}; every model must be scored on every item",
+                        source=table.attrs.get("source"))
+    return [str(m) for m in models], scores
+
+
 def item_table_board(table: Any, *, alpha: float, plan: Any, share: float) -> Any:
     """The `LeaderboardResult` of the pairwise exact budget tests on a validated single-run table (complete
     panel, binary scores), with Holm over the pairs at the table's end."""
@@ -32,14 +50,10 @@ def item_table_board(table: Any, *, alpha: float, plan: Any, share: float) -> An
     from ..evidence.budget_streams import BudgetStreams
     from ..multitest.graphical import holm_rejections
     from ..order.result import Relation, make_ranking
-    from .bbedge.batch import table_panels
     from .bbedge.result import LeaderboardResult
 
     order = read_order(table)
-    read = arrange(table, order).sort_values("order", kind="stable")
-    read.attrs = dict(table.attrs)
-    models, items, _, panels = table_panels(read)
-    scores = panels[0]
+    models, scores = _scores(arrange(table, order))
     n_models, n_items = scores.shape
     first, second = np.triu_indices(n_models, 1)
     streams = BudgetStreams(first.size, plan.n_max, alpha=alpha, ties="allow", arms=plan.arms, final_share=share)
