@@ -39,14 +39,13 @@ from ._chain import replayed
 from ._create import FORMAT, create_file, init_config
 from ._design import Design, design_now
 from ._engines import engine_class
+from ._store import TRIES as _TRIES
 from ._store import Head, _Store
 from ._util import _check_key, _check_note, _check_trial, _operator, _sha
 from .results import AuditLog, CampaignStatus, ExportResult, Plan, Record, Suggestion, VerifyReport
 
 __all__ = ["FORMAT", "Campaign"]
 
-#: optimistic tries of a write (computed outside the lock) before it is computed under the lock
-_TRIES = 2
 
 
 class Campaign:
