@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[2]
 FILES = ["tests/hostile", "tests/test_web_schema.py", "tests/test_web_security.py", "tests/test_hardening_inputs.py",
          "tests/test_hardening_io.py", "tests/test_hardening_state.py"]
 _HEADER = re.compile(r"^(tests/\S+::\S.*):$")
-_EXAMPLES = re.compile(r"(\d+) passing examples?, (\d+) failing examples?")
+_EXAMPLES = re.compile(r"(\d+) passing(?: examples?)?, (\d+) failing")
 _OUTCOME = re.compile(r"(\d+) (passed|failed|errors?|xfailed|xpassed|skipped|deselected)")
 
 

@@ -24,12 +24,14 @@ from . import _schema
 from ._chain import COLUMNS, HASHED, chain_problems, mark_problems, row_hash
 from ._util import _now, _sha
 
-__all__ = ["Head", "_Store"]
-
-#: optimistic tries of a write (computed outside the lock) before it is computed under the lock
-TRIES = 2
+__all__ = ["TRIES", "Head", "_Store"]
 
 _LIVE = "action = 'record' AND undone_by IS NULL"
+
+
+#: optimistic tries of a write (computed outside the lock) before the last one (a record: computed under the
+#: lock; `next`: writes down what it computed)
+TRIES = 2
 
 
 @dataclass(frozen=True)
