@@ -585,7 +585,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           MARGIN, FUTILITY, GROUP_BY, ALPHA_ACROSS,
           rules=(*ANYRANK_RULES, Rule(("margin", "guarantee", "ties"), _margin_anyrank), GROUPS_RULE)),
     _verb("Ranker", POLICIES, ALPHA, PRIOR, GAMMA, N_MAX, ANYRANK_METHOD, TIES_P, GUARANTEE, ENVIRONMENTS, SEED,
-          *ANYRANK_OPTIONS, rules=RANKER_RULES, options=tuple(p.name for p in ANYRANK_OPTIONS)),
+          *ANYRANK_OPTIONS, MARGIN, rules=(*RANKER_RULES, Rule(("margin", "guarantee", "ties"), _margin_anyrank)),
+          options=(*(p.name for p in ANYRANK_OPTIONS), "margin")),
     _verb("load", DATA.but(name="path", help="a file or folder to read, or a table"), FORMAT, SCORE_RANGE,
           _p("sep", Text(10, "a column separator", none=True, minimum=1), "the column separator of a text file"),
           *(_p(n, Text(200, "a column name", none=True), f"the column that holds the {n} (long files)")
@@ -674,7 +675,10 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           _p("sets", Integer(1, 10**6), "random holdout sets"),
           _p("top", Integer(1), "designs listed"),
           *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler", "progress"))),
-    _verb("Campaign.init", *_CAMPAIGN_INIT, rules=(*RANKER_RULES, Rule(("top_k", "models"), _top_k_rule)), options=tuple(p.name for p in ANYRANK_OPTIONS)),
+    _verb("Campaign.init", *_CAMPAIGN_INIT, MARGIN,
+          rules=(*RANKER_RULES, Rule(("top_k", "models"), _top_k_rule),
+                 Rule(("margin", "guarantee", "ties"), _margin_anyrank)),
+          options=(*(p.name for p in ANYRANK_OPTIONS), "margin")),
     _verb("Campaign.open", PATH),
     _verb("Campaign.next", _p("count", Integer(1, 10_000, none=True), "how many runs to hand out"),
           _p("remember", Flag(none=True), "hand the runs out (remembered) or, False, only look (readers, the page); "

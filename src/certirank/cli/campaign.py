@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ._common import JSON_OPT, app, console, emit, err_console, one_line, parse_score_range
+from ._options import declared
 
 campaign_app = typer.Typer(help="Live evaluation campaigns: what to run next, record it, can I stop? "
                            "(one SQLite file; safe for several operators at once)", no_args_is_help=True)
@@ -112,6 +113,9 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
              checkpoint: list[str] | None = typer.Option(None, "--checkpoint", help="POLICY=PATH, once per policy: "
                                                          "what {checkpoint} becomes (kept in the file, hidden "
                                                          "from a blind operator)."),
+             margin: float | None = declared("margin", None, verb="Campaign.init",
+                                             extra_help="AnyRank campaigns: status and page show the pairs "
+                                                        "certified equivalent."),
              by: str | None = BY_OPT, as_json: bool = JSON_OPT) -> None:
     """Create a campaign file; its design is locked (by hash) from now on: only amendments that keep the
     guarantee may change it (campaign amend)."""
@@ -131,6 +135,8 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
     options = {} if bins == "progress" else {"bins": bins}
     n_max, declared = _design(budget, n_max, arms, bins, environments)
     options.update(declared)
+    if margin is not None:
+        options["margin"] = margin
     with Campaign.init(db, _names(policies, "--policies"), kind=kind, models=_names(models, "--models"),
                        alpha=alpha, method=method, prior=None if prior is None else read_prior_file(prior),
                        gamma=gamma, n_max=n_max, ties=ties, guarantee=guarantee,

@@ -11,6 +11,7 @@ from ._common import (ALL_OPT, DATA_ARG, FORMAT_OPT, JSON_OPT, PAIRING_OPT, READ
                       SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, deprecated_alias, group_columns, pairing_arg,
                       read_input, read_options, render_groups, render_table_rank, show, shuffle_alias, group_options)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
+from ._options import declared
 
 
 def ranking_title(res: Any, label: Any) -> str:
@@ -119,6 +120,10 @@ def rank_cmd(data: Path = DATA_ARG,
              plot: Optional[Path] = typer.Option(None, "--plot", help="Write the score violins with the certified "
                                                  "letters to FILE.png or FILE.svg."),
              show_all: bool = ALL_OPT,
+             margin: Optional[float] = declared("margin", None, verb="anyrank",
+                                                extra_help="Pairs left open are tested for equivalence at their "
+                                                           "own level (FWER over every claim)."),
+             futility: float = declared("futility", 0.1, verb="anyrank", extra_help="Used with --n-max."),
              model: str = typer.Option("pairwise", "--model", help="Battle / preference data: pairwise (each pair "
                                        "tested on its own battles) or bt (Bradley–Terry: every battle pooled; "
                                        "--method asymptotic, the default, or exact)."),
@@ -163,7 +168,8 @@ def rank_cmd(data: Path = DATA_ARG,
                            gamma=gamma != 1.0, n_max=n_max is not None, ties=ties != "allow",
                            guarantee=guarantee != "paper", heldout_prior_rows=heldout_prior_rows != 0,
                            bins=bins is not None, budget=budget != "auto", arms=arms is not None,
-                           statistic=statistic is not None)
+                           statistic=statistic is not None, margin=margin is not None,
+                           futility=futility != 0.1)
     if about == "table":
         refuse_with_table(**anyrank_options, order=order != "random", order_by=order_by is not None,
                           orders=orders != 1)
@@ -224,7 +230,8 @@ def rank_cmd(data: Path = DATA_ARG,
 
     opts = dict(method=method, prior=prior, prior_means=prior_means, gamma=gamma, n_max=n_max, ties=ties,
                 guarantee=guarantee, heldout_prior_rows=heldout_prior_rows, bins=bins, pairing=pair, budget=budget,
-                arms=arms, statistic=statistic, order=order, seed=seed, order_by=order_by, orders=orders)
+                arms=arms, statistic=statistic, order=order, seed=seed, order_by=order_by, orders=orders,
+                margin=margin, futility=futility)
     if cols is not None:
         if plot is not None:
             from ..errors import ParameterError

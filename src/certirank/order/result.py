@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import heapq
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from typing import Any
 
@@ -145,6 +145,10 @@ class Ranking:
     about : str or None
         What a certified relation is about (spec 09 §2): "policy", "benchmark" or "table"; None for a ranking
         that certifies nothing (a point-estimate baseline) or when not said.
+    equivalent : tuple of (str, str)
+        Pairs certified equivalent: |difference of means| < ``margin`` (issue 35; not in ``undecided``).
+    margin : float or None
+        The equivalence margin fixed before the data; None = no equivalence claims were tested.
     """
 
     kind: str
@@ -160,6 +164,8 @@ class Ranking:
     cycles: tuple[tuple[str, ...], ...] = ()
     transitive: bool = True
     about: str | None = None
+    equivalent: tuple[tuple[str, str], ...] = ()
+    margin: float | None = None
     _pos: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
 
     # ------------------------------------------------------------------ queries
@@ -279,8 +285,23 @@ class Ranking:
         conf = self.qualifier
         out = [f"{r.better} is better than {r.worse} ({conf}" + (", by transitivity" if r.via == "closure" else "")
                + ")" for r in self.relations]
+        out += [f"{a} and {b} are equivalent: their means differ by less than {self.margin:g} ({conf})"
+                for a, b in self.equivalent]
         out += [f"{a} vs {b}: undecided" for a, b in self.undecided]
         return out
+
+    def with_equivalent(self, pairs: Iterable[Sequence[str]], margin: float) -> Ranking:
+        """The same ranking with ``pairs`` (each an undecided pair) certified equivalent within ``margin``: they
+        leave ``undecided`` (a pair verdict, never a relation: letters and rank intervals do not change)."""
+        open_pairs = {frozenset(u): tuple(u) for u in self.undecided}
+        eq = []
+        for p in pairs:
+            key = frozenset(p)
+            if key not in open_pairs:
+                raise ParameterError(f"{p[0]} and {p[1]} are not an undecided pair of this ranking")
+            eq.append(open_pairs.pop(key))
+        keep = tuple(u for u in self.undecided if frozenset(u) in open_pairs)
+        return replace(self, undecided=keep, equivalent=(*self.equivalent, *eq), margin=float(margin))
 
     def relabel(self, names: Mapping[str, str]) -> Ranking:
         """The same ranking with every policy renamed (``names``: old -> new; absent names are kept), rebuilt by
@@ -290,22 +311,30 @@ class Ranking:
             return names.get(v, v)
         rels = [Relation(c(r.better), c(r.worse), r.via, r.when, r.evidence, r.evidence_kind, r.details)
                 for r in self.relations]
-        return make_ranking(sorted(c(p.name) for p in self.policies), rels, kind=self.kind, alpha=self.alpha,
+        out = make_ranking(sorted(c(p.name) for p in self.policies), rels, kind=self.kind, alpha=self.alpha,
                             guarantee=self.guarantee, means={c(p.name): p.mean for p in self.policies},
                             n={c(p.name): p.n for p in self.policies}, when_unit=self.when_unit,
                             stopped=self.stopped, notes=self.notes, closure=self.transitive, about=self.about)
+        if self.margin is not None:
+            out = out.with_equivalent([(c(a), c(b)) for a, b in self.equivalent], self.margin)
+        return out
 
     # ------------------------------------------------------------------ outputs
     def to_dict(self) -> dict[str, Any]:
         """JSON form, ``"schema": "certirank.ranking/1"`` (documented in docs/record.md)."""
-        return {"schema": SCHEMA, "kind": self.kind, "alpha": self.alpha, "guarantee": self.guarantee,
-                "policies": [p.to_dict() for p in self.policies],
-                "relations": [r.to_dict() for r in self.relations],
-                "undecided": [list(u) for u in self.undecided], "when_unit": self.when_unit,
-                "stopped": self.stopped, "notes": list(self.notes), "inconsistent": bool(self.inconsistent),
-                "cycles": [list(c) for c in self.cycles], "transitive": bool(self.transitive), "about": self.about,
-                "counts": {"policies": len(self.policies), "pairs": self.n_pairs, "certified": self.n_certified,
-                           "direct": self.n_direct, "undecided": len(self.undecided)}}
+        out = {"schema": SCHEMA, "kind": self.kind, "alpha": self.alpha, "guarantee": self.guarantee,
+               "policies": [p.to_dict() for p in self.policies],
+               "relations": [r.to_dict() for r in self.relations],
+               "undecided": [list(u) for u in self.undecided], "when_unit": self.when_unit,
+               "stopped": self.stopped, "notes": list(self.notes), "inconsistent": bool(self.inconsistent),
+               "cycles": [list(c) for c in self.cycles], "transitive": bool(self.transitive), "about": self.about,
+               "counts": {"policies": len(self.policies), "pairs": self.n_pairs, "certified": self.n_certified,
+                          "direct": self.n_direct, "undecided": len(self.undecided)}}
+        if self.margin is not None:  # only rankings that tested equivalence say so (older records stay as they were)
+            out["margin"] = self.margin
+            out["equivalent"] = [list(e) for e in self.equivalent]
+            out["counts"]["equivalent"] = len(self.equivalent)
+        return out
 
     def to_json(self, **kwargs: Any) -> str:
         import json
@@ -330,6 +359,7 @@ class Ranking:
                        when_unit=d.get("when_unit"), stopped=d.get("stopped"), notes=tuple(d.get("notes") or ()),
                        inconsistent=bool(d.get("inconsistent")), cycles=tuple(tuple(c) for c in d.get("cycles") or ()),
                        transitive=bool(d.get("transitive", True)), about=about,
+                       equivalent=tuple(tuple(e) for e in d.get("equivalent") or ()), margin=d.get("margin"),
                        _pos={p.name: i for i, p in enumerate(pols)})
         except (KeyError, TypeError) as exc:
             raise ParameterError(f"malformed {SCHEMA} object: {exc}") from None

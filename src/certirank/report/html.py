@@ -116,7 +116,9 @@ def _ranking_sections(page: _Page, r: Ranking, what: str, *, guarantee: str = ""
     rows = [[p.name, _Raw(_num(p.mean)), "–" if p.n is None else p.n, p.letters, f"[{p.rank_lo}, {p.rank_hi}]",
              p.tier, *[_Raw(_num(c.get(p.name), ".4g")) for c in columns.values()]] for p in r.policies]
     counts = (f"<p>{r.n_certified} of {r.n_pairs} pairs certified ({r.n_direct} by a direct test, the rest by "
-              f"transitivity); {len(r.undecided)} undecided."
+              f"transitivity); "
+              + ("" if r.margin is None else f"{len(r.equivalent)} equivalent (within {r.margin:g}); ")
+              + f"{len(r.undecided)} undecided."
               + (f" Stopped because: {_e(r.stopped)}." if r.stopped else "") + "</p>")
     notes = "".join(f'<p class="warn">{_e(n)}</p>' for n in r.notes)
     page.section(f"{prefix}summary", f"{heading}{what[:1].upper()}{what[1:]} and {letters_title}",
@@ -126,6 +128,8 @@ def _ranking_sections(page: _Page, r: Ranking, what: str, *, guarantee: str = ""
     for rel in r.relations:
         how = r.how(rel) or "direct"
         items.append(f"<li>{_e(rel.better)} {_e(verb)} {_e(rel.worse)} ({_e(conf)}, {_e(how)})</li>")
+    items += [f"<li>{_e(a)} and {_e(b)} are equivalent: |difference of means| &lt; {r.margin:g} ({_e(conf)})</li>"
+              for a, b in r.equivalent]
     items += [f"<li>{_e(a)} vs {_e(b)}: undecided</li>" for a, b in r.undecided]
     tail = "" if r.undecided else "<p>Every pair is decided: the ranking is complete.</p>"
     page.section(f"{prefix}decisions", f"{heading}Pairs", f'<ul class="pairs">{"".join(items) or "<li>none</li>"}</ul>'

@@ -74,6 +74,7 @@ def ranking_markdown(r: Ranking, *, title: str | None = None, n_label: str | Non
     else:
         lines.append("**Certified pairs:** none yet.")
     lines.append("")
+    lines += _equivalent_lines(r)
     if r.undecided:
         lines.append("**Undecided:** " + ", ".join(f"{_text(a)} vs {_text(b)}" for a, b in r.undecided))
         lines.append("")
@@ -88,12 +89,21 @@ _LETTERS_NOTE = ("Policies that share a letter are not certified to differ; the 
                  "certified relations allow.")
 
 
+def _equivalent_lines(r: Ranking) -> list[str]:
+    """Pairs certified equivalent (issue 35): a verdict of their own, never listed as undecided."""
+    if not r.equivalent:
+        return []
+    return [f"**Equivalent** (|difference of means| < {r.margin:g}, certified): "
+            + ", ".join(f"{_text(a)} ~ {_text(b)}" for a, b in r.equivalent), ""]
+
+
 def _ranking_head(r: Ranking, title: str | None, level: int) -> list[str]:
     n = len(r.policies)
     total = r.n_pairs
+    eq = "" if r.margin is None else f"{len(r.equivalent)} equivalent (within {r.margin:g}), "
     return [f"{'#' * level} {_text(title or f'Certified ranking ({r.kind})')}", "",
             f"**Summary.** {n} {'policy' if n == 1 else 'policies'}; {r.n_certified} certified relation(s); "
-            f"{total - len(r.undecided)} of {total} pairs ordered, {len(r.undecided)} undecided.", ""]
+            f"{total - len(r.undecided) - len(r.equivalent)} of {total} pairs ordered, {eq}{len(r.undecided)} undecided.", ""]
 
 
 def _ranking_table(r: Ranking, n_label: str | None) -> list[str]:
@@ -197,6 +207,7 @@ def _fold_ranking(r: Ranking, *, title: str | None, level: int, table: list[str]
             lines += [f"(The certified relations of {lost_certified} more policies left out.)", ""]
     else:
         lines += ["**Certified pairs:** none yet.", ""]
+    lines += _equivalent_lines(r)
     if r.undecided:
         lines += _details(f"Undecided: {len(r.undecided)} pairs", shown_undecided)
         if lost_undecided:

@@ -63,7 +63,8 @@ def summary_line(r: Ranking) -> str:
     direct = (f" ({r.n_direct} by a direct test, {r.n_certified - r.n_direct} by transitivity)"
               if r.n_certified and r.transitive else "")
     alpha = "" if r.alpha is None else f", alpha = {r.alpha:g}"
-    return (f"{r.n_certified} of {r.n_pairs} pairs certified{direct}; {len(r.undecided)} undecided"
+    eq = "" if r.margin is None else f"; {len(r.equivalent)} equivalent (within {r.margin:g})"
+    return (f"{r.n_certified} of {r.n_pairs} pairs certified{direct}{eq}; {len(r.undecided)} undecided"
             f"{alpha}.")
 
 
@@ -166,6 +167,11 @@ def ranking_renderables(r: Ranking, *, title: str | None = None, full: bool = Fa
         head = f"A > B: A {verb} B ({qualifier}); {len(rels)} by a direct test" + (
             f", {implied} more by transitivity" if implied else "") + ": "
         out.append(Text(head + text + tail + "."))
+    if r.equivalent:
+        text, left = capped_list([f"{a} ~ {b}" for a, b in r.equivalent], width=width, lines=lines)
+        tail = f" ... and {left} more" if left else ""
+        out.append(Text(f"Equivalent ({len(r.equivalent)}; |difference of means| < {r.margin:g}, {qualifier}): "
+                        + text + tail + "."))
     if r.undecided:
         text, left = capped_list([f"{a} vs {b}" for a, b in r.undecided], width=width, lines=lines)
         tail = f" ... and {left} more" if left else ""

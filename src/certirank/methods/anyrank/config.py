@@ -111,6 +111,7 @@ class _Setup:
     budget_horizon: int | None = None  # trials per comparison the exact test is calibrated for (fixed)
     concentration: float | None = None
     statistic: str | None = None
+    margin: float | None = None  # equivalence margin (issue 35), fixed before the data
     legacy: bool = dataclasses.field(default=False, compare=False)
 
     @property
@@ -135,6 +136,8 @@ class _Setup:
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d.pop("legacy")
+        if self.margin is None:  # campaigns saved before equivalence keep their checksum
+            d.pop("margin")
         d["policies"] = list(self.policies)
         d["prior"] = None if self.prior is None else list(self.prior)
         if self.legacy:  # the spelling (and key order) it was read with
@@ -188,7 +191,8 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
                 transitive_closure: bool = True, advantage_tol: float = ADVANTAGE_TOL,
                 default_n_max: int = LIVE_NMAX, budget: str = "auto", arms: str = "paired",
                 budget_horizon: int | None = None, concentration: float | None = None,
-                statistic: str | None = None, live: bool = False, legacy: bool = False) -> _Setup:
+                statistic: str | None = None, margin: float | None = None, live: bool = False,
+                legacy: bool = False) -> _Setup:
     """The locked setup. Arguments a public verb validated are trusted (certirank._validate); the others
     (internal callers such as the simulation fast path, saved configurations) are checked here, against the
     same declarations."""
@@ -196,7 +200,7 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
                  guarantee=guarantee, graph=graph, forward_fraction=forward_fraction,
                  direction_split=direction_split, bettor=bettor, bins=bins, transitive_closure=transitive_closure,
                  advantage_tol=advantage_tol, budget=budget, arms=arms, concentration=concentration,
-                 statistic=statistic)
+                 statistic=statistic, margin=margin)
     v = VERBS["Ranker"].validate(given, trusted=[k for k in given if trusted(k)])
     pols = v["policies"]
     if len(pols) > MAX_POLICIES:
@@ -237,7 +241,7 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
                   guarantee=v["guarantee"], direction_split=v["direction_split"], bettor=v["bettor"], bins=v["bins"],
                   n_max=n_max, transitive_closure=v["transitive_closure"], advantage_tol=v["advantage_tol"],
                   budget=budget, arms=v["arms"], budget_horizon=budget_horizon, concentration=concentration,
-                  statistic=statistic, legacy=legacy)
+                  statistic=statistic, margin=v["margin"], legacy=legacy)
 
 
 _OPTIONS = VERBS["Ranker"].options
@@ -256,7 +260,8 @@ def _setup_from_dict(d: Mapping[str, Any]) -> _Setup:
                            budget=budget, arms=d.get("arms", "paired"),
                            budget_horizon=d.get("budget_horizon"), concentration=d.get("concentration"),
                            # saved before the statistic choice: the mixture those campaigns ran
-                           statistic=d.get("statistic", None if budget == "none" else "mixture"), legacy=legacy)
+                           statistic=d.get("statistic", None if budget == "none" else "mixture"),
+                           margin=d.get("margin"), legacy=legacy)
     except KeyError as exc:
         raise ParameterError(f"saved AnyRank config is missing the field {exc.args[0]!r}") from None
 

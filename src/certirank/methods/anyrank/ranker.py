@@ -16,6 +16,7 @@ from ..._params import VERBS, check, validated
 from ...errors import EditedStateError, ParameterError, StateError
 from ...results import warning
 from .config import FORMATS, _Setup, _make_setup, _setup_from_dict
+from ...evidence.forecast import FUTILITY
 from .result import RankingResult, _Table
 from .engine import _Campaign
 
@@ -236,9 +237,32 @@ class Ranker(Saved):
         new = Ranker.from_dict(seal(data))
         self.__dict__.update(new.__dict__)
 
+    @property
+    def margin(self) -> float | None:
+        """The equivalence margin fixed at creation (None: no equivalence claims)."""
+        return self._setup.margin
+
+    def _pair_verdicts(self, res: RankingResult, futility: float = FUTILITY) -> list[dict[str, Any]]:
+        """``res.undecided_details`` with the verdicts of issue 35 (equivalent with a margin, futile, and
+        ``more_needed``: a forecast at the current estimates) from the paired trials each open pair consumed:
+        every trial of the live table where both policies have a score, in trial order."""
+        from types import SimpleNamespace
+
+        from .verdicts import open_pair_verdicts
+        live = self._camp
+        table = live.table
+        present = ~np.isnan(table.vals[:table.nrows])
+        rows = [np.flatnonzero(present[:, i] & present[:, j]) for i, j in zip(live.pi, live.pj)]
+        view = SimpleNamespace(s=live.s, pi=live.pi, pj=live.pj, k=live.k, n=live.n, table=table, _rows=rows)
+        return open_pair_verdicts(view, list(res.undecided_details), self.margin, futility, n_max=self.n_max)
+
     def result(self) -> RankingResult:
-        """The certified ranking now (valid at any stopping time)."""
+        """The certified ranking now (valid at any stopping time); with a margin, the open pairs certified
+        equivalent are in ``equivalent`` (each tested at its pair's current level, as in the replay)."""
         res = self._camp.result()
+        if self.margin is not None:
+            from .verdicts import with_equivalence
+            res = with_equivalence(res, self._pair_verdicts(res), self.margin)
         if self._edited:
             note = edited_note(self._edited)
             rk = dataclasses.replace(res.ranking, guarantee=f"{res.ranking.guarantee} {note}.")

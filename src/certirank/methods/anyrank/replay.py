@@ -14,7 +14,7 @@ from ..._compat import keyword_only
 from ..._params import validated
 from ...errors import DataError, ParameterError
 from ...evidence.forecast import FUTILITY
-from .verdicts import open_pair_verdicts
+from .verdicts import open_pair_verdicts, with_equivalence
 from .config import DIRECTION_SPLIT, _BLOCK, _Setup, _make_setup
 from .result import RankingResult, _Table
 from .engine import _Campaign, _make_streams
@@ -225,8 +225,9 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     camp.run_replay()
     res = camp.result()
     details = open_pair_verdicts(camp, res.undecided_details, margin, futility, n_max=n_max)
-    res = dataclasses.replace(res, undecided_details=details, margin=margin,
-                              equivalent=[d["pair"] for d in details if d["verdict"] == "equivalent"])
+    res = dataclasses.replace(res, undecided_details=details, margin=margin)
+    if margin is not None:
+        res = with_equivalence(res, details, margin)
     notes = dropped_notes(table)
     if notes:
         res = dataclasses.replace(res, ranking=dataclasses.replace(res.ranking, notes=(*res.ranking.notes, *notes)))

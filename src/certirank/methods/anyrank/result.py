@@ -105,8 +105,6 @@ class RankingResult(Result):
     arms: str = inputs(default="paired")
     margin: float | None = inputs(default=None)
     """Equivalence margin fixed before the data (replay ``anyrank(..., margin=)``); None = no equivalence claims."""
-    equivalent: list[list[str]] = field(default_factory=list)
-    """Pairs certified equivalent: |mean difference| < margin (not in `undecided`; see anyrank/verdicts.py)."""
 
     # read from the ranking (its one home)
     @property
@@ -115,9 +113,13 @@ class RankingResult(Result):
 
     @property
     def undecided(self) -> list[list[str]]:
-        """Open pairs, without those certified equivalent."""
-        eq = {frozenset(p) for p in self.equivalent}
-        return [list(u) for u in self.ranking.undecided if frozenset(u) not in eq]
+        """Open pairs (those certified equivalent are not open: see `equivalent`)."""
+        return [list(u) for u in self.ranking.undecided]
+
+    @property
+    def equivalent(self) -> list[list[str]]:
+        """Pairs certified equivalent: |mean difference| < margin (the ranking's; see anyrank/verdicts.py)."""
+        return [list(e) for e in self.ranking.equivalent]
 
     @property
     def letters(self) -> dict[str, str]:
@@ -171,9 +173,6 @@ class RankingResult(Result):
     def sentences(self) -> list[str]:
         """Every decided and undecided pair in plain words."""
         out = [line for line in self.ranking.sentences() if not line.endswith(": undecided")]
-        conf = self.ranking.qualifier
-        out += [f"{a} and {b} are equivalent: their means differ by less than {self.margin:g} ({conf})"
-                for a, b in self.equivalent]
         more = {frozenset(d["pair"]): d for d in self.undecided_details}
         for a, b in self.undecided:
             d = more.get(frozenset((a, b)), {})

@@ -25,6 +25,20 @@ from ...evidence.equivalence import EquivalenceTest
 from ...evidence.forecast import FUTILITY, Side, forecast
 
 
+def with_equivalence(res: Any, details: list[dict[str, Any]], margin: float) -> Any:
+    """`res` (a RankingResult) with `details` (from :func:`open_pair_verdicts`) and its ranking's equivalent
+    pairs, the guarantee sentence saying what covers them (one home for the replay and the live Ranker)."""
+    import dataclasses
+    proof = ("proved by a union bound over the pairs' fixed levels" if res.method in ("bonferroni",
+             "weighted-bonferroni") else "with level recycling an equivalence claim has the status of a reversal: "
+             "proved per pair, across pairs by the paper's argument")
+    rk = res.ranking.with_equivalent([d["pair"] for d in details if d["verdict"] == "equivalent"], margin)
+    rk = dataclasses.replace(rk, guarantee=rk.guarantee + f" Equivalence (margin {margin:g}, fixed before the "
+                             "data): each pair left open is tested at its own level with two one-sided tests "
+                             f"against ±{margin:g}, so the error bound covers equivalence claims too ({proof}).")
+    return dataclasses.replace(res, ranking=rk, undecided_details=details, margin=margin)
+
+
 def open_pair_verdicts(camp: Any, details: list[dict[str, Any]], margin: float | None,
                        futility: float = FUTILITY, n_max: int | None = None) -> list[dict[str, Any]]:
     """`details` (one per open pair, as in RankingResult.undecided_details) with ``verdict``, ``more_needed``
