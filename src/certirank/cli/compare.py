@@ -45,6 +45,12 @@ def compare_cmd(data: Path = DATA_ARG,
                 margin: Optional[float] = declared("margin", None, verb="compare",
                                                    extra_help="Shares the level with the difference test."),
                 futility: float = declared("futility", 0.1, verb="compare", extra_help="Used with --n-max."),
+                proxy: Optional[str] = typer.Option(None, "--proxy", help="Column of a long file holding every "
+                                                    "row's proxy score (simulator, world model, LLM judge); the "
+                                                    "score is blank where no real label was drawn. Needs "
+                                                    "--label-rate."),
+                label_rate: Optional[float] = declared("label_rate", None, verb="compare",
+                                                       extra_help="With --proxy."),
                 format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
                 read_option: list[str] = READ_OPT, as_json: bool = JSON_OPT, markdown: bool = MARKDOWN_OPT) -> None:
     """Sequentially compare two policies on their paired trials, read in a seeded random order (anytime-valid)."""
@@ -55,6 +61,22 @@ def compare_cmd(data: Path = DATA_ARG,
 
     pair = pairing_arg(pairing)
     cols = group_columns(group_by, alpha_across_groups, "compare")
+    if proxy is not None or label_rate is not None:
+        from ..methods.proxyfile import label_rate_needed, proxy_compare, read_proxy_file
+        from .rank import _refuse
+        label_rate_needed(label_rate, proxy)
+        _refuse("with --proxy (the proxy-assisted test takes --alpha, --margin, --n-max, --futility and the read "
+                "order)", bettor=bettor is not None, ties=ties != "allow", bins=bins is not None,
+                arms=arms is not None, extendable=extendable, about=about != "policy", orders=orders != 1,
+                group_by=cols is not None, pairing=pair != "by_row")
+        from ._common import key_values, parse_score_range
+        views = read_proxy_file(data, proxy, format=format, score_range=parse_score_range(score_range),
+                                read_options=key_values(read_option, "--read-option"), order=order, seed=seed,
+                                order_by=order_by)
+        result = proxy_compare(views, a, b, label_rate=label_rate, alpha=alpha, margin=margin, n_max=n_max,
+                               futility=futility)
+        emit_or_markdown(result, as_json, markdown, lambda r: _render(r, a, b), title=f"{data}: {a} vs {b}")
+        return
     if about == "table":
         from .rank import refuse_with_table
         refuse_with_table(bettor=bettor is not None, ties=ties != "allow", bins=bins is not None,
@@ -78,23 +100,26 @@ def compare_cmd(data: Path = DATA_ARG,
         emit_or_markdown(run(table, alpha), as_json, markdown, lambda r: render_table_rank(r, title), title=title)
         return
     result = run(table, alpha)
+    emit_or_markdown(result, as_json, markdown, lambda r: _render(r, a, b), title=f"{data}: {a} vs {b}")
 
-    def render(res: Any) -> None:
-        from ..report.text import order_sentence
-        console.print(res.describe(a, b))
-        said = order_sentence(res.order)
-        if said:
-            console.print(said)
-        t = Table(show_header=True)
-        # a decision stops the reading: its p-values are those at the deciding pair, not over every pair given
-        for col in ("pairs given", "p-value (at the stop)", f"p-value: {a} worse", f"p-value: {a} better",
-                    "decided at pair"):
-            t.add_column(col, justify="right")
-        t.add_row(str(res.n), f"{res.pvalue:.4g}", f"{res.p_less:.4g}", f"{res.p_more:.4g}",
-                  "-" if res.decided_at is None else str(res.decided_at))
-        console.print(t)
-        console.print(f"Verdict: {res.verdict}" + ("" if res.margin is None else
-                      f" (equivalence margin {res.margin:g}: p = {res.p_equivalent:.4g})"))
-        console.print(f"Guarantee: {res.guarantee}")
 
-    emit_or_markdown(result, as_json, markdown, render, title=f"{data}: {a} vs {b}")
+def _render(res: Any, a: str, b: str) -> None:
+    from ..report.text import order_sentence
+    console.print(res.describe(a, b))
+    said = order_sentence(res.order)
+    if said:
+        console.print(said)
+    t = Table(show_header=True)
+    # a decision stops the reading: its p-values are those at the deciding pair, not over every pair given
+    for col in ("pairs given", "p-value (at the stop)", f"p-value: {a} worse", f"p-value: {a} better",
+                "decided at pair"):
+        t.add_column(col, justify="right")
+    t.add_row(str(res.n), f"{res.pvalue:.4g}", f"{res.p_less:.4g}", f"{res.p_more:.4g}",
+              "-" if res.decided_at is None else str(res.decided_at))
+    console.print(t)
+    console.print(f"Verdict: {res.verdict}" + ("" if res.margin is None else
+                  f" (equivalence margin {res.margin:g}: p = {res.p_equivalent:.4g})"))
+    if res.label_rate is not None:
+        console.print(f"Real labels: {res.labels} of {res.n} units (label rate {res.label_rate:g}); proxy "
+                      f"weight {res.proxy_weight:.3g} (learned from past labels only).")
+    console.print(f"Guarantee: {res.guarantee}")

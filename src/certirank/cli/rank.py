@@ -124,6 +124,11 @@ def rank_cmd(data: Path = DATA_ARG,
                                                 extra_help="Pairs left open are tested for equivalence at their "
                                                            "own level (FWER over every claim)."),
              futility: float = declared("futility", 0.1, verb="anyrank", extra_help="Used with --n-max."),
+             proxy: Optional[str] = typer.Option(None, "--proxy", help="Column of a long file holding every row's "
+                                                 "proxy score (simulator, world model, LLM judge); the score is "
+                                                 "blank where no real label was drawn. Needs --label-rate; every "
+                                                 "pair is tested at alpha/K (Bonferroni over the K pairs)."),
+             label_rate: Optional[float] = declared("label_rate", None, verb="compare", extra_help="With --proxy."),
              model: str = typer.Option("pairwise", "--model", help="Battle / preference data: pairwise (each pair "
                                        "tested on its own battles) or bt (Bradley–Terry: every battle pooled; "
                                        "--method asymptotic, the default, or exact)."),
@@ -170,6 +175,23 @@ def rank_cmd(data: Path = DATA_ARG,
                            bins=bins is not None, budget=budget != "auto", arms=arms is not None,
                            statistic=statistic is not None, margin=margin is not None,
                            futility=futility != 0.1)
+    if proxy is not None or label_rate is not None:
+        from ..methods.proxyfile import label_rate_needed, proxy_rank, read_proxy_file
+        from ._common import key_values, parse_score_range
+        label_rate_needed(label_rate, proxy)
+        opts = {k: v for k, v in anyrank_options.items() if k not in ("n_max", "margin", "futility")}
+        _refuse("with --proxy (the proxy-assisted ranking takes --alpha, --margin, --n-max, --futility and the read "
+                "order)", **opts, about=about != "policy", orders=orders != 1, group_by=cols is not None,
+                pairing=pair != "by_row", plot=plot is not None)
+        views = read_proxy_file(data, proxy, format=format, score_range=parse_score_range(score_range),
+                                read_options=key_values(read_option, "--read-option"), order=order, seed=seed,
+                                order_by=order_by)
+        res = proxy_rank(views, label_rate=label_rate, alpha=alpha, margin=margin, n_max=n_max, futility=futility)
+        title = (f"{data}: proxy-assisted ranking (Bonferroni over the pairs, label rate {label_rate:g}), certified "
+                 f"at {100 * (1 - alpha):g}% (alpha = {alpha:g})")
+        emit_or_markdown(res, as_json, markdown, lambda r: render_anyrank(r, title=title, full=show_all),
+                         title=title)
+        return
     if about == "table":
         refuse_with_table(**anyrank_options, order=order != "random", order_by=order_by is not None,
                           orders=orders != 1)
