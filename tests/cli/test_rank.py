@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+from importlib import resources
 
+import jsonschema
 import pytest
 
 from certirank.methods.anyrank import anyrank
+
+from test_rank_margin import _close_pair  # the data of the API's margin tests
 
 
 def test_rank_json_is_the_result_dict(cli, wide_trials):
@@ -157,3 +161,60 @@ def test_names_with_brackets_print_as_written(cli, wide_markup):
     assert "policy[v2]" in res.output and "[bold]b" in res.output
     res = cli(["inspect", str(wide_markup)], env={"COLUMNS": "200"})
     assert "policy[v2]" in res.output and "[bold]b" in res.output
+
+
+# ----------------------------------------------------------------------------- --margin (issue 35)
+
+@pytest.fixture(scope="module")
+def close_csv(tmp_path_factory):
+    path = tmp_path_factory.mktemp("margin") / "close.csv"
+    _close_pair().to_csv(path, index_label="env")
+    return path
+
+
+def test_rank_margin_terminal_json_markdown(cli, close_csv):
+    out = cli(["rank", str(close_csv), "--margin", "0.1"])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.stdout.split())
+    assert "1 equivalent (within 0.1); 0 undecided" in text
+    assert "Equivalent (1; |difference of means| < 0.1" in text and "B ~ A" in text
+    out = cli(["rank", str(close_csv), "--margin", "0.1", "--json"])
+    d = json.loads(out.stdout)
+    assert d["inputs"]["margin"] == 0.1
+    assert d["ranking"]["equivalent"] == [["B", "A"]] and d["ranking"]["undecided"] == []
+    assert d["ranking"]["counts"]["equivalent"] == 1 and d["ranking"]["margin"] == 0.1
+    assert "covers equivalence claims too" in d["ranking"]["guarantee"]
+    schema = json.loads(resources.files("certirank").joinpath("schemas/result-1.json").read_text("utf-8"))
+    jsonschema.validate(d, schema)
+    md = cli(["rank", str(close_csv), "--margin", "0.1", "--markdown"]).stdout
+    assert "**Equivalent** (|difference of means| < 0.1, certified): B ~ A" in md
+    assert "1 equivalent (within 0.1), 0 undecided" in md and "**Undecided:**" not in md
+
+
+def test_rank_margin_html_report(cli, close_csv, tmp_path):
+    js = tmp_path / "r.json"
+    js.write_text(cli(["rank", str(close_csv), "--margin", "0.1", "--json"]).stdout)
+    html = tmp_path / "r.html"
+    out = cli(["report", str(js), "--html", str(html)])
+    assert out.exit_code == 0, out.output
+    page = html.read_text()
+    assert "B and A are equivalent: |difference of means| &lt; 0.1" in page
+    assert "B vs A: undecided" not in page
+
+
+def test_without_margin_the_record_is_unchanged(cli, close_csv):
+    d = json.loads(cli(["rank", str(close_csv), "--json"]).stdout)
+    assert "equivalent" not in d["ranking"] and "margin" not in d["ranking"]
+    assert "equivalent" not in d["ranking"]["counts"]
+    assert ["B", "A"] in d["ranking"]["undecided"] or ["A", "B"] in d["ranking"]["undecided"]
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--margin", "0"], "margin"), (["--margin", "1"], "margin"), (["--margin", "-0.2"], "margin"),
+    (["--margin", "nan"], "margin"), (["--margin", "0.1", "--guarantee", "strict"], "guarantee='paper'"),
+    (["--margin", "0.1", "--orders", "3"], "orders"), (["--margin", "0.1", "--about", "table"], "--margin"),
+])
+def test_rank_margin_bad_input_is_one_line_exit_2(cli, close_csv, args, needle):
+    out = cli(["rank", str(close_csv), *args])
+    assert out.exit_code == 2, out.output
+    assert needle in out.output and "Traceback" not in out.output
