@@ -20,11 +20,7 @@ UPWARD_ALLOWED = {
                                                        "the command line)",
 }
 #: circles that other work in progress is cutting (issue 36 item 5); the list may only shrink
-CIRCLES_BEING_CUT = {
-    # the evidence layer: tail maths (_tails) and the bettor factory (engine) are out, the p-value grid is in budget;
-    # left: the fastest-decision table and the discordant-walk DP import each other lazily (the `power` work)
-    frozenset({"certirank.evidence.budget", "certirank.evidence.budget_bayes"}),
-}
+CIRCLES_BEING_CUT: set[frozenset[str]] = set()
 
 
 def _module(path: Path) -> str:

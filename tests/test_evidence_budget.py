@@ -14,7 +14,8 @@ import certirank
 from certirank.errors import DataError, ParameterError
 from certirank.evidence import PairedTest, paired_batch
 from certirank.methods.compare import compare
-from certirank.evidence.budget import (BudgetDesign, BudgetTest, budget_batch, crossing_boundary, first_passage,
+from certirank.evidence._walk import first_passage
+from certirank.evidence.budget import (BudgetDesign, BudgetTest, budget_batch, crossing_boundary,
                                        level_of, log_statistic, threshold)
 
 

@@ -12,7 +12,8 @@ import pytest
 from scipy import stats
 
 from certirank.errors import ParameterError
-from certirank.evidence.budget import BudgetDesign, _table, crossing_boundary, first_passage, level_of, threshold
+from certirank.evidence._walk import discordance_weights, first_passage, mixture_table
+from certirank.evidence.budget import BudgetDesign, _table, crossing_boundary, level_of, threshold
 from certirank.evidence.budget_bayes import _backward, _trial_costs, bayes_table
 from certirank.evidence.budget_streams import BudgetStreams
 
@@ -55,9 +56,8 @@ def test_rejection_sets_are_nested_in_lambda():
     # the construction reads one statistic off a family of Bayes rules; that needs rule(lambda) to shrink
     # as lambda grows (module docstring); check it state by state on the raw, unprojected rules
     n = 40
-    from certirank.evidence.budget import _mixture_table, _weights
 
-    log_l, s0, cost = _mixture_table(n, 4.0), _weights(n, "paired"), _trial_costs(n, 0.5)
+    log_l, s0, cost = mixture_table(n, 4.0), discordance_weights(n, "paired"), _trial_costs(n, 0.5)
     grid = np.arange(0.0, 12.0, 0.25)
     lam = np.exp(grid)[:, None]
     v = np.zeros((grid.size, n + 1))

@@ -61,12 +61,14 @@ def test_help_imports_no_command_module_and_no_heavy_library(tmp_path: Path) -> 
         "certirank.errors", "certirank.cli", "certirank.cli._common", "certirank.cli._registry"}
 
 
-def test_small_compare_imports_its_command_and_no_heavy_extra(tmp_path: Path) -> None:
+@pytest.mark.parametrize("scores", ["binary", "progress"])
+def test_small_compare_imports_its_command_and_no_heavy_extra(tmp_path: Path, scores: str) -> None:
     rng = np.random.default_rng(0)
     data = tmp_path / "small.csv"
-    # partial-progress scores: the anytime e-process (binary scores run the exact budget test, whose design reads
-    # scipy.stats: a cost that buys power, measured in benchmarks/speed/bench_startup.py)
-    rows = [f"{p},e{i},{rng.integers(0, 11) / 10 * q:.1f}" for i in range(50) for p, q in (("A", 0.8), ("B", 0.4))]
+    # binary scores run the exact budget test (its design's binomial tails come from scipy.special's ufunc, not
+    # scipy.stats); partial-progress scores run the anytime e-process
+    rows = [f"{p},e{i},{int(rng.random() < q) if scores == 'binary' else rng.integers(0, 11) / 10 * q:.1f}"
+            for i in range(50) for p, q in (("A", 0.8), ("B", 0.4))]
     data.write_text("policy,env,score\n" + "\n".join(rows) + "\n")
     modules, code = _imported(["compare", str(data), "--a", "A", "--b", "B"], tmp_path)
     assert code == 0
@@ -75,8 +77,13 @@ def test_small_compare_imports_its_command_and_no_heavy_extra(tmp_path: Path) ->
     assert not (modules & others), sorted(modules & others)
     heavy = _top(modules) & (HEAVY - {"scipy"})
     assert not heavy, sorted(heavy)
-    # scipy.special computes the e-process; scipy.stats (about a second to import) is not needed here
-    assert not {m for m in modules if m.startswith(("scipy.stats", "scipy.optimize", "scipy.linalg"))}
+    # scipy.special computes the e-process and the exact tails; scipy.stats (about a second to import), optimize,
+    # linalg, the plotting and page stack, and the other commands' methods are not needed here
+    assert not {m for m in modules if m.startswith(("scipy.stats", "scipy.optimize", "scipy.linalg",
+                                                    "scipy.interpolate", "scipy.spatial"))}
+    assert not {m for m in modules if m.startswith(("certirank.web", "certirank.campaign", "certirank.baselines",
+                                                    "certirank.sim", "certirank.methods.bbedge",
+                                                    "certirank.methods.rposst"))}
 
 
 def _first_paragraph(text: str) -> str:

@@ -85,3 +85,4 @@ def test_shell_and_page_recorders_at_once_lose_and_refuse_nothing(tmp_path):
     assert out["lost"] == 0 and out["duplicates"] == 0 and out["verify_ok"], out
     assert out["acknowledged"] >= 3 and out["live"] - out["acknowledged"] == out["unacknowledged_live"] == 0, out
     assert out["lock_holds"] >= 1 and out["page_ms_while_a_write_waits"]["n"] >= 1, out
+    assert out["static_file_ms"]["n"] >= 1, out  # the CPU-starvation control the study reports beside the page

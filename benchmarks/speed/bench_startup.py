@@ -6,18 +6,28 @@ Usage::
 
 Runs, interleaved round-robin so that a busy machine slows all of them alike, `--repeat` times each:
 ``python -c "import numpy"`` (the reference: the least a numeric Python tool pays to start), ``certirank --help``
-and ``certirank compare small.csv --a A --b B`` on a generated 100-row file (50 paired trials of two binary
-policies, seed 0), and, as the floor of that `compare`, ``python -c "import pandas, scipy.special"`` (the table
-reader and the e-process's special functions, which `compare` cannot do without). For each, the median CPU time of the child process (user + system, from ``os.wait4``: less
-disturbed by other load than the wall clock) and the median wall time; the ratios divide by the reference's.
-Targets (issue 32): ``--help`` <= 4x and the 100-row ``compare`` <= 6x the reference; a CPU ratio over its
-target is named on the last line.
+and ``certirank compare small.csv --a A --b B`` on a generated 100-row file (50 paired trials of two policies,
+seed 0) with binary scores (the exact budget test, the default for 0/1 files) and with partial-progress scores
+(the anytime e-process). What `compare` cannot do without is measured beside it, each as its own command so
+that the differences say what costs what: ``import numpy, scipy.special`` (the e-process's and the exact test's
+special functions), ``import pandas`` (the table type; pandas >= 3 imports pyarrow with it), both, and both plus
+the command-line libraries (typer with the pydantic it validates options with, rich). For each, the median CPU
+time of the child process (user + system, from ``os.wait4``: less disturbed by other load than the wall clock)
+and the median wall time; the ratios divide by the reference's. Targets (issue 32): ``--help`` <= 4x and the
+100-row ``compare`` <= 6x the reference; a CPU ratio over its target is named on the last line.
+
+The children run with a bytecode cache in a temporary folder (``PYTHONPYCACHEPREFIX``, written by a first,
+unmeasured run of each command), whatever ``PYTHONDONTWRITEBYTECODE`` says: an installed wheel carries compiled
+bytecode and a source checkout writes ``__pycache__`` on its first run, so that is what a user starts with
+(without it every run re-compiles certirank's ~50 modules a compare imports, about 0.15 s of CPU).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -27,21 +37,30 @@ from pathlib import Path
 
 import numpy as np
 
-TARGETS = {"certirank --help": 4.0, "certirank compare (100 rows)": 6.0}
+COMPARE_BINARY = "certirank compare (100 rows, binary: exact budget test)"
+COMPARE_PROGRESS = "certirank compare (100 rows, progress: e-process)"
+TARGETS = {"certirank --help": 4.0, COMPARE_BINARY: 6.0, COMPARE_PROGRESS: 6.0}
+# what a compare cannot do without, each measured as its own command (the differences say what costs what)
+FLOORS = ("numpy, scipy.special", "pandas", "pandas, scipy.special", "pandas, scipy.special, typer._adapters, rich.table")
 
 
-def small_file(folder: Path) -> Path:
+def small_file(folder: Path, scores: str) -> Path:
     rng = np.random.default_rng(0)
-    rows = [f"{p},e{i},{int(rng.random() < q)}" for i in range(50) for p, q in (("A", 0.8), ("B", 0.4))]
-    path = folder / "small.csv"
+    rows = [f"{p},e{i},{int(rng.random() < q) if scores == 'binary' else rng.integers(0, 11) / 10 * q:.1f}"
+            for i in range(50) for p, q in (("A", 0.8), ("B", 0.4))]
+    path = folder / f"small_{scores}.csv"
     path.write_text("policy,env,score\n" + "\n".join(rows) + "\n")
     return path
 
 
-def run(argv: list[str]) -> tuple[float, float]:
-    """(CPU seconds, wall seconds) of one run of `argv`; its output is discarded."""
+def run(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """(CPU seconds, wall seconds) of one run of `argv`; its output is discarded. A leading ``PYTHONPATH=DIR``
+    item runs it with that import path."""
+    if argv[0].startswith("PYTHONPATH="):
+        env = {**env, "PYTHONPATH": argv[0].split("=", 1)[1]}
+        argv = argv[1:]
     t0 = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - t0
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -50,25 +69,51 @@ def run(argv: list[str]) -> tuple[float, float]:
     return usage.ru_utime + usage.ru_stime, wall
 
 
+def import_costs(argv: list[str], env: dict[str, str], repeat: int) -> list[tuple[str, float]]:
+    """Median self time (ms) of the imports of `argv` (``python -X importtime``), summed per top-level package."""
+    runs = []
+    for _ in range(repeat):
+        err = subprocess.run([sys.executable, "-X", "importtime", *argv], env=env, capture_output=True, text=True,
+                             check=True).stderr
+        per: collections.Counter[str] = collections.Counter()
+        for m in re.finditer(r"import time:\s+(\d+) \|\s+\d+ \|\s*(\S+)", err):
+            per[m.group(2).split(".")[0]] += int(m.group(1)) / 1000.0
+        runs.append(per)
+    names = set().union(*runs)
+    return sorted(((n, statistics.median(r.get(n, 0.0) for r in runs)) for n in names), key=lambda x: -x[1])
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--repeat", type=int, default=15)
+    ap.add_argument("--importtime", action="store_true",
+                    help="also list what the binary compare's imports cost, per package (python -X importtime)")
+    ap.add_argument("--baseline-src", type=Path, default=None,
+                    help="also time both compares with certirank imported from this source folder (e.g. an older "
+                         "commit's src/, from `git archive COMMIT src | tar -x -C DIR`), in the same run")
     args = ap.parse_args()
     script = Path(sys.executable).with_name("certirank")
     cli = [str(script)] if script.exists() else [sys.executable, "-m", "certirank"]
     with tempfile.TemporaryDirectory() as tmp:
-        data = small_file(Path(tmp))
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
         cases = {"python -c \"import numpy\"": [sys.executable, "-c", "import numpy"],
-                 "python -c \"import pandas, scipy.special\"": [sys.executable, "-c",
-                                                              "import pandas, scipy.special"],
+                 **{f"python -c \"import {mods}\"": [sys.executable, "-c", f"import {mods}"] for mods in FLOORS},
                  "certirank --help": [*cli, "--help"],
-                 "certirank compare (100 rows)": [*cli, "compare", str(data), "--a", "A", "--b", "B"]}
-        for argv in cases.values():  # warm the file cache and the bytecode
-            run(argv)
+                 **{name: [*cli, "compare", str(small_file(Path(tmp), scores)), "--a", "A", "--b", "B"]
+                    for name, scores in ((COMPARE_BINARY, "binary"), (COMPARE_PROGRESS, "progress"))}}
+        if args.baseline_src is not None:
+            src = str(args.baseline_src.resolve())
+            cases.update({f"{name}, baseline src": [f"PYTHONPATH={src}", *cases[name]]
+                          for name in (COMPARE_BINARY, COMPARE_PROGRESS)})
+        for argv in cases.values():  # warm the file cache and write the bytecode
+            run(argv, env)
         times: dict[str, list[tuple[float, float]]] = {name: [] for name in cases}
         for _ in range(args.repeat):
             for name, argv in cases.items():
-                times[name].append(run(argv))
+                times[name].append(run(argv, env))
+        costs = (import_costs(["-m", "certirank", *cases[COMPARE_BINARY][len(cli):]], env, args.repeat)
+                 if args.importtime else [])
     cpu = {n: statistics.median(c for c, _ in t) for n, t in times.items()}
     wall = {n: statistics.median(w for _, w in t) for n, t in times.items()}
     ref = next(iter(cases))
@@ -81,10 +126,23 @@ def main() -> None:
         target = TARGETS.get(name)
         if target is not None and r_cpu > target:
             missed.append(name)
-        print(f"| `{name}` | {cpu[name]:.2f} | {wall[name]:.2f} | {r_cpu:.1f}x | {r_wall:.1f}x | "
-              f"{'reference' if name == ref else ('floor of compare' if target is None else f'<= {target:g}x')} |")
+        label = ("reference" if name == ref else "baseline src" if name.endswith("baseline src") else
+                 "part of compare" if target is None else f"<= {target:g}x")
+        print(f"| `{name}` | {cpu[name]:.2f} | {wall[name]:.2f} | {r_cpu:.1f}x | {r_wall:.1f}x | {label} |")
     if missed:
         print(f"\nover the target: {', '.join(missed)}")
+    if costs:
+        total = sum(ms for _, ms in costs)
+        print(f"\nimports of `{COMPARE_BINARY}`: self time per package, median of {args.repeat} runs of "
+              f"`python -X importtime` (its own overhead included), {total:.0f} ms in all\n")
+        print("| package | ms | share |\n|---|---:|---:|")
+        rest = 0.0
+        for name, ms in costs:
+            if ms >= 0.02 * total:
+                print(f"| {name} | {ms:.0f} | {ms / total:.0%} |")
+            else:
+                rest += ms
+        print(f"| (each under 2 %) | {rest:.0f} | {rest / total:.0%} |")
 
 
 if __name__ == "__main__":

@@ -168,14 +168,14 @@ def part_fwer(name: str, mu: np.ndarray, alpha: float, runs: int, nmax: int, see
 def part_design(nmaxes=(200, 500, 1000, 2000)) -> None:
     """One-off cost of an exact budget test's design (statistic table + p-value grid), per process: the
     mixture and the fastest-decision statistic side by side, caches cleared before each."""
-    from certirank.evidence import budget, budget_bayes, budget_streams
+    from certirank.evidence import _walk, budget, budget_bayes, budget_streams
 
     print("exact budget test design cost (table + p-value grid, one core, caches cleared)")
     print(f"{'n_max':>6} {'mixture s':>10} {'bayes s':>8} {'ratio':>6}")
     for n in nmaxes:
         row = {}
         for stat in ("mixture", "bayes"):
-            for f in (budget._mixture_table, budget_bayes.bayes_table, budget_streams.pvalue_grid,
+            for f in (_walk.mixture_table, budget_bayes.bayes_table, budget_streams.pvalue_grid,
                       budget_streams._fixed_design, budget.threshold):
                 f.cache_clear()
             t0 = time.process_time()
@@ -189,7 +189,7 @@ def _exact_trials(bnd: np.ndarray, n: int, p_y: float, p_x: float) -> tuple[floa
     one-sided crossing boundary on the discordant pairs of independent Bernoulli(p_y) vs Bernoulli(p_x)."""
     from scipy import stats
 
-    from certirank.evidence.budget import first_passage
+    from certirank.evidence._walk import first_passage
 
     win, loss = p_y * (1 - p_x), p_x * (1 - p_y)
     r, kk = win + loss, np.arange(n + 1)
@@ -201,24 +201,24 @@ def _exact_trials(bnd: np.ndarray, n: int, p_y: float, p_x: float) -> tuple[floa
 def _oracle_boundary(n: int, q: float, level: float) -> np.ndarray:
     """The fastest-decision construction with the prior a point mass at the true q (a yardstick no test
     can use): the least boundary of its table at `level` (paired calibration)."""
-    from certirank.evidence import budget, budget_bayes
+    from certirank.evidence import _walk, budget_bayes
 
     k, s_ = np.tril_indices(n + 1)
     log_l = np.full((n + 1, n + 1), np.inf)
     log_l[k, s_] = k * math.log(2) + s_ * math.log(q) + (k - s_) * math.log(1 - q)
     grid = np.arange(0.0, math.log(n + 1.0) + 32.0, budget_bayes.LAMBDA_STEP)
-    tab = budget_bayes._monotone(budget_bayes._backward(log_l, budget._weights(n, "paired"),
+    tab = budget_bayes._monotone(budget_bayes._backward(log_l, _walk.discordance_weights(n, "paired"),
                                                        budget_bayes._trial_costs(n, 0.5), grid))
     tab[np.triu_indices(n + 1, 1)] = np.inf
     vals = np.unique(tab[np.isfinite(tab)])
     lo, hi = 0, vals.size - 1  # least value whose exact level is <= level (G is non-increasing)
     while lo < hi:
         mid = (lo + hi) // 2
-        if budget.level_of_table(float(vals[mid]), tab, "paired") <= level:
+        if _walk.level_of_table(float(vals[mid]), tab, "paired") <= level:
             hi = mid
         else:
             lo = mid + 1
-    return (~budget._reaches(tab, float(vals[lo]))).sum(axis=1)
+    return (~_walk.reaches(tab, float(vals[lo]))).sum(axis=1)
 
 
 def part_statistic(runs: int, seed: int) -> None:

@@ -289,6 +289,11 @@ PROXY_X = _p("proxy_x", Given("a sequence of proxy scores in [0, 1], one per uni
              "proxy scores of policy X (simulator, world model, LLM judge), one per unit")
 PROXY_Y = _p("proxy_y", Given("a sequence of proxy scores in [0, 1], one per unit"),
              "proxy scores of policy Y, paired with proxy_x")
+# issue 36 item 3: the API groups where the CLI does (--group-by); certirank.methods.groups runs the verb per group
+GROUP_BY = _p("group_by", OneOf((Text(200, "a column name"), Names(1, "column names")), none=True),
+              "run the method within each group of these columns: one result per group (record kind 'grouped')")
+ALPHA_ACROSS = _p("alpha_across_groups", Flag(),
+                  "with group_by: split alpha over the groups (Bonferroni) so every group's statements hold together")
 LABEL_RATE = _p("label_rate", Real(0.0, 1.0, lo_open=True, none=True),
                 "probability, fixed before the data, with which each unit got a real label (independent of "
                 "outcomes)")
@@ -389,6 +394,12 @@ def _margin_anyrank(v: Mapping[str, Any]) -> str | None:
     if v.get("guarantee", "paper") != "paper" or v.get("ties", "allow") != "allow":
         return (f"{_both('margin')} needs guarantee='paper' and ties='allow' (the equivalence halves share each "
                 "pair's level with the difference test at alpha/2 per side)")
+    return None
+
+
+def _groups(v: Mapping[str, Any]) -> str | None:
+    if v.get("alpha_across_groups") and v.get("group_by") is None:
+        return f"{_both('alpha_across_groups')} splits alpha over the groups of {_both('group_by')}: give group_by"
     return None
 
 
@@ -565,11 +576,14 @@ _CAMPAIGN_INIT = (
     *_CAMPAIGN_DESIGN, BY, *ANYRANK_OPTIONS)
 RECORD_ID = _p("record_id", Integer(1, 2**62, none=True), "a campaign record's id")
 
+GROUPS_RULE = Rule(("group_by", "alpha_across_groups"), _groups)
+
 VERBS: dict[str, Verb] = {v.name: v for v in (
     _verb("anyrank", DATA, ALPHA, ANYRANK_METHOD, PRIOR, GAMMA, N_MAX, TIES_P, GUARANTEE, POLICY_SUBSET, HELDOUT,
           PAIRING, *(WHOLE_DATA.get(p.name, p) for p in ANYRANK_OPTIONS if p is not ADVANTAGE_TOL), TRAJECTORY, FORMAT,
           SCORE_RANGE, *READ,
-          MARGIN, FUTILITY, rules=(*ANYRANK_RULES, Rule(("margin", "guarantee", "ties"), _margin_anyrank))),
+          MARGIN, FUTILITY, GROUP_BY, ALPHA_ACROSS,
+          rules=(*ANYRANK_RULES, Rule(("margin", "guarantee", "ties"), _margin_anyrank), GROUPS_RULE)),
     _verb("Ranker", POLICIES, ALPHA, PRIOR, GAMMA, N_MAX, ANYRANK_METHOD, TIES_P, GUARANTEE, ENVIRONMENTS, SEED,
           *ANYRANK_OPTIONS, MARGIN, rules=(*RANKER_RULES, Rule(("margin", "guarantee", "ties"), _margin_anyrank)),
           options=(*(p.name for p in ANYRANK_OPTIONS), "margin")),
@@ -604,15 +618,16 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           BINS_P.but(constraint=OneOf((Choice(BINS), Given("a sequence of bins in [0, 1]", kinds=(list, tuple))),
                                       none=True),
                      renamed=(), help=WHOLE_DATA["bins"].help + " (a table in hand; sequences: progress)"),
-          N_MAX, WHOLE_DATA["arms"], EXTENDABLE, MARGIN, PROXY_X, PROXY_Y, LABEL_RATE, FUTILITY,
+          N_MAX, WHOLE_DATA["arms"], EXTENDABLE, MARGIN, PROXY_X, PROXY_Y, LABEL_RATE, FUTILITY, GROUP_BY,
+          ALPHA_ACROSS,
           rules=(Rule(("n_max", "bins", "arms", "extendable"), _compare_budget), Rule(("margin", "ties"), _margin_ties),
                  Rule(("proxy_x", "proxy_y", "label_rate", "bettor", "bins", "arms", "extendable", "ties"),
-                      _proxy_rule))),
+                      _proxy_rule), GROUPS_RULE)),
     _verb("check", DATA, CLAIMS, ALPHA.but(constraint=Real(0.0, 1.0, lo_open=True, hi_open=True, none=True)),
           EVIDENCE_BETTOR, TIES_P, WHOLE_DATA["bins"].but(renamed=()), FORMAT, SCORE_RANGE, *READ, FAIL_ON_P),
     _verb("leaderboard", DATA, ALPHA, TAU, BLOCKS, TOP_K, PILOT, BBEDGE_METHOD, WEIGHTS, OUTPUT, SCORE_RANGE, FORMAT,
-          STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")), ABOUT, MARGIN,
-          rules=(*BOARD_RULES, Rule(("margin", "top_k"), _margin_top_k))),
+          STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")), ABOUT, MARGIN, GROUP_BY,
+          ALPHA_ACROSS, rules=(*BOARD_RULES, Rule(("margin", "top_k"), _margin_top_k), GROUPS_RULE)),
     _verb("Leaderboard", MODELS, ALPHA, TAU, BLOCKS, WEIGHTS, ITEMS, BBEDGE_METHOD, TOP_K, PILOT, EPOCHS, ADDITIONS,
           OUTPUT, KEEP_HISTORY, BLOCKS_SOURCE, BLOCKS_COLUMN, STAKE,
           *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")),

@@ -385,9 +385,12 @@ class Seed(Constraint):
     generator: bool = False
     none: bool = False
 
+    #: seeds are stored in SQLite and JSON as signed 64-bit integers, so every seed is below 2**63
+    LIMIT = 2**63
+
     def describe(self) -> str:
         extra = " (or a list of them), a numpy SeedSequence or Generator" if self.generator else ""
-        return f"a non-negative integer{extra}" + (" or None" if self.none else "")
+        return f"a non-negative integer below 2**63{extra}" + (" or None" if self.none else "")
 
     def check(self, name: str, value: Any) -> Any:
         if self._none(name, value):
@@ -398,7 +401,7 @@ class Seed(Constraint):
                 isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_)) and v >= 0 for v in value):
             return value  # numpy's seed sequence entropy: several non-negative integers
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)) \
-                or not 0 <= int(value) < 2**63:
+                or not 0 <= int(value) < self.LIMIT:
             raise refuse(name, self.describe(), value)
         return int(value)
 

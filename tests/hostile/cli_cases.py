@@ -130,8 +130,7 @@ BAD: dict[str, list[str]] = {
     "--stake": CHOICE,
     "--graph": CHOICE,
     "--seed": ["-1"],
-    # 10**12 replicates is reliability.md row 31 (a hang today; the parameter contract bounds it): add it with that fix
-    "--n-boot": ["0", "-1"],
+    "--n-boot": ["0", "-1", "1000000000000"],  # 10**12 resamples was reliability.md row 31 (a hang): now bounded
     "--seeds": COUNT,
     "--claim": ["", "A", "A>A", "A>Z", "A>>C", ">C", "A=C", "A>B>C"],
     "--reps": COUNT,
@@ -240,14 +239,9 @@ ARGUMENTS: dict[tuple[str, str], list[str]] = {
     ("campaign init", "db"): ["{camp}", "{folder}", "{tmp}/no-folder/c.db"],
 }
 
-# Cases that fail today because the fix belongs to another helper (campaign: reliability.md rows 3-18 of table 1a).
-_CAMPAIGN = "the campaign helper's fix (reliability.md table 1a row {}): remove this marker when it lands on main"
-_UNCHECKED = ("declared invalid by the parameter contract (certirank/_params.py) but not yet checked by this command: "
-              "remove this marker when the command validates through the contract")
-KNOWN: dict[tuple[str, str, str], str] = {
-    ("campaign record", "score", ""): _CAMPAIGN.format(17),
-    ("demo", "--seed", "18446744073709551616"): _UNCHECKED,  # seeds are < 2**64 everywhere else
-}
+# Cases that fail today because another part of the project owns the fix, each with a strict xfail reason
+# naming whose (none at present: keep it that way)
+KNOWN: dict[tuple[str, str, str], str] = {}
 
 
 @dataclass(frozen=True)

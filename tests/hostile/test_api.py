@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import certirank
@@ -21,14 +21,6 @@ from hostile_support import assert_api_refusal
 # derandomized: the same examples every run, so a strict xfail cannot flip between runs (a CI gate must not be
 # flaky); the examples still change when the strategies do
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
-# Raw exceptions this suite finds in parameter checks (10**400 -> OverflowError, Leaderboard(0) -> TypeError, a
-# non-number mean -> ValueError). Their fix is the parameter contract at the API boundary (issue 36 item 2,
-# reliability.md rows 22-27), which another branch is building; strict, so the marker must go the day it lands.
-CONTRACT = pytest.mark.xfail(strict=True, reason="raw exceptions from parameter checks: fixed by the parameter "
-                                                 "contract (certirank/_params.py) at the API boundary")
-# while a test is expected to fail, shrinking its failing example only costs time
-NO_SHRINK = (Phase.explicit, Phase.reuse, Phase.generate)
-
 ANY = st.one_of(st.none(), st.booleans(), st.integers(-(2 ** 70), 2 ** 70), st.floats(allow_nan=True),
                 st.complex_numbers(max_magnitude=2), st.text(max_size=6), st.binary(max_size=3),
                 st.lists(st.integers(0, 3), max_size=3), st.dictionaries(st.text(max_size=2), st.integers(), max_size=2),
@@ -88,8 +80,7 @@ def test_e_holm(evalues, alpha):
 
 
 @pytest.mark.filterwarnings("ignore:graph_test\\(weights:DeprecationWarning")  # the old call shape, drawn too
-@CONTRACT
-@settings(FAST, phases=NO_SHRINK)
+@FAST
 @given(st.one_of(st.none(), ANY), st.one_of(VECTOR, ANY), ALPHA)
 def test_graph_test(graph, pvalues, alpha):
     from certirank.multitest import Graph
@@ -125,8 +116,7 @@ def test_anyrank(alpha, method, prior, gamma, n_max):
         assert res.ranking is not None
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK,
-          derandomize=True)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(ALPHA, st.one_of(st.none(), ANY), st.sampled_from([None, 0, -1, 4, 1.5, "1"]))
 def test_leaderboard_verb(alpha, tau, top_k):
     board = pd.DataFrame({"model": np.repeat(["m1", "m2", "m3"], 8), "item": np.tile([f"i{i}" for i in range(4)], 6),
@@ -138,9 +128,7 @@ def test_leaderboard_verb(alpha, tau, top_k):
     _call(certirank.leaderboard, board, alpha, **kwargs)
 
 
-@CONTRACT
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], phases=NO_SHRINK,
-          derandomize=True)
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True)
 @given(st.sampled_from(["t-holm", "bt", "bogus", "", None, 1]), ANY)
 def test_baseline(name, alpha):
     _call(certirank.baseline, name, TABLE, alpha=alpha)

@@ -101,6 +101,14 @@ def baseline(name: str, data: Any, **options: Any) -> BaselineResult:
     if unknown:
         raise ParameterError(f"unknown option(s) for baseline {method!r}: {', '.join(unknown)}; valid: "
                              f"{', '.join(sorted(allowed))}")
+    # the contract lets alpha be None because the point-estimate baselines (bt, ...) take None as "no test";
+    # a baseline that tests at a level has a number as its default and must not receive None
+    alpha_param = inspect.signature(func).parameters.get("alpha")
+    if "alpha" in options and options["alpha"] is None and alpha_param is not None and alpha_param.default is not None:
+        takes_none = sorted(n for n, f in BASELINES.items()
+                            if getattr(inspect.signature(f).parameters.get("alpha"), "default", 0) is None)
+        raise ParameterError(f"alpha must be a number in (0, 1) for baseline {method!r} (it tests at a level); "
+                             f"alpha=None (no test) is only for {', '.join(takes_none)}")
     import os
 
     import pandas as pd

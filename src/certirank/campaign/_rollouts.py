@@ -38,17 +38,22 @@ def next_rollouts(camp: Any, count: int | None, remember: bool | None) -> list[S
             head = camp._sync(conn)
             return [Suggestion(policy=None, trial=camp._store.next_replicate(conn), kind="replicate",
                                shown_at=head.last_id)]
-    with camp._store.read() as conn:
-        head = camp._sync(conn)
-        need = _needed(camp, count)
-        faults = _fault_counts(camp, conn, need)
-    if remember and need:
+    from ._campaign import _TRIES
+    for attempt in range(_TRIES + 1):
+        with camp._store.read() as conn:
+            head = camp._sync(conn)
+            need = _needed(camp, count)
+            faults = _fault_counts(camp, conn, need)
+        if not (remember and need):
+            break
+        # the lock is taken only to write the list down, never to compute it (a restore at a moved head under the
+        # lock made every other writer wait, issue 33). A moved head means the list is computed again outside the
+        # lock; the last try writes down the list it hands out, computed at `head` (its shown_at): a remembered
+        # rollout stays acceptable after the campaign moves on, which is what remembering is for.
         with camp._store.write() as conn:
-            if camp._store.head(conn).last_id != head.last_id:  # moved on: what is needed now
-                head = camp._sync(conn)
-                need = _needed(camp, count)
-                faults = _fault_counts(camp, conn, need)
-            camp._store.remember(conn, need)
+            if camp._store.head(conn).last_id == head.last_id or attempt == _TRIES:
+                camp._store.remember(conn, need)
+                break
     schedule = camp._design.schedule
     out = []
     for p, r in need:
@@ -119,7 +124,10 @@ def check_score(camp: Any, score: Any) -> tuple[float | None, float | None]:
     given = score.strip() if isinstance(score, str) else repr(score)  # quoted back as the operator wrote it
     if isinstance(score, str):
         text = score.strip().lower()
-        if text in ("none", "na", "missing", "-", ""):
+        if not text:  # most often an unset shell variable or an empty form field, not a decision that it was not run
+            raise ParameterError("score is empty: give a number, or 'missing' for a run that could not be "
+                                 "performed")
+        if text in ("none", "na", "missing", "-"):
             return None, None
         try:
             score = float(text)

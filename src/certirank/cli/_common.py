@@ -207,10 +207,6 @@ READ_OPT = typer.Option([], "--read-option", help="Reader option KEY=VALUE (repe
                         "(folder); policy, outcomes, keys (outcome-lists); stat, split, perturbation (helm); tie, "
                         "bothbad (arena); metric, policy (lerobot); score, evaluation (eee); field, policy "
                         "(openai-evals).")
-GROUP_BY_OPT = typer.Option(None, "--group-by", help="Run within each group of COLUMN[,COLUMN] and print one "
-                            "summary table (the full result per group in --json).")
-ALPHA_ACROSS_OPT = typer.Option(False, "--alpha-across-groups", help="With --group-by: split alpha over the groups "
-                                "(Bonferroni) so the guarantee holds across all groups together.")
 SHUFFLE_OPT = typer.Option(None, "--shuffle", min=0, hidden=True, help="Deprecated: --about table --seed SEED.")
 
 
@@ -227,6 +223,15 @@ def read_options(verb: str) -> dict[str, Any]:
                                  "is recognised and announced.)"),
             "orders": declared("orders", 1, verb=verb, extra_help="K > 1: averaged over K random orders, a "
                                "statement at the table's size (docs/estimand.md).")}
+
+
+def group_options(verb: str | None = None) -> dict[str, Any]:
+    """The typer options --group-by and --alpha-across-groups, from the declarations of `verb`'s ``group_by`` and
+    ``alpha_across_groups`` (the API verb takes the same parameters; the CLI splits COLUMN[,COLUMN])."""
+    from ._options import declared
+    return {"group_by": declared("group_by", None, verb=verb, extra_help="COLUMN[,COLUMN]; prints one summary "
+                                 "table (the full result per group in --json)."),
+            "alpha_across_groups": declared("alpha_across_groups", False, verb=verb)}
 
 
 def shuffle_alias(shuffle: Optional[int], about: Optional[str], seed: int) -> tuple[Optional[str], int]:
@@ -285,13 +290,19 @@ def pairing_arg(text: str) -> str:
                                                                        ("by-env", "by-order"))]
 
 
-def group_columns(text: Optional[str]) -> Optional[list[str]]:
-    if text is None:
-        return None
-    cols = [c.strip() for c in text.split(",") if c.strip()]
-    if not cols:
-        from ..errors import ParameterError
-        raise ParameterError("--group-by needs COLUMN[,COLUMN]")
+def group_columns(text: Optional[str], alpha_across_groups: bool = False,
+                  verb: Optional[str] = None) -> Optional[list[str]]:
+    """The columns of --group-by COLUMN[,COLUMN]; with `verb`, checked with --alpha-across-groups against its
+    declaration (the rule that joins them is the API's)."""
+    cols = None
+    if text is not None:
+        cols = [c.strip() for c in text.split(",") if c.strip()]
+        if not cols:
+            from ..errors import ParameterError
+            raise ParameterError("--group-by needs COLUMN[,COLUMN]")
+    if verb is not None:
+        from .._params import validate
+        validate(verb, group_by=cols, alpha_across_groups=alpha_across_groups)
     return cols
 
 

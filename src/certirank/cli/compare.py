@@ -8,14 +8,15 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from ._common import (ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
+from ._common import (DATA_ARG, FORMAT_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
                       SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, group_columns, pairing_arg, read_input,
-                      read_options, render_groups, render_table_rank, shuffle_alias)
+                      read_options, render_groups, render_table_rank, shuffle_alias, group_options)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 from ._options import declared
 
 
 _READ = read_options("compare")
+_GROUP = group_options("compare")
 
 
 @app.command("compare")
@@ -34,8 +35,8 @@ def compare_cmd(data: Path = DATA_ARG,
                 pairing: str = PAIRING_OPT, about: Optional[str] = _READ["about"], order: str = _READ["order"],
                 seed: int = _READ["seed"], order_by: Optional[str] = _READ["order_by"],
                 orders: int = _READ["orders"], shuffle: Optional[int] = SHUFFLE_OPT,
-                group_by: Optional[str] = GROUP_BY_OPT,
-                alpha_across_groups: bool = ALPHA_ACROSS_OPT,
+                group_by: Optional[str] = _GROUP["group_by"],
+                alpha_across_groups: bool = _GROUP["alpha_across_groups"],
                 n_max: Optional[int] = typer.Option(None, "--n-max", help="Trial budget fixed before the data "
                                                     "(default: the pairs in hand); with binary scores, the exact "
                                                     "budget test (valid up to it)."),
@@ -59,7 +60,7 @@ def compare_cmd(data: Path = DATA_ARG,
     from ..methods.compare import compare
 
     pair = pairing_arg(pairing)
-    cols = group_columns(group_by)
+    cols = group_columns(group_by, alpha_across_groups, "compare")
     if proxy is not None or label_rate is not None:
         from ..methods.proxyfile import label_rate_needed, proxy_compare, read_proxy_file
         from .rank import _refuse
@@ -84,15 +85,13 @@ def compare_cmd(data: Path = DATA_ARG,
                           margin=margin is not None)
     table = read_input(data, format, score_range, read_option)
 
-    def run(tab: Any, level: float) -> Any:
+    def run(tab: Any, level: float, **groups: Any) -> Any:
         return compare(tab, alpha=level, a=a, b=b, pairing=pair, bettor=bettor, ties=ties, bins=bins, n_max=n_max,
                        arms=arms, extendable=extendable, about=about, order=order, seed=seed, order_by=order_by,
-                       orders=orders, margin=margin, futility=futility)
+                       orders=orders, margin=margin, futility=futility, **groups)
 
     if cols is not None:
-        from ..methods.groups import run_by_group
-        grouped = run_by_group(table, cols, run, alpha=alpha, alpha_across_groups=alpha_across_groups,
-                               method="compare")
+        grouped = run(table, alpha, group_by=cols, alpha_across_groups=alpha_across_groups)
         title = f"{data}: {a} vs {b} in {len(grouped.groups)} groups of {', '.join(cols)}"
         emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return

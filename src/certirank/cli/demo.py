@@ -5,10 +5,11 @@ from __future__ import annotations
 import typer
 
 from ._common import ALL_OPT, JSON_OPT, QUIET_OPT, app, console, emit, progress_bar
+from ._options import declared
 
 
 @app.command("demo")
-def demo_cmd(seed: int = typer.Option(0, "--seed", min=0, help="Seed of the simulated campaign."),
+def demo_cmd(seed: int = declared("seed", 0, extra_help="It seeds the simulated campaign."),
              alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole ranking."),
              show_all: bool = ALL_OPT, quiet: bool = QUIET_OPT,
              as_json: bool = JSON_OPT) -> None:

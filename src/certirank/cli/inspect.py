@@ -7,14 +7,17 @@ from typing import Any, Optional
 
 from rich.table import Table
 
-from ._common import (DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, READ_OPT, SCORE_RANGE_OPT, app, console, emit,
-                      group_columns, read_input, render_groups)
+from ._common import (DATA_ARG, FORMAT_OPT, JSON_OPT, READ_OPT, SCORE_RANGE_OPT, app, console, emit,
+                      group_columns, read_input, render_groups, group_options)
+
+
+_GROUP = group_options("anyrank")  # the declaration of group_by (inspect has no verb of its own)
 
 
 @app.command("inspect")
 def inspect_cmd(data: Path = DATA_ARG, format: Optional[str] = FORMAT_OPT,
                 score_range: Optional[str] = SCORE_RANGE_OPT, read_option: list[str] = READ_OPT,
-                group_by: Optional[str] = GROUP_BY_OPT, as_json: bool = JSON_OPT) -> None:
+                group_by: Optional[str] = _GROUP["group_by"], as_json: bool = JSON_OPT) -> None:
     """Summarise an evaluation file: per-policy count, mean and missing trials."""
     from ..data.summary import summarize
 

@@ -6,11 +6,14 @@ from pathlib import Path
 from typing import Any, Optional
 
 import typer
-from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, BACKEND_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, READ_OPT,
+from ._common import (ALL_OPT, BACKEND_OPT, DATA_ARG, FORMAT_OPT, JSON_OPT, READ_OPT,
                       SCHEDULER_OPT, SCORE_RANGE_OPT, app, console, emit, group_columns, read_input, render_groups,
-                      show)
+                      show, group_options)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 from ._options import declared
+
+
+_GROUP = group_options("leaderboard")
 
 
 @app.command("leaderboard")
@@ -36,8 +39,8 @@ def leaderboard_cmd(
     format: Optional[str] = FORMAT_OPT,
     score_range: Optional[str] = SCORE_RANGE_OPT,
     read_option: list[str] = READ_OPT,
-    group_by: Optional[str] = GROUP_BY_OPT,
-    alpha_across_groups: bool = ALPHA_ACROSS_OPT,
+    group_by: Optional[str] = _GROUP["group_by"],
+    alpha_across_groups: bool = _GROUP["alpha_across_groups"],
     about: Optional[str] = declared("about", None, verb="leaderboard", extra_help="Default: benchmark with two or "
                                     "more runs (the models' expected scores on this item set over runs), policy "
                                     "with one run (their expected scores on items like these)."),
@@ -60,18 +63,16 @@ def leaderboard_cmd(
     if plot is not None:
         from ..report.cli import check_plot_path
         check_plot_path(plot)
-    cols = group_columns(group_by)
+    cols = group_columns(group_by, alpha_across_groups, "leaderboard")
     if cols is not None and (graph is not None or plot is not None):
         from ..errors import ParameterError
         raise ParameterError(f"{'--graph' if graph is not None else '--plot'} draws one confidence graph; it "
                              "cannot be combined with --group-by")
     source = read_input(data, format, score_range, read_option)
     if cols is not None:
-        from ..methods.groups import run_by_group
-        grouped = run_by_group(source, cols, lambda tab, level: leaderboard(
-            tab, alpha=level, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method, stake=stake,
-            backend=backend, jobs=jobs, scheduler=scheduler, about=about, margin=margin),
-            alpha=alpha, alpha_across_groups=alpha_across_groups, method=method)
+        grouped = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
+                              stake=stake, backend=backend, jobs=jobs, scheduler=scheduler, about=about, margin=margin,
+                              group_by=cols, alpha_across_groups=alpha_across_groups)
         title = f"{data}: {method} in {len(grouped.groups)} groups of {', '.join(cols)}"
         emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return

@@ -7,9 +7,9 @@ from typing import Any, Optional
 
 import typer
 
-from ._common import (ALL_OPT, ALPHA_ACROSS_OPT, DATA_ARG, FORMAT_OPT, GROUP_BY_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
+from ._common import (ALL_OPT, DATA_ARG, FORMAT_OPT, JSON_OPT, PAIRING_OPT, READ_OPT,
                       SCORE_RANGE_OPT, SHUFFLE_OPT, app, console, deprecated_alias, group_columns, pairing_arg,
-                      read_input, read_options, render_groups, render_table_rank, show, shuffle_alias)
+                      read_input, read_options, render_groups, render_table_rank, show, shuffle_alias, group_options)
 from ._markdown import MARKDOWN_OPT, check_output_flags, emit_or_markdown
 from ._options import declared
 
@@ -60,6 +60,7 @@ def render_bradley_terry(res: Any, *, title: str, full: bool = False) -> None:
 
 
 _READ = read_options("anyrank")
+_GROUP = group_options("anyrank")
 
 
 def refuse_with_table(**given: bool) -> None:
@@ -112,8 +113,8 @@ def rank_cmd(data: Path = DATA_ARG,
              about: Optional[str] = _READ["about"], order: str = _READ["order"], seed: int = _READ["seed"],
              order_by: Optional[str] = _READ["order_by"], orders: int = _READ["orders"],
              shuffle: Optional[int] = SHUFFLE_OPT,
-             group_by: Optional[str] = GROUP_BY_OPT,
-             alpha_across_groups: bool = ALPHA_ACROSS_OPT,
+             group_by: Optional[str] = _GROUP["group_by"],
+             alpha_across_groups: bool = _GROUP["alpha_across_groups"],
              format: Optional[str] = FORMAT_OPT, score_range: Optional[str] = SCORE_RANGE_OPT,
              read_option: list[str] = READ_OPT,
              plot: Optional[Path] = typer.Option(None, "--plot", help="Write the score violins with the certified "
@@ -154,7 +155,7 @@ def rank_cmd(data: Path = DATA_ARG,
         from ..report.cli import check_plot_path
         check_plot_path(plot)
     pair = pairing_arg(pairing)
-    cols = group_columns(group_by)
+    cols = group_columns(group_by, alpha_across_groups, "anyrank")
     from .._validate import check_choice
     model = check_choice("--model", {"bradley-terry": "bt", "bradley_terry": "bt"}.get(model.strip().lower(),
                                                                                        model.strip().lower()),
@@ -237,9 +238,9 @@ def rank_cmd(data: Path = DATA_ARG,
             return table_ranking(tab, level, seed=seed)
 
         if cols is not None:
-            from ..methods.groups import run_by_group
-            res = run_by_group(table, cols, averages, alpha=alpha, alpha_across_groups=alpha_across_groups,
-                               method="table-without-replacement")
+            from ..methods.anyrank import anyrank
+            res = anyrank(table, alpha, about="table", seed=seed, group_by=cols,
+                          alpha_across_groups=alpha_across_groups)
             title = f"{data}: table averages (random order, seed {seed}) in {len(res.groups)} groups of " \
                     f"{', '.join(cols)}"
             emit_or_markdown(res, as_json, markdown, lambda r: render_groups(r, title), title=title)
@@ -254,12 +255,10 @@ def rank_cmd(data: Path = DATA_ARG,
                 arms=arms, statistic=statistic, order=order, seed=seed, order_by=order_by, orders=orders,
                 margin=margin, futility=futility)
     if cols is not None:
-        from ..methods.groups import run_by_group
         if plot is not None:
             from ..errors import ParameterError
             raise ParameterError("--plot draws one ranking; it cannot be combined with --group-by")
-        res = run_by_group(table, cols, lambda sub, a: compute_ranking(sub, alpha=a, **opts), alpha=alpha,
-                           alpha_across_groups=alpha_across_groups, method=f"anyrank:{method}")
+        res = compute_ranking(table, alpha=alpha, **opts, group_by=cols, alpha_across_groups=alpha_across_groups)
         title = f"{data}: AnyRank ({method}) in {len(res.groups)} groups of {', '.join(cols)}"
         emit_or_markdown(res, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return

@@ -9,7 +9,7 @@ from typing import Any, Optional
 import typer
 from rich.table import Table
 
-from ._common import BACKEND_OPT, SCHEDULER_OPT, app, console, emit, key_values, progress_bar, JSON_OPT
+from ._common import BACKEND_OPT, SCHEDULER_OPT, app, console, emit, progress_bar, JSON_OPT
 
 
 @app.command("simulate")
@@ -44,8 +44,7 @@ def simulate_cmd(
             raise ParameterError(f"--out writes a Parquet file; name it FILE.parquet, got {str(out)!r}")
         if not out.expanduser().parent.is_dir():
             raise ParameterError(f"cannot write {out}: folder {out.expanduser().parent} does not exist")
-    from ..sim import describe_methods, describe_scenarios, simulate
-    from ..sim.adapters import _parse_value
+    from ..sim import describe_methods, describe_scenarios, parse_options, simulate
 
     if list_all or scenario is None:
         listing = {"scenarios": describe_scenarios(), "methods": describe_methods()}
@@ -67,10 +66,8 @@ def simulate_cmd(
         console.print(t)
         return
 
-    def pairs(items: list[str], what: str) -> dict[str, Any]:
-        return {k: v if "," in v else _parse_value(v) for k, v in key_values(items, what).items()}
-
     from ..sim.runner import MAX_REPS
+    params, options = parse_options(param, what="--param"), parse_options(option, what="--option")
     from ..errors import ParameterError as _PE
     if not 1 <= reps <= MAX_REPS:
         raise _PE(f"--reps must be between 1 and {MAX_REPS:,}, got {reps:,}")
@@ -78,14 +75,14 @@ def simulate_cmd(
         from ._common import announce_cost
 
         def pilot(n: int) -> Any:
-            return simulate(scenario, methods, n, seed=seed, method_options=pairs(option, "--option"),
-                            progress=False, **pairs(param, "--param"))
+            return simulate(scenario, methods, n, seed=seed, method_options=options,
+                            progress=False, **params)
         pilot(1)  # imports and first-call set-up are not part of the per-run cost
         announce_cost(f"simulate {scenario}: {reps:,} runs", lambda: pilot(20), 20, reps, jobs)
     with progress_bar(f"simulate {scenario}", "runs") as progress:
         result = simulate(scenario, methods, reps=reps, seed=seed, jobs=jobs, backend=backend, scheduler=scheduler,
-                          progress=progress, out=out, method_options=pairs(option, "--option"),
-                          **pairs(param, "--param"))
+                          progress=progress, out=out, method_options=options,
+                          **params)
 
     def render(res: Any) -> None:
         leader = res.scenario.get("kind") == "leaderboard"

@@ -129,8 +129,7 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
     ParameterError
         Unknown `format` or option.
     """
-    if isinstance(path, pd.DataFrame) and format is None and score_range is None and not options \
-            and path.attrs.get(_VALIDATED) is not None and path.attrs[_VALIDATED] == _fingerprint(path):
+    if format is None and score_range is None and not options and is_validated(path):
         return path  # read and validated already (a command reads its file once)
     table = _load(path, format=format, score_range=score_range, **options)
     table.attrs[_VALIDATED] = _fingerprint(table)
@@ -138,6 +137,20 @@ def load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = No
 
 
 _VALIDATED = "validated"
+
+
+def is_validated(table: Any) -> bool:
+    """Whether `table` is one `load` returned and nobody changed since (then `load` hands it back as it is)."""
+    return isinstance(table, pd.DataFrame) and table.attrs.get(_VALIDATED) is not None \
+        and table.attrs[_VALIDATED] == _fingerprint(table)
+
+
+def mark_rows_validated(rows: pd.DataFrame) -> pd.DataFrame:
+    """Mark rows taken from a validated table (a group of ``group_by``) as validated: every check of `load` is
+    about single rows and cells, or holds for any subset of rows (no duplicate key), so the rows need not be
+    validated again; what a method needs of the whole group (two policies, pairs) it still checks itself."""
+    rows.attrs[_VALIDATED] = _fingerprint(rows)
+    return rows
 
 
 def _fingerprint(table: pd.DataFrame) -> int | None:

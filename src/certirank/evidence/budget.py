@@ -42,9 +42,10 @@ import numpy as np
 from .._validate import check_alpha, check_choice, check_positive_int
 from ..errors import DataError, ParameterError
 from ._core import require_binary
-from ._tails import log_statistic, log_upper_tail
+from ._tails import binom_sf, log_statistic, log_upper_tail, norm_isf
+from ._walk import TABLE_MAX, TOL, discordance_weights, first_passage, level_of_table, mixture_table, reaches
 
-__all__ = ["ARMS", "STATISTICS", "log_statistic", "log_upper_tail", "crossing_boundary", "first_passage", "level_of", "threshold",
+__all__ = ["ARMS", "STATISTICS", "log_statistic", "log_upper_tail", "crossing_boundary", "level_of", "threshold",
            "tune_concentration", "BudgetDesign", "design", "make_design", "budget_batch", "MAX_BUDGET"]
 
 ARMS = ("paired", "independent")
@@ -56,23 +57,14 @@ ARMS = ("paired", "independent")
 STATISTICS = ("mixture", "bayes", "barnard")
 #: largest supported budget: the level computations are O(n_max^2)
 MAX_BUDGET = 20000
-_TABLE_MAX = 2500
 #: largest budget the fastest-decision statistic is tabulated for (its table is built whole)
-BAYES_MAX_BUDGET = _TABLE_MAX
-# A value counts as reaching a threshold m when it is >= m - _TOL * (1 + |m|). The observed maxima are
-# values of the same function, so this only absorbs last-bit differences between evaluations; it enlarges
-# the crossing region used by the level computation too, so it can only make the test more conservative.
-_TOL = 1e-12
+BAYES_MAX_BUDGET = TABLE_MAX
 #: candidate concentrations for the tuning search (Beta(a, a) prior on q)
 _A_GRID = tuple(float(v) for v in np.round(2.0 ** (np.arange(-2, 25) / 2.0), 3))  # 0.5 .. 4096, ratio sqrt 2
 
 
 def check_arms(arms: Any) -> str:
     return check_choice("arms", arms, ARMS)
-
-
-def _reaches(values: np.ndarray, m: float) -> np.ndarray:
-    return values >= m - _TOL * (1.0 + abs(m))
 
 
 def check_statistic(statistic: Any) -> str:
@@ -92,18 +84,7 @@ def _table(n: int, a: float, statistic: str = "mixture", arms: str = "paired") -
         from .budget_bayes import bayes_table
 
         return bayes_table(n, float(a), arms)
-    return _mixture_table(n, a)
-
-
-@functools.lru_cache(maxsize=16)
-def _mixture_table(n: int, a: float) -> np.ndarray | None:
-    if n > _TABLE_MAX:
-        return None
-    k, s = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
-    out = np.full((n + 1, n + 1), np.inf)
-    low = s <= k
-    out[low] = log_statistic(k[low], s[low], a)
-    return out
+    return mixture_table(n, a)
 
 
 def crossing_boundary(m: Any, n: int, a: float, statistic: str = "mixture", arms: str = "paired") -> np.ndarray:
@@ -111,7 +92,7 @@ def crossing_boundary(m: Any, n: int, a: float, statistic: str = "mixture", arms
     ms = np.atleast_1d(np.asarray(m, dtype=float))
     tab = _table(n, a, statistic, arms)
     if tab is not None:
-        out = np.stack([(~_reaches(tab, mi)).sum(axis=1) for mi in ms])
+        out = np.stack([(~reaches(tab, mi)).sum(axis=1) for mi in ms])
     else:
         out = np.stack([_bisect_boundary(mi, n, a) for mi in ms])
     return out[0] if np.ndim(m) == 0 else out
@@ -129,47 +110,9 @@ def _bisect_boundary(m: float, n: int, a: float) -> np.ndarray:
         mid = (lo + hi) // 2
         ok = np.zeros(n + 1, dtype=bool)
         ia = np.flatnonzero(active)
-        ok[ia] = _reaches(log_statistic(k[ia], mid[ia], a), m)
+        ok[ia] = reaches(log_statistic(k[ia], mid[ia], a), m)
         hi = np.where(active & ok, mid, hi)
         lo = np.where(active & ~ok, mid + 1, lo)
-
-
-def first_passage(boundary: np.ndarray, q: float = 0.5) -> np.ndarray:
-    """f[..., k] = P(the walk of wins first reaches the boundary at discordant pair k), k = 0..n.
-
-    Wins are i.i.d. Bernoulli(q); the walk is absorbed at step k when S_k >= boundary[k]. O(n^2) per
-    boundary, one vectorised update per step for all boundaries (rows of a 2-D `boundary`) at once.
-    """
-    bnd = np.atleast_2d(np.asarray(boundary, dtype=np.int64))
-    rows, n = bnd.shape[0], bnd.shape[1] - 1
-    f = np.zeros((rows, n + 1))
-    u = np.zeros((rows, n + 2))
-    u[:, 0] = 1.0
-    start = bnd[:, 0] <= 0
-    f[start, 0] = 1.0
-    u[start, 0] = 0.0
-    sidx = np.arange(n + 2)
-    for k in range(1, n + 1):
-        new = (1.0 - q) * u[:, :k + 1]
-        new[:, 1:] += q * u[:, :k]
-        b = bnd[:, k]
-        if (b <= k).any():
-            absorbed = sidx[None, :k + 1] >= b[:, None]
-            f[:, k] = np.where(absorbed, new, 0.0).sum(axis=1)
-            new[absorbed] = 0.0
-        u[:, :k + 1] = new
-    return f[0] if np.ndim(boundary) == 1 else f
-
-
-@functools.lru_cache(maxsize=8)
-def _discordance_tail(n: int) -> np.ndarray:
-    """P(Binomial(n, 1/2) >= k) for k = 0..n: the worst-case discordant-pair count under a tie (§3b)."""
-    from scipy import stats  # scipy.stats costs ~1 s to import: only when a budget is used
-    return stats.binom.sf(np.arange(n + 1) - 1, n, 0.5)
-
-
-def _weights(n: int, arms: str) -> np.ndarray:
-    return np.ones(n + 1) if arms == "paired" else _discordance_tail(n)
 
 
 def level_of(m: Any, n: int, a: float, arms: str = "paired", statistic: str = "mixture") -> Any:
@@ -179,19 +122,11 @@ def level_of(m: Any, n: int, a: float, arms: str = "paired", statistic: str = "m
     """
     ms = np.atleast_1d(np.asarray(m, dtype=float))
     out = np.ones(ms.size)
-    live = ms > _TOL  # T(0, 0) = 1 = e^0 is reached at the start
+    live = ms > TOL  # T(0, 0) = 1 = e^0 is reached at the start
     if live.any():
         f = first_passage(crossing_boundary(ms[live], n, a, statistic, arms))
-        out[live] = np.minimum(1.0, f @ _weights(n, arms))
+        out[live] = np.minimum(1.0, f @ discordance_weights(n, arms))
     return float(out[0]) if np.ndim(m) == 0 else out
-
-
-def level_of_table(m: float, tab: np.ndarray, arms: str) -> float:
-    """G(m) for a statistic given as a table in the `_table` layout (used while building one)."""
-    if m <= _TOL:
-        return 1.0
-    bnd = (~_reaches(tab, m)).sum(axis=1)
-    return float(min(1.0, first_passage(bnd) @ _weights(tab.shape[0] - 1, arms)))
 
 
 _SECTIONS = 16
@@ -206,7 +141,7 @@ def threshold(level: float, n: int, a: float, arms: str = "paired", statistic: s
     """
     tab = _table(n, a, statistic, arms)
     if tab is not None:
-        vals = np.unique(tab[np.isfinite(tab) & (tab > _TOL)])
+        vals = np.unique(tab[np.isfinite(tab) & (tab > TOL)])
         lo, hi = -1, vals.size  # invariant: G(vals[lo]) > level (or lo = -1), answer index in (lo, hi]
         while hi - lo > 1:
             idx = np.unique(np.linspace(lo + 1, hi - 1, min(_SECTIONS, hi - lo - 1)).round().astype(int))
@@ -235,18 +170,16 @@ def threshold(level: float, n: int, a: float, arms: str = "paired", statistic: s
 
 def _power(m: float, n: int, a: float, q: float, r: float) -> float:
     """P(reach m within n trials) when wins ~ Bernoulli(q) and discordant pairs ~ Binomial(n, r)."""
-    from scipy import stats  # scipy.stats costs ~1 s to import: only when a budget is used
     if not math.isfinite(m):
         return 0.0
     f = first_passage(crossing_boundary(m, n, a), q)
-    return float(f @ stats.binom.sf(np.arange(n + 1) - 1, n, r))
+    return float(f @ binom_sf(np.arange(n + 1) - 1, n, r))
 
 
 def reference_alternative(n: int, level: float) -> float:
     """The win probability q at which a fixed-sample one-sided binomial test on n/2 discordant pairs has
     power 1/2 at `level`: the alternative the concentration is tuned for (this project's choice)."""
-    from scipy import stats  # scipy.stats costs ~1 s to import: only when a budget is used
-    z = stats.norm.isf(level)
+    z = norm_isf(level)
     return min(0.95, 0.5 + z / (2.0 * math.sqrt(max(n / 2.0, 1.0))))
 
 
@@ -443,10 +376,9 @@ def final_pvalues(k: Any, s: Any) -> np.ndarray:
     stochastically smaller for q < 1/2), so by the union bound P(exists t <= budget: p_t <= a) <= (1 - f) a + f a = a.
     For tables read whole (LLM items) f near 1 makes the final decision nearly McNemar's at the full level while
     peeking before the end stays valid."""
-    from scipy import stats  # scipy.stats costs ~1 s to import: only when a budget is used
     k = np.asarray(k)
     s = np.asarray(s)
-    return np.stack([stats.binom.sf(s - 1, k, 0.5), stats.binom.sf(k - s - 1, k, 0.5)], axis=-1)
+    return np.stack([binom_sf(s - 1, k, 0.5), binom_sf(k - s - 1, k, 0.5)], axis=-1)
 
 
 def _counts(x: np.ndarray, y: np.ndarray) -> dict[str, np.ndarray]:
@@ -480,7 +412,7 @@ def budget_batch(x: np.ndarray, y: np.ndarray, des: Any, *, extendable: bool = F
     cnt = _counts(x, y)
     st = des.stats(**cnt)  # (runs, T, 2)
     m = des.threshold((1.0 - f) * des.side_level)
-    hit = _reaches(st, m)
+    hit = reaches(st, m)
     if f > 0 and x.shape[1] == des.n_max:
         hit[:, -1] |= final_pvalues(cnt["k"][:, -1], cnt["s"][:, -1]) <= f * des.side_level
     any_hit = hit.any(axis=1)
@@ -508,14 +440,14 @@ def _extendable_batch(x: np.ndarray, y: np.ndarray, des: Any, weight: float,
     # one side is rejected when p_exact / w <= level or p_ville / (1 - w) <= level (level = side level)
     m = des.threshold(weight * des.side_level)
     exact_hit = np.zeros((runs, horizon, 2), dtype=bool)
-    exact_hit[:, :n] = _reaches(des.stats(**_counts(x[:, :n], y[:, :n])), m)
+    exact_hit[:, :n] = reaches(des.stats(**_counts(x[:, :n], y[:, :n])), m)
     exact_hit = np.maximum.accumulate(exact_hit, axis=1)
     streams = PairedStreams(runs, bettor=bettor, ties=des.ties, bins="binary")
     ville_log = -math.log((1.0 - weight) * des.side_level)
     ville_hit = np.zeros((runs, horizon, 2), dtype=bool)
     for t in range(horizon):
         streams.update(None, x[:, t], y[:, t])
-        ville_hit[:, t] = streams.engine.state["log_wealth_max"] >= ville_log - _TOL * ville_log
+        ville_hit[:, t] = streams.engine.state["log_wealth_max"] >= ville_log - TOL * ville_log
     hit = exact_hit | ville_hit
     first = np.where(hit.any(axis=1), hit.argmax(axis=1), horizon)
     decision = np.where(first[:, 0] < first[:, 1], 1, np.where(first[:, 1] < first[:, 0], -1, 0))
@@ -634,7 +566,7 @@ class BudgetTest:
     def _crossed(self) -> list[bool]:
         level = self.design.side_level
         m = self.design.threshold(self.weight * level if self._ville is not None else level)
-        out = [bool(_reaches(np.array(r), m)) for r in self._log_r]
+        out = [bool(reaches(np.array(r), m)) for r in self._log_r]
         if self._ville is not None:
             ville = (float(self._ville.pvalue_less[0]), float(self._ville.pvalue_more[0]))
             out = [o or v <= (1.0 - self.weight) * level for o, v in zip(out, ville)]

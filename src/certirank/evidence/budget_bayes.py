@@ -44,6 +44,8 @@ import math
 import numpy as np
 from scipy import stats
 
+from ._walk import discordance_weights, level_of_table, mixture_table
+
 __all__ = ["LAMBDA_STEP", "bayes_table"]
 
 #: spacing of the log-lambda grid, in nats: the same as the p-value grid of `budget_streams` (GRID_STEP), so
@@ -105,17 +107,15 @@ def _monotone(tab: np.ndarray) -> np.ndarray:
 
 @functools.lru_cache(maxsize=8)
 def bayes_table(n: int, a: float, arms: str) -> np.ndarray:
-    """log T*(k, s) for 0 <= s <= k <= n, padded with +inf above the diagonal (the `budget._table` layout).
+    """log T*(k, s) for 0 <= s <= k <= n, padded with +inf above the diagonal (the `_walk.mixture_table` layout).
 
     The grid of log lambda starts at 0 (the state (0, 0) is rejected for every lambda <= 1, because its
     continuation costs at least the first trial) and is extended while states rejected at its top value (whose
     statistic the grid caps) can be reached with null probability above `_FLOOR`, so every p-value a campaign
     can use is resolved.
     """
-    from .budget import _mixture_table, _weights, level_of_table
-
-    log_l = _mixture_table(n, a)
-    s0 = _weights(n, arms)
+    log_l = mixture_table(n, a)
+    s0 = discordance_weights(n, arms)
     cost = _trial_costs(n, _DESIGN_RATE)
     top = math.log(n + 1.0) + math.log(1.0 / _FLOOR) + 4.0
     while True:

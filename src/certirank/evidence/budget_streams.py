@@ -26,7 +26,8 @@ import numpy as np
 
 from .._validate import check_alpha, check_positive_int
 from ..errors import DataError, ParameterError
-from .budget import (_TOL, GRID_FLOOR, GRID_STEP, MAX_BUDGET, BudgetDesign, check_arms, check_statistic, make_design,
+from ._walk import TOL
+from .budget import (GRID_FLOOR, GRID_STEP, MAX_BUDGET, BudgetDesign, check_arms, check_statistic, make_design,
                      pvalue_grid)
 from .streams import _index, _values, combine
 
@@ -41,7 +42,7 @@ def out_of_reach(reach: np.ndarray, m: np.ndarray) -> np.ndarray:
     """True where both directions' reachable maxima (last axis: less, more) stay below their thresholds,
     with a margin that keeps a borderline case live (the rounding tolerance of `BudgetStreams._read`)."""
     fin = np.where(np.isfinite(reach), reach, 0.0)
-    margin = 1e-9 + 4 * _TOL * (1.0 + np.abs(fin))
+    margin = 1e-9 + 4 * TOL * (1.0 + np.abs(fin))
     return ((reach + margin) < m).all(axis=-1)
 
 
@@ -229,7 +230,7 @@ class BudgetStreams:
         """Conservative p = G(largest grid point <= R) (the tolerance is the one thresholds use)."""
         gm = self._grid_m
         fin = np.isfinite(log_r)
-        key = np.where(fin, log_r + _TOL * (1.0 + np.abs(np.where(fin, log_r, 0.0))), log_r)
+        key = np.where(fin, log_r + TOL * (1.0 + np.abs(np.where(fin, log_r, 0.0))), log_r)
         j = np.searchsorted(gm, key, side="right") - 1
         return self._grid_p[np.clip(j, 0, gm.size - 1)]
 

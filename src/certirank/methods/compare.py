@@ -191,7 +191,7 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
             score_range: Any = None, about: str = "policy", order: str = "random", seed: int = 0,
             order_by: str | None = None, orders: int = 1, margin: float | None = None, proxy_x: Any = None,
             proxy_y: Any = None, label_rate: float | None = None, futility: float = FUTILITY,
-            **options: Any) -> Any:
+            group_by: Any = None, alpha_across_groups: bool = False, **options: Any) -> Any:
     """Sequentially compare two policies on paired trials with an anytime-valid test.
 
     Parameters
@@ -266,6 +266,11 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
         An undecided comparison gets a `forecast` (``more_needed``; with `n_max`, ``futile`` when the
         forecast probability of deciding by the budget is below `futility`, default 0.1). A forecast at the
         current estimates, never a guarantee (:mod:`certirank.evidence.forecast`).
+    group_by : str or list of str, optional
+        A table only: compare `a` and `b` within each group of these columns (``--group-by``): one result per
+        group (a :class:`~certirank.methods.groups.GroupedResult`).
+    alpha_across_groups : bool, default False
+        With ``group_by``: split ``alpha`` over the groups (Bonferroni) instead of holding it within each.
     **options
         Bettor tuning constants (see :class:`certirank.evidence.PairedStreams`); ``concentration`` for
         the budget test's Beta mixture (default: tuned from n_max and alpha).
@@ -287,6 +292,13 @@ def compare(x: Any, y: Any = None, alpha: float = 0.05, *, a: str | None = None,
     >>> certirank.compare([0] * 10, [1] * 10, bins="binary", n_max=10).decided_at
     6
     """
+    if group_by is not None:
+        if y is not None:
+            raise ParameterError("group_by groups the rows of a table: pass the table as x with a= and b=, not two "
+                                 "score arrays")
+        given = dict(locals())
+        from .groups import run_verb_by_group
+        return run_verb_by_group(compare, given, data="x", method="compare")
     return _verb(x, y, alpha, a=a, b=b, pairing=pairing, bettor=bettor, ties=ties, bins=bins, n_max=n_max, arms=arms,
                  extendable=extendable, format=format, score_range=score_range, about=about, order=order, seed=seed,
                  order_by=order_by, orders=orders, margin=margin, proxy_x=proxy_x, proxy_y=proxy_y,

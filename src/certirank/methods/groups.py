@@ -25,7 +25,7 @@ from ..errors import CertirankError, DataError
 from ..order.result import Ranking
 from ..results import Result, inputs, reader_warnings, warning
 
-__all__ = ["GroupedResult", "split_groups", "run_by_group", "summary_row"]
+__all__ = ["GroupedResult", "split_groups", "run_by_group", "run_verb_by_group", "summary_row"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,12 +85,17 @@ def split_groups(table: pd.DataFrame, by: Sequence[str]) -> list[tuple[dict[str,
         else:
             shown = ", ".join(repr(x) for x in table.columns if x not in ("order",))
             raise DataError(f"no column {c!r} to group by; the table has {shown}", source=table.attrs.get("source"))
+    from ..data.readers import is_validated, mark_rows_validated
+
     keys = table[real].astype(str)
+    whole = is_validated(table)  # then each group's rows are too: the verb run on them does not validate again
     out = []
     for vals, idx in keys.groupby(real if len(real) > 1 else real[0], sort=False).groups.items():
         vals = vals if isinstance(vals, tuple) else (vals,)
         sub = table.loc[idx].copy()
         sub.attrs = dict(table.attrs)
+        if whole:
+            mark_rows_validated(sub)
         out.append(({c: str(v) for c, v in zip(cols, vals)}, sub))
     return out
 
@@ -145,3 +150,19 @@ def run_by_group(table: pd.DataFrame, by: Sequence[str], run: Callable[[pd.DataF
                          about=abouts.pop() if len(abouts) == 1 else None,
                          order=json.loads(orders.pop()) if len(orders) == 1 else None, source=None if src is None else str(src),
                          warnings=tuple(said))
+
+
+def run_verb_by_group(verb: Callable[..., Any], args: dict[str, Any], *, data: str = "data",
+                      method: str) -> GroupedResult:
+    """A public verb's ``group_by=`` (issue 36): `verb` run on each group's rows with the other arguments as
+    given (`args`: the call's arguments, checked by the verb's declaration). The table is read once, here (with
+    its ``format`` and ``score_range``); each group's rows pass to the verb as a validated table."""
+    from ..data.readers import load
+
+    args = dict(args)
+    args.update(args.pop("options", None) or {})  # a verb's **options go back as keywords
+    by, across = args.pop("group_by"), args.pop("alpha_across_groups")
+    table = load(args.pop(data), format=args.pop("format", None), score_range=args.pop("score_range", None))
+    columns = [by] if isinstance(by, str) else list(by)
+    return run_by_group(table, columns, lambda rows, level: verb(rows, **{**args, "alpha": level}),
+                        alpha=args["alpha"], alpha_across_groups=across, method=method)

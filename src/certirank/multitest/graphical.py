@@ -52,12 +52,18 @@ ROUND_DECIMALS = 10
 
 # ------------------------------------------------------------------------------------------------- checks
 
+def _short(values: Any) -> str:
+    # a refusal is one line: a 10**400 or a long list is cut, not printed whole
+    text = repr(values)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
 def _as_float_array(name: str, values: Any, ndim: int) -> np.ndarray:
     try:
         arr = np.array(values, dtype=float)
-    except (TypeError, ValueError):
-        raise ParameterError(f"{name} must be numeric ({'a vector' if ndim == 1 else 'a square matrix'}), "
-                             f"got {values!r}") from None
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer beyond any float (10**400)
+        raise ParameterError(f"{name} must be numeric ({'a vector' if ndim == 1 else 'a square matrix'}) "
+                             f"within the range of a float, got {_short(values)}") from None
     if arr.ndim != ndim:
         raise ParameterError(f"{name} must be {'a 1-d vector' if ndim == 1 else 'a 2-d square matrix'}, "
                              f"got an array of shape {arr.shape}")

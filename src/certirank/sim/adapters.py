@@ -16,27 +16,11 @@ from .._validate import check_choice
 from ..errors import ParameterError
 # registration order is the order methods are listed in (help, errors, reports)
 from . import _adapters_baselines, _adapters_leaderboard, _adapters_anyrank, _adapters_bbedge  # noqa: F401,I001
+from .options import parse_value
 from ._registry import METHODS, MethodAdapter, MethodSpec, describe_methods, method_names, register_method
 
 __all__ = ["MethodAdapter", "MethodSpec", "METHODS", "register_method", "method_names", "resolve_methods",
            "parse_methods", "describe_methods"]
-
-
-def _parse_value(text: str) -> Any:
-    t = text.strip()
-    low = t.lower()
-    if low in ("true", "yes", "on"):
-        return True
-    if low in ("false", "no", "off"):
-        return False
-    if low in ("none", "null"):
-        return None
-    for cast in (int, float):
-        try:
-            return cast(t)
-        except ValueError:
-            pass
-    return t
 
 
 def _split_top(text: str) -> list[str]:
@@ -92,7 +76,7 @@ def parse_methods(methods: Any) -> list[tuple[str, str, dict[str, Any]]]:
                     if "=" not in kv:
                         raise ParameterError(f"method {s!r}: option {kv!r} must be key=value")
                     k, _, v = kv.partition("=")
-                    opts[k.strip()] = _parse_value(v)
+                    opts[k.strip()] = parse_value(v)
                 out.append((s, name.strip(), opts))
             else:
                 out.append((s, s, {}))

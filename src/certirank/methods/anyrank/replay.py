@@ -50,7 +50,8 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
             arms: str | None = None, concentration: float | None = None,
             statistic: str | None = None, about: str = "policy", order: str = "random", seed: int = 0,
             order_by: str | None = None, orders: int = 1, margin: float | None = None,
-            futility: float = FUTILITY) -> Any:
+            futility: float = FUTILITY, group_by: str | Sequence[str] | None = None,
+            alpha_across_groups: bool = False) -> Any:
     """Run AnyRank over recorded trials (spec 03 §9.1), read in a seeded random order by default (spec 09 §3).
 
     Parameters
@@ -129,11 +130,18 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
     orders : int, default 1
         With K > 1: the answer averaged over K random orders (seeds ``seed`` .. ``seed + K - 1``; spec 09 §5), a
         statement at the table's size with no seed luck.
+    group_by : str or list of str, optional
+        Rank within each group of these columns (``certirank rank --group-by``): one result per group, with
+        every other argument as given; policies of different groups are never compared.
+    alpha_across_groups : bool, default False
+        With ``group_by``: ``alpha`` is split over the groups (Bonferroni), so every certified statement of every
+        group holds together with probability at least 1 - alpha; otherwise ``alpha`` holds within each group.
 
     Returns
     -------
     RankingResult
-        (:class:`TableRanking` for ``about="table"``.)
+        (:class:`TableRanking` for ``about="table"``; :class:`~certirank.methods.groups.GroupedResult` with
+        ``group_by``.)
 
     Raises
     ------
@@ -141,6 +149,11 @@ def anyrank(data: Any, alpha: float = 0.05, *, method: str = "anyrank", prior: A
         Unreadable data, scores outside [0, 1], unknown policies, prior names not matching the data, fewer
         than two policies, bad parameters.
     """
+    if group_by is not None:
+        given = dict(locals())
+        from ..groups import run_verb_by_group
+        return run_verb_by_group(anyrank, given, method="table-without-replacement" if about == "table"
+                                 else f"anyrank:{method}")
     from ...data.order import read_order
     from ...data.table import dropped_notes
     from ...results import reader_warnings

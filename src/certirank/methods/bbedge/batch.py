@@ -119,7 +119,8 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
                 pilot: int | None = None, method: str = "bb-edge", weights: Any = None, output: str = "current",
                 score_range: Any = None, format: str | None = None, stake: str | None = None,
                 backend: str | None = None, jobs: int = 1, scheduler: Any = None,
-                about: str | None = None, margin: float | None = None) -> LeaderboardResult:
+                about: str | None = None, margin: float | None = None, group_by: Any = None,
+                alpha_across_groups: bool = False) -> LeaderboardResult:
     """Certify a leaderboard from per-item scores of L models over R replicates (BB-EDGE, spec 04).
 
     Parameters
@@ -157,11 +158,16 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
         direct e-Holm at alpha/2 over the L(L-1) directions a -> b with margin -margin (each certifies
         Delta_{a,b} > -margin; both directions of a pair give |Delta| < margin). FWER <= alpha over both kinds
         of claim (Theorem 1 for each family, union bound).
+    group_by : str or list of str, optional
+        Certify a leaderboard within each group of these columns (``--group-by``): one result per group.
+    alpha_across_groups : bool, default False
+        With ``group_by``: split ``alpha`` over the groups (Bonferroni) instead of holding it within each.
 
     Returns
     -------
     LeaderboardResult
-        ``.to_dict()`` is what ``certirank leaderboard --json`` prints.
+        ``.to_dict()`` is what ``certirank leaderboard --json`` prints (with ``group_by``: a
+        :class:`~certirank.methods.groups.GroupedResult`).
 
     Examples
     --------
@@ -171,6 +177,10 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     >>> res.edges
     [['A', 'B']]
     """
+    if group_by is not None:
+        given = dict(locals())
+        from ..groups import run_verb_by_group
+        return run_verb_by_group(leaderboard, given, method=method)  # type: ignore[return-value]
     table = _table(data, score_range=score_range, format=format)
     about, table, runs_note = _estimand(table, about)
     models, items, reps, panels = table_panels(table)

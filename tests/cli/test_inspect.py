@@ -1,41 +1,24 @@
-"""The `certirank` command: --version, --help, `inspect`, and one-line errors with exit code 2."""
+"""`certirank inspect`: the summary of an evaluation file, and one-line errors with exit code 2 on bad files."""
 
 from __future__ import annotations
 
-from _records import flat
 import json
-from pathlib import Path
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
-import certirank
-from certirank.cli import app
+from _records import flat
 
-runner = CliRunner()
-FIX = Path(__file__).resolve().parent / "fixtures"
+from .conftest import FIXTURES
+
+
 ROBO_POLICIES = ["pi0_droid", "paligemma_vq_droid", "paligemma_fast_specialist_droid", "pi0_fast_droid",
                  "paligemma_fast_droid", "paligemma_diffusion_droid", "paligemma_binning_droid"]
 
 
-def test_version():
-    res = runner.invoke(app, ["--version"])
-    assert res.exit_code == 0
-    assert res.stdout.strip() == f"certirank {certirank.__version__}"
-
-
-def test_help_lists_inspect():
-    res = runner.invoke(app, ["--help"])
-    assert res.exit_code == 0
-    assert "inspect" in res.stdout and "Usage" in res.stdout
-    sub = runner.invoke(app, ["inspect", "--help"])
-    assert sub.exit_code == 0 and "--json" in sub.stdout and "--score-range" in sub.stdout
-
-
-def test_inspect_json_on_roboarena(shared_data):
+def test_inspect_json_on_roboarena(cli, shared_data):
     path = shared_data / "roboarena" / "per_trial_progress_data.csv"
-    res = runner.invoke(app, ["inspect", str(path), "--json"])
+    res = cli(["inspect", str(path), "--json"])
     assert res.exit_code == 0, res.stderr
     out = flat(json.loads(res.stdout))
     assert out["format"] == "wide" and out["source"] == str(path)
@@ -47,36 +30,36 @@ def test_inspect_json_on_roboarena(shared_data):
         assert p["missing"] == int(ref[p["policy"]].isna().sum())
 
 
-def test_inspect_human_output(shared_data):
-    res = runner.invoke(app, ["inspect", str(shared_data / "roboarena" / "per_trial_progress_data.csv")])
+def test_inspect_human_output(cli, shared_data):
+    res = cli(["inspect", str(shared_data / "roboarena" / "per_trial_progress_data.csv")])
     assert res.exit_code == 0
     assert "pi0_droid" in res.stdout and "676" in res.stdout and "0.339" in res.stdout
     assert "wide" in res.stdout and "missing" in res.stdout
 
 
-def test_inspect_preferences_and_importers():
-    res = runner.invoke(app, ["inspect", str(FIX / "inspect"), "--json"])
+def test_inspect_preferences_and_importers(cli):
+    res = cli(["inspect", str(FIXTURES / "inspect"), "--json"])
     assert res.exit_code == 0, res.stderr
     out = flat(json.loads(res.stdout))
     assert out["format"] == "inspect" and out["n_replicates"] == 2
-    human = runner.invoke(app, ["inspect", str(FIX / "lm_eval")])
+    human = cli(["inspect", str(FIXTURES / "lm_eval")])
     assert human.exit_code == 0 and "EleutherAI__pythia-410m" in human.stdout and "lm-eval" in human.stdout
 
 
-def test_inspect_preferences_human(tmp_path):
+def test_inspect_preferences_human(cli, tmp_path):
     p = tmp_path / "b.csv"
     p.write_text("model_a,model_b,winner\nx,y,model_a\ny,z,tie\n")
-    res = runner.invoke(app, ["inspect", str(p)])
+    res = cli(["inspect", str(p)])
     assert res.exit_code == 0 and "comparisons" in res.stdout and "win rate" in res.stdout
 
 
-def test_inspect_score_range_option(tmp_path):
+def test_inspect_score_range_option(cli, tmp_path):
     p = tmp_path / "s.csv"
     p.write_text("policy,score\na,50\nb,100\n")
-    res = runner.invoke(app, ["inspect", str(p), "--score-range", "0,100", "--json"])
+    res = cli(["inspect", str(p), "--score-range", "0,100", "--json"])
     assert res.exit_code == 0
     assert [q["mean"] for q in json.loads(res.stdout)["details"]["policies"]] == [0.5, 1.0]
-    bad = runner.invoke(app, ["inspect", str(p), "--score-range", "zero"])
+    bad = cli(["inspect", str(p), "--score-range", "zero"])
     assert bad.exit_code == 2 and "--score-range must be 'lo,hi'" in bad.stderr
 
 
@@ -88,10 +71,10 @@ def test_inspect_score_range_option(tmp_path):
     ("pref.csv", "model_a,model_b,winner\nx,y,model_a\nx,y,q\n", "row 3, column 'winner': winner 'q' is neither side"),
     ("wide.csv", "p1,p2\n0.5,2\n", "row 2, column 'p2': score 2 is outside [0, 1]"),
 ])
-def test_malformed_inputs_exit_2_with_one_line(tmp_path, name, text, needle):
+def test_malformed_inputs_exit_2_with_one_line(cli, tmp_path, name, text, needle):
     p = tmp_path / name
     p.write_text(text)
-    res = runner.invoke(app, ["inspect", str(p)])
+    res = cli(["inspect", str(p)])
     assert res.exit_code == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and str(p) in lines[0]
@@ -99,16 +82,16 @@ def test_malformed_inputs_exit_2_with_one_line(tmp_path, name, text, needle):
     assert res.stdout == ""
 
 
-def test_missing_path_and_plain_folder_exit_2(tmp_path):
-    res = runner.invoke(app, ["inspect", str(tmp_path / "nope.csv"), "--json"])
+def test_missing_path_and_plain_folder_exit_2(cli, tmp_path):
+    res = cli(["inspect", str(tmp_path / "nope.csv"), "--json"])
     assert res.exit_code == 2 and res.stderr.strip() == f"error: {tmp_path / 'nope.csv'}: no such file or folder"
-    res = runner.invoke(app, ["inspect", str(tmp_path)])
+    res = cli(["inspect", str(tmp_path)])
     assert res.exit_code == 2 and len(res.stderr.strip().splitlines()) == 1
     assert "is a folder, but not an lm-evaluation-harness --log_samples folder" in res.stderr
 
 
-def test_unknown_format_exit_2(tmp_path):
+def test_unknown_format_exit_2(cli, tmp_path):
     p = tmp_path / "a.csv"
     p.write_text("policy,score\na,1\n")
-    res = runner.invoke(app, ["inspect", str(p), "--format", "xlsx"])
+    res = cli(["inspect", str(p), "--format", "xlsx"])
     assert res.exit_code == 2 and "format must be one of long, wide" in res.stderr

@@ -1,45 +1,29 @@
-"""`certirank leaderboard` command (typer CliRunner)."""
+"""`certirank leaderboard`: BB-EDGE from the command line (JSON = the API's record, options, graph, errors)."""
 
 from __future__ import annotations
 
 import json
 
-import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
-from certirank.cli import app
-from certirank.methods.bbedge import leaderboard
-from certirank.sim.bbedge_dgp import bbedge_panels
 from _records import flat
-
-runner = CliRunner()
-
-
-@pytest.fixture()
-def small_csv(tmp_path):
-    p = np.repeat([[0.9], [0.6], [0.55], [0.2]], 40, axis=1)
-    P = bbedge_panels(3, "iid", L=4, N=40, R=4, block_size=5, p=p)
-    rows = [(f"M{l}", f"q{i}", r + 1, i // 5, P[r, l, i]) for r in range(4) for l in range(4) for i in range(40)]
-    path = tmp_path / "board.csv"
-    pd.DataFrame(rows, columns=["model", "item", "replicate", "block", "score"]).to_csv(path, index=False)
-    return path
+from certirank.methods.bbedge import leaderboard
 
 
-def test_json_output_equals_result_to_dict(small_csv):
-    out = runner.invoke(app, ["leaderboard", str(small_csv), "--json"])
+def test_json_output_equals_result_to_dict(cli, board):
+    out = cli(["leaderboard", str(board), "--json"])
     assert out.exit_code == 0, out.output
     data = json.loads(out.output)
-    assert data == json.loads(json.dumps(leaderboard(small_csv).to_dict()))
+    assert data == json.loads(json.dumps(leaderboard(board).to_dict()))
     data = flat(data)
     assert data["blocks"]["resolution"] == "protocol"  # the file has a block column
     assert data["blocks"]["source"].startswith("default")
     assert data["replicates"] == 4
 
 
-def test_human_output_has_table_and_block_statement(small_csv):
-    out = runner.invoke(app, ["leaderboard", str(small_csv), "--blocks", "items", "--top-k", "1"])
+def test_human_output_has_table_and_block_statement(cli, board):
+    out = cli(["leaderboard", str(board), "--blocks", "items", "--top-k", "1"])
     assert out.exit_code == 0, out.output
     text = " ".join(out.output.split())
     assert "rank" in text and "letters" in text and "M0" in text and "pairs certified" in text
@@ -47,8 +31,8 @@ def test_human_output_has_table_and_block_statement(small_csv):
     assert "Top-1" in text
 
 
-def test_options_reach_the_method(small_csv):
-    res = flat(json.loads(runner.invoke(app, ["leaderboard", str(small_csv), "--json", "--alpha", "0.1", "--tau",
+def test_options_reach_the_method(cli, board):
+    res = flat(json.loads(cli(["leaderboard", str(board), "--json", "--alpha", "0.1", "--tau",
                                               "0.02", "--blocks", "replicate", "--top-k", "2", "--pilot",
                                               "2"]).output))
     assert res["alpha"] == 0.1 and res["tau"] == 0.02
@@ -57,30 +41,30 @@ def test_options_reach_the_method(small_csv):
     assert res["stages"][0]["directions"] == 2 * 2
 
 
-def test_graph_output(small_csv):
-    out = runner.invoke(app, ["leaderboard", str(small_csv), "--graph", "dot"])
+def test_graph_output(cli, board):
+    out = cli(["leaderboard", str(board), "--graph", "dot"])
     assert out.exit_code == 0 and "digraph certirank {" in out.output
-    out = runner.invoke(app, ["leaderboard", str(small_csv), "--graph", "mermaid"])
+    out = cli(["leaderboard", str(board), "--graph", "mermaid"])
     assert out.exit_code == 0 and "flowchart TD" in out.output
 
 
-def test_stake_option_reaches_the_result(small_csv):
+def test_stake_option_reaches_the_result(cli, board):
     got = {}
     for stake in ("grid", "plugin-eb", "plugin"):
-        out = runner.invoke(app, ["leaderboard", str(small_csv), "--json", "--stake", stake])
+        out = cli(["leaderboard", str(board), "--json", "--stake", stake])
         assert out.exit_code == 0, out.output
         got[stake] = json.loads(out.output)
         assert got[stake]["inputs"]["stake"] == stake
-        assert got[stake] == json.loads(json.dumps(leaderboard(small_csv, stake=stake).to_dict()))
-    default = json.loads(runner.invoke(app, ["leaderboard", str(small_csv), "--json"]).output)
+        assert got[stake] == json.loads(json.dumps(leaderboard(board, stake=stake).to_dict()))
+    default = json.loads(cli(["leaderboard", str(board), "--json"]).output)
     assert default == got["plugin"]  # the engine's default, not a second default in the CLI
     evidence = {k: [d["evidence"] for d in v["ranking"]["relations"]] for k, v in got.items()}
     assert evidence["grid"] and evidence["grid"] != evidence["plugin"]  # the stake changed the e-values too
 
 
-def test_stake_help_names_every_allowed_value():
+def test_stake_help_names_every_allowed_value(cli):
     from certirank.methods.bbedge.core import STAKES
-    help_text = " ".join(runner.invoke(app, ["leaderboard", "--help"], env={"COLUMNS": "200"}).output.split())
+    help_text = " ".join(cli(["leaderboard", "--help"], env={"COLUMNS": "200"}).output.split())
     assert all(v in help_text for v in STAKES), help_text
 
 
@@ -93,25 +77,25 @@ def test_stake_help_names_every_allowed_value():
     (["--pilot", "2"], "pilot (--pilot) needs top_k (--top-k)"),
     (["--top-k", "9"], "top_k"),
 ])
-def test_bad_options_exit_2_with_one_line(small_csv, args, msg):
-    out = runner.invoke(app, ["leaderboard", str(small_csv), *args])
+def test_bad_options_exit_2_with_one_line(cli, board, args, msg):
+    out = cli(["leaderboard", str(board), *args])
     assert out.exit_code == 2
     assert msg in out.output
     assert "Traceback" not in out.output
 
 
-def test_incomplete_panel_exits_2(tmp_path, small_csv):
-    df = pd.read_csv(small_csv)
+def test_incomplete_panel_exits_2(cli, tmp_path, board):
+    df = pd.read_csv(board)
     df = df.drop(index=df.index[(df["model"] == "M2") & (df["item"] == "q3") & (df["replicate"] == 3)])
     path = tmp_path / "holes.csv"
     df.to_csv(path, index=False)
-    out = runner.invoke(app, ["leaderboard", str(path)])
+    out = cli(["leaderboard", str(path)])
     assert out.exit_code == 2
     assert "'M2' is missing item 'q3'" in out.output
 
 
-def test_gsm8k_single_run(shared_data):
-    out = runner.invoke(app, ["leaderboard", str(shared_data / "llm" / "helm_lite_gsm8k.csv"), "--json"])
+def test_gsm8k_single_run(cli, shared_data):
+    out = cli(["leaderboard", str(shared_data / "llm" / "helm_lite_gsm8k.csv"), "--json"])
     assert out.exit_code == 0, out.output[-500:]
     res = json.loads(out.stdout)
     rk = res["ranking"]
@@ -124,6 +108,37 @@ def test_gsm8k_single_run(shared_data):
     edges = [(e["better"], e["worse"]) for e in rk["relations"] if e["via"] == "test"]
     assert edges and all(mean[a] > mean[b] for a, b in edges)
     assert not rk["inconsistent"]
-    out = runner.invoke(app, ["leaderboard", str(shared_data / "llm" / "helm_lite_gsm8k.csv"), "--json",
+    out = cli(["leaderboard", str(shared_data / "llm" / "helm_lite_gsm8k.csv"), "--json",
                               "--blocks", "replicate"])
     assert json.loads(out.stdout)["ranking"]["relations"] == []  # one run, one block: nothing can be certified
+
+
+def test_leaderboard_group_by_refuses_graph_and_plot(cli, panel, tmp_path):
+    cli.fails(["leaderboard", panel, "--group-by", "split", "--graph", "dot"], "--graph", "--group-by")
+    cli.fails(["leaderboard", panel, "--group-by", "split", "--plot", tmp_path / "g.svg"], "--plot")
+    assert not (tmp_path / "g.svg").exists()
+
+
+def test_leaderboard_json_carries_the_graph_text(cli, panel):
+    text = cli.ok(["leaderboard", panel, "--graph", "mermaid"])
+    out = json.loads(cli.ok(["leaderboard", panel, "--graph", "mermaid", "--json"]))
+    assert out["details"]["graph"]["format"] == "mermaid"
+    assert out["details"]["graph"]["text"].strip() and out["details"]["graph"]["text"].strip() in text
+    assert "graph" not in json.loads(cli.ok(["leaderboard", panel, "--json"]))["details"]
+
+
+def test_leaderboard_on_preference_file_is_a_clear_error(cli, prefs):
+    # was: KeyError 'env' traceback
+    cli.refuses(["leaderboard", str(prefs)], "preferences", "baseline")
+
+
+def test_leaderboard_lists_edges_undecided_pairs_and_guarantee(cli, panel_tied):
+    res = cli(["leaderboard", str(panel_tied)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    out = json.loads(cli(["leaderboard", str(panel_tied), "--json"]).stdout)
+    edges = [[r["better"], r["worse"]] for r in out["ranking"]["relations"] if r["via"] == "test"]
+    for better, worse in edges:
+        assert f"{better} is better than {worse}" in res.output
+    assert ["m0", "m1"] not in edges and ["m1", "m0"] not in edges
+    assert "Undecided" in res.output and ("m0 vs m1" in res.output or "m1 vs m0" in res.output)
+    assert "Guarantee" in res.output and "95%" in res.output

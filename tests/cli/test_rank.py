@@ -1,0 +1,159 @@
+"""`certirank rank`: the certified ranking from recorded trials, its options, and the options it refuses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from certirank.methods.anyrank import anyrank
+
+
+def test_rank_json_is_the_result_dict(cli, wide_trials):
+    out = cli(["rank", str(wide_trials), "--alpha", "0.1", "--json"])
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.stdout)
+    assert got == json.loads(anyrank(str(wide_trials), alpha=0.1).to_json())
+    assert got["ranking"]["stopped"] == "complete ranking"
+
+
+def test_rank_human_output_in_words(cli, wide_trials):
+    out = cli(["rank", str(wide_trials), "--alpha", "0.1"])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.stdout.split())
+    assert "gamma_pol is better than alpha_pol (certified at 90%" in text
+    assert "letters" in text and "trials used" in text
+
+
+def test_rank_prior_options(cli, wide_trials, tmp_path):
+    inline = cli(["rank", str(wide_trials), "--prior-means", "alpha_pol=0.1,beta_pol=0.5,gamma_pol=0.9",
+                                 "--gamma", "5", "--json"])
+    assert inline.exit_code == 0, inline.output
+    pfile = tmp_path / "prior.csv"
+    pfile.write_text("policy,mean\nalpha_pol,0.1\nbeta_pol,0.5\ngamma_pol,0.9\n")
+    viafile = cli(["rank", str(wide_trials), "--prior", str(pfile), "--gamma", "5", "--json"])
+    assert viafile.exit_code == 0, viafile.output
+    assert json.loads(inline.stdout) == json.loads(viafile.stdout)
+    want = anyrank(str(wide_trials), prior={"alpha_pol": 0.1, "beta_pol": 0.5, "gamma_pol": 0.9}, gamma=5)
+    assert json.loads(inline.stdout) == json.loads(want.to_json())
+
+
+def test_rank_strict_and_ties_options(cli, wide_trials):
+    out = cli(["rank", str(wide_trials), "--guarantee", "strict", "--ties", "assume-none",
+                              "--method", "anyrank_inf", "--n-max", "200", "--json"])
+    assert out.exit_code == 0, out.output
+    got = json.loads(out.stdout)["inputs"]
+    assert got["guarantee"] == "strict" and got["method"] == "anyrank-inf" and got["ties"] == "assume_none"
+
+
+@pytest.mark.parametrize("args, needle", [
+    (["--prior-means", "alpha_pol=0.1,nobody=0.5,beta_pol=0.2,gamma_pol=0.3"], "nobody"),
+    (["--alpha", "1.5"], "alpha"),
+    (["--gamma", "-1"], "gamma"),
+    (["--method", "magic"], "method"),
+])
+def test_rank_user_errors_exit_2(cli, wide_trials, args, needle):
+    out = cli(["rank", str(wide_trials), *args])
+    assert out.exit_code == 2
+    assert needle in out.output
+
+
+def test_rank_single_policy_file_is_an_error(cli, tmp_path):
+    path = tmp_path / "one.csv"
+    path.write_text("only\n0.5\n0.2\n")
+    out = cli(["rank", str(path)])
+    assert out.exit_code == 2 and "at least two policies" in out.output
+
+
+def test_rank_budget_and_arms_options(cli, wide_trials, tmp_path):
+    # binary data (the NaN makes that comparison skip a row) with an explicit budget: the exact test by default
+    base = ["rank", str(wide_trials), "--alpha", "0.1", "--bins", "binary", "--n-max", "200", "--json"]
+    auto = cli(base)
+    assert auto.exit_code == 0, auto.output
+    got = json.loads(auto.stdout)
+    assert "exact budget test" in got["ranking"]["guarantee"] and "paired arms" in got["ranking"]["guarantee"]
+    assert got == json.loads(anyrank(str(wide_trials), alpha=0.1, bins="binary", n_max=200, budget="final").to_json())
+    none = json.loads(cli([*base, "--budget", "none"]).stdout)
+    assert "exact budget test" not in none["ranking"]["guarantee"]
+    assert none == json.loads(anyrank(str(wide_trials), alpha=0.1, bins="binary", n_max=200,
+                                      budget="none").to_json())
+    ind = cli([*base, "--budget", "extendable", "--arms", "independent"])
+    assert ind.exit_code == 0, ind.output
+    assert "independent arms" in json.loads(ind.stdout)["ranking"]["guarantee"]
+    # a budget below the rows in hand is refused, naming both numbers (spec 09 §6: the rows in hand are known)
+    small = cli(["rank", str(wide_trials), "--n-max", "150", "--budget", "final"])
+    assert small.exit_code == 2 and "n_max = 150 is smaller than the data in hand (200" in small.output
+    assert cli([*base, "--arms", "sideways"]).exit_code == 2
+    # the statistic: the mixture below n_max 500 by default, the fastest-decision one on request
+    assert "Beta-mixture statistic" in got["ranking"]["guarantee"]
+    fast = cli([*base, "--statistic", "bayes"])
+    assert fast.exit_code == 0, fast.output
+    assert "fastest-decision statistic" in json.loads(fast.stdout)["ranking"]["guarantee"]
+    assert json.loads(fast.stdout) == json.loads(anyrank(str(wide_trials), alpha=0.1, bins="binary", n_max=200,
+                                                         statistic="bayes").to_json())
+    wrong = cli([*base, "--statistic", "fast"])
+    assert wrong.exit_code == 2 and "statistic" in wrong.output
+
+
+def test_rank_statistic_and_arms_need_the_budget_test(cli, wide, binary):
+    cli.fails(["rank", wide, "--statistic", "bayes"], "--statistic", "exact budget test")
+    cli.fails(["rank", wide, "--arms", "independent"], "--arms", "exact budget test")
+    cli.fails(["rank", wide, "--statistic", "fastest"], "statistic must be one of mixture, bayes, barnard")
+    cli.fails(["rank", binary, "--bins", "binary", "--n-max", "100", "--budget", "none", "--statistic",
+                    "mixture"], "--statistic")
+    out = json.loads(cli.ok(["rank", binary, "--bins", "binary", "--n-max", "80", "--statistic", "mixture",
+                          "--json"]))
+    assert "exact budget test" in out["ranking"]["guarantee"] and "Beta-mixture" in out["ranking"]["guarantee"]
+
+
+def test_rank_gamma_needs_a_prior_and_a_method_that_uses_it(cli, wide):
+    cli.fails(["rank", wide, "--gamma", "5"], "--gamma", "give a prior")
+    cli.fails(["rank", wide, "--gamma", "5", "--prior-means", "a=0.1,b=0.5,c=0.9", "--method", "bonferroni"],
+                   "--gamma", "not bonferroni")
+    weak, strong = (json.loads(cli.ok(["rank", wide, "--prior-means", "a=0.1,b=0.5,c=0.9", "--gamma", g, "--json"]))
+                    for g in ("0.5", "5"))
+    assert weak["kind"] == strong["kind"] == "rank"
+
+
+def test_about_table_refuses_options_of_the_other_test(cli, wide):
+    # the table's own test (without replacement, its own bettor): the policy test's options are refused
+    cli.fails(["rank", wide, "--about", "table", "--method", "bonferroni", "--ties", "assume_none"],
+                   "--method, --ties do not apply with --about table")
+    cli.fails(["compare", wide, "--a", "a", "--b", "c", "--about", "table", "--bettor", "agrapa"],
+                   "--bettor does not apply with --about table")
+
+
+def test_rank_on_preferences_refuses_anyrank_options(cli, prefs):
+    cli.fails(["rank", prefs, "--method", "bonferroni"], "--method", "preference data")
+    cli.fails(["rank", prefs, "--pairing", "by-order"], "--pairing", "preference data")
+
+
+def test_deprecated_alias_conflict_is_one_line(cli, wide):
+    cli.fails(["rank", wide, "--nmax", "5", "--n-max", "6"], "not both")
+
+
+def test_seeded_runs_repeat(cli, wide):
+    first = cli.ok(["rank", wide, "--shuffle", "7", "--json"])
+    assert first == cli.ok(["rank", wide, "--shuffle", "7", "--json"])
+    boot = ["baseline", "bt-bootstrap", wide, "--seed", "4", "--n-boot", "30", "--json"]
+    assert cli.ok(boot) == cli.ok(boot)
+
+
+def test_heldout_prior_rows_message_states_the_real_minimum(cli, wide_markup):
+    # the default 0 is valid, so "must be >= 1" was wrong
+    cli.refuses(["rank", str(wide_markup), "--heldout-prior-rows", "-1"], "non-negative integer")
+
+
+def test_plot_into_missing_folder_fails_before_the_analysis(cli, wide_markup, tmp_path):
+    missing = tmp_path / "nope" / "fig.png"
+    text = cli.refuses(["rank", str(wide_markup), "--plot", str(missing)], "does not exist")
+    assert "better than" not in text  # no ranking was computed and printed first
+
+
+def test_names_with_brackets_print_as_written(cli, wide_markup):
+    # rich markup swallowed '[v2]' and '[bold]' in policy names
+    res = cli(["rank", str(wide_markup)], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    assert "policy[v2]" in res.output and "[bold]b" in res.output
+    res = cli(["inspect", str(wide_markup)], env={"COLUMNS": "200"})
+    assert "policy[v2]" in res.output and "[bold]b" in res.output
