@@ -81,7 +81,9 @@ def test_compare_and_leaderboard_group_by_are_the_cli_records(sites, runs):
     assert _cli_json(["compare", sites, "--a", "a", "--b", "b", "--group-by", "site"]) == \
         json.loads(json.dumps(res.to_dict()))
     board = certirank.leaderboard(runs, group_by="split", alpha_across_groups=True)
-    assert board.method == "bb-edge" and len(board.groups) == 2
+    # no method given: each group runs what the leaderboard's plan chooses for it (here replicates: bb-edge)
+    assert board.method == "leaderboard" and len(board.groups) == 2
+    assert {g["result"]["inputs"]["method"] for g in board.groups} == {"bb-edge"}
     assert all(g["result"]["ranking"]["relations"] for g in board.groups)
     assert _cli_json(["leaderboard", runs, "--group-by", "split", "--alpha-across-groups"]) == \
         json.loads(json.dumps(board.to_dict()))

@@ -3,6 +3,7 @@
 Usage::
 
     .venv/bin/python benchmarks/studies/llm_tables_budget_vs_mcnemar.py --boards 5
+    .venv/bin/python benchmarks/studies/llm_tables_budget_vs_mcnemar.py --boards 3 --leaderboard --bb-edge
 
 For every pair of models the items are paired trials, read in a seeded random order (spec 09, seed 0), and the
 number of items is a known budget. Columns (alpha = 0.05, two-sided and tie-safe, Holm over all pairs at the
@@ -12,7 +13,11 @@ end of the table):
 - ``budget test`` — the exact max-statistic budget test of spec 08 alone (valid at every stop up to the table size);
 - ``budget + McNemar share f`` — the same p-process combined with McNemar's exact test at the budget,
   p = min(1, p_seq / (1 - f), p_McNemar / f) per side (`certirank.evidence.budget.final_pvalues`): still valid at
-  every stop up to the table size, and at the end nearly McNemar's test at the full level.
+  every stop up to the table size, and at the end nearly McNemar's test at the full level;
+- ``certirank.leaderboard`` (``--leaderboard``) — the bare call on the long table (what ``certirank leaderboard
+  FILE`` runs: the plan routes a whole single-run binary item table to the budget test with McNemar's share,
+  reading the items in its own seeded random order); ``leaderboard bb-edge`` (``--bb-edge``) — the same call with
+  ``method="bb-edge"`` (the default before issue 31 item 7). Pairs counted: certified edges.
 
 Boards: the GSM8K table of ../shared/data/llm (83 models x 1000 items) and simulated boards (`--boards`; 40 models
 x 1000 items, item difficulty shared by all models, accuracies spread 0.3-0.9).
@@ -61,6 +66,18 @@ def certified(scores: np.ndarray, shares: list[float]) -> dict[str, int]:
     return out
 
 
+def leaderboard_edges(scores: np.ndarray, method: str | None = None) -> int:
+    """Certified edges of ``certirank.leaderboard`` on the long table of `scores` (items, models)."""
+    import pandas as pd
+
+    import certirank
+
+    n, L = scores.shape
+    long = pd.DataFrame({"model": np.repeat([f"m{j}" for j in range(L)], n), "item": np.tile(np.arange(n), L),
+                         "score": scores.T.reshape(-1)})
+    return len(certirank.leaderboard(long, method=method).edges)
+
+
 def gsm8k() -> np.ndarray | None:
     if not os.path.exists(DATA):
         return None
@@ -83,6 +100,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--boards", type=int, default=5)
     ap.add_argument("--shares", type=float, nargs="+", default=[0.9, 0.95])
+    ap.add_argument("--leaderboard", action="store_true", help="add the bare certirank.leaderboard call")
+    ap.add_argument("--bb-edge", action="store_true", help="add certirank.leaderboard(method='bb-edge')")
     args = ap.parse_args()
     tables = [("GSM8K (83 x 1000)", gsm8k())] + [(f"simulated board {i}", board(i)) for i in range(args.boards)]
     header = None
@@ -91,6 +110,10 @@ def main() -> None:
             print(f"{name}: data not found, skipped")
             continue
         res = certified(tab, args.shares)
+        if args.leaderboard:
+            res["certirank.leaderboard"] = leaderboard_edges(tab)
+        if args.bb_edge:
+            res["leaderboard bb-edge"] = leaderboard_edges(tab, "bb-edge")
         if header is None:
             header = list(res)
             print("| table | pairs | " + " | ".join(header) + " |")

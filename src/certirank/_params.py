@@ -17,6 +17,7 @@ baselines, scenarios) are read from their module when a value is checked.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import importlib
 import inspect
@@ -435,7 +436,7 @@ def _pilot_rule(v: Mapping[str, Any]) -> str | None:
 
 
 def _stake_rule(v: Mapping[str, Any]) -> str | None:
-    stake, method = v.get("stake"), v.get("method", "bb-edge")
+    stake, method = v.get("stake"), v.get("method") or "bb-edge"
     if stake is None or method in ("bb-edge", "cr-edge") or (stake == "grid" and method == "bfh-e-holm"):
         return None
     return (f"stake={stake!r} (--stake {stake}) applies to methods 'bb-edge' and 'cr-edge'; method {method!r} has "
@@ -595,6 +596,9 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
               ("metric", "lm-eval: the metric read"), ("filter", "lm-eval: the filter read"),
               ("task", "lm-eval, inspect: the task read"), ("scorer", "inspect: the scorer read")))),
     _verb("Ranker.record", POLICY, TRIAL_INDEX, SCORE, AHEAD),
+    _verb("Ranker.record_many", _p("runs", Given("a list of (policy, trial_index, score) triples", none=False),
+                                   "runs of a live campaign, in the order they finished"), AHEAD,
+          _p("until_decided", Flag(), "stop a batch right after the run that brings a new decision")),
     # the simulation fast paths over pre-drawn score arrays (certirank.methods.anyrank.run_campaign[s])
     _verb("run_campaign", _p("scores", Given("an array of scores (n_trials, M)", none=False), "pre-drawn scores"),
           ALPHA, ANYRANK_METHOD, PRIOR, GAMMA, N_MAX, TIES_P, GUARANTEE, POLICY_SUBSET, TRAJECTORY, *ANYRANK_OPTIONS,
@@ -625,7 +629,10 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
                       _proxy_rule), GROUPS_RULE)),
     _verb("check", DATA, CLAIMS, ALPHA.but(constraint=Real(0.0, 1.0, lo_open=True, hi_open=True, none=True)),
           EVIDENCE_BETTOR, TIES_P, WHOLE_DATA["bins"].but(renamed=()), FORMAT, SCORE_RANGE, *READ, FAIL_ON_P),
-    _verb("leaderboard", DATA, ALPHA, TAU, BLOCKS, TOP_K, PILOT, BBEDGE_METHOD, WEIGHTS, OUTPUT, SCORE_RANGE, FORMAT,
+    _verb("leaderboard", DATA, ALPHA, TAU, BLOCKS, TOP_K, PILOT,
+          BBEDGE_METHOD.but(constraint=dataclasses.replace(BBEDGE_METHOD.constraint, none=True),
+                            help="the BB-EDGE e-process (spec 04); default: the exact budget test of each pair on a "
+                                 "whole single-run binary item table, else bb-edge"), WEIGHTS, OUTPUT, SCORE_RANGE, FORMAT,
           STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")), ABOUT, MARGIN, GROUP_BY,
           ALPHA_ACROSS, rules=(*BOARD_RULES, Rule(("margin", "top_k"), _margin_top_k), GROUPS_RULE)),
     _verb("Leaderboard", MODELS, ALPHA, TAU, BLOCKS, WEIGHTS, ITEMS, BBEDGE_METHOD, TOP_K, PILOT, EPOCHS, ADDITIONS,

@@ -39,14 +39,12 @@ from ._chain import replayed
 from ._create import FORMAT, create_file, init_config
 from ._design import Design, design_now
 from ._engines import engine_class
-from ._store import Head, _Store
+from ._store import TRIES, Head, _Store
 from ._util import _check_key, _check_note, _check_trial, _operator, _sha
 from .results import AuditLog, CampaignStatus, ExportResult, Plan, Record, Suggestion, VerifyReport
 
 __all__ = ["FORMAT", "Campaign"]
 
-#: optimistic tries of a write (computed outside the lock) before it is computed under the lock
-_TRIES = 2
 
 
 class Campaign:
@@ -256,8 +254,8 @@ class Campaign:
         only to re-check the head and append. If another writer moved the head meanwhile, it tries again, and
         the last try runs everything under the lock (the engine's modules are loaded by then: milliseconds).
         """
-        for attempt in range(_TRIES + 1):
-            locked = attempt == _TRIES
+        for attempt in range(TRIES + 1):
+            locked = attempt == TRIES
             try:
                 with (self._store.write() if locked else self._store.read()) as conn:
                     head = self._sync(conn)

@@ -14,7 +14,7 @@ import numpy as np
 
 from ..errors import ParameterError, StateError
 from ._design import check_tags_given, launch_words
-from ._store import Head
+from ._store import TRIES, Head
 from ._util import _canon, _check_note, _check_trial, _operator
 from .results import Record, Suggestion
 
@@ -38,8 +38,7 @@ def next_rollouts(camp: Any, count: int | None, remember: bool | None) -> list[S
             head = camp._sync(conn)
             return [Suggestion(policy=None, trial=camp._store.next_replicate(conn), kind="replicate",
                                shown_at=head.last_id)]
-    from ._campaign import _TRIES
-    for attempt in range(_TRIES + 1):
+    for attempt in range(TRIES + 1):
         with camp._store.read() as conn:
             head = camp._sync(conn)
             need = _needed(camp, count)
@@ -51,7 +50,7 @@ def next_rollouts(camp: Any, count: int | None, remember: bool | None) -> list[S
         # lock; the last try writes down the list it hands out, computed at `head` (its shown_at): a remembered
         # rollout stays acceptable after the campaign moves on, which is what remembering is for.
         with camp._store.write() as conn:
-            if camp._store.head(conn).last_id == head.last_id or attempt == _TRIES:
+            if camp._store.head(conn).last_id == head.last_id or attempt == TRIES:
                 camp._store.remember(conn, need)
                 break
     schedule = camp._design.schedule

@@ -26,6 +26,9 @@ from ._util import _now, _sha
 
 __all__ = ["Head", "_Store"]
 
+#: optimistic tries of a write (computed outside the lock) before it is computed under the lock
+TRIES = 2
+
 _LIVE = "action = 'record' AND undone_by IS NULL"
 
 

@@ -26,7 +26,9 @@ def leaderboard_cmd(
                                          "else items)."),
     top_k: Optional[int] = typer.Option(None, "--top-k", help="Certify a Top-k set."),
     pilot: Optional[int] = typer.Option(None, "--pilot", help="Pilot replicates choosing the Top-k candidates."),
-    method: str = typer.Option("bb-edge", "--method", help="bb-edge, bfh-e-holm, cr-edge or bb-edge-pi."),
+    method: Optional[str] = typer.Option(None, "--method", help="bb-edge, bfh-e-holm, cr-edge or bb-edge-pi "
+                                         "(default: the exact budget test of each pair on a whole single-run table "
+                                         "of 0/1 scores, else bb-edge)."),
     # the values are checked by the engine against methods.bbedge.core.STAKES (a test keeps this help in step)
     stake: Optional[str] = typer.Option(None, "--stake", help="Stake rule of bb-edge and cr-edge: plugin (default; "
                                         "a predictable stake on the exact betting factor), plugin-eb (the same on "
@@ -73,7 +75,7 @@ def leaderboard_cmd(
         grouped = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
                               stake=stake, backend=backend, jobs=jobs, scheduler=scheduler, about=about, margin=margin,
                               group_by=cols, alpha_across_groups=alpha_across_groups)
-        title = f"{data}: {method} in {len(grouped.groups)} groups of {', '.join(cols)}"
+        title = f"{data}: {method or 'leaderboard'} in {len(grouped.groups)} groups of {', '.join(cols)}"
         emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
     result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
@@ -89,7 +91,8 @@ def leaderboard_cmd(
         if res.margin is not None:
             pairs = "; ".join(f"{a} ~ {b}" for a, b in res.equivalent) or "none yet"
             extra.append(f"Equivalent (|difference| < {res.margin:g}, certified): {pairs}.")
-        title = (f"{data}: {res.method} (stake {res.stake}), {len(res.models)} models, {res.replicates} replicate(s), alpha = "
+        stake = "" if res.stake == "none" else f" (stake {res.stake})"
+        title = (f"{data}: {res.method}{stake}, {len(res.models)} models, {res.replicates} replicate(s), alpha = "
                  f"{res.alpha:g}, tau = {res.tau:g}")
         show(ranking_renderables(res.ranking, title=title, full=show_all, width=console.width,
                                  n_label="reps", extra=extra))

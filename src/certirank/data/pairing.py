@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 
+import numpy as np
 import pandas as pd
 
 from .table import near_miss
@@ -35,8 +36,25 @@ def isolated_policies(table: pd.DataFrame) -> list[str]:
     """
     if "env" not in table.columns or "policy" not in table.columns or len(table) == 0 or table["env"].isna().any():
         return []
-    pairs = table[["policy", "env"]].drop_duplicates()
-    return unshared(pairs.groupby("policy", sort=False)["env"].agg(list).to_dict())
+    # on codes (a long table repeats each policy and label thousands of times): a policy is isolated iff every
+    # label it holds is held by no other policy; the same names in the same order as `unshared`
+    pc, names = pd.factorize(table["policy"])
+    ec, _ = pd.factorize(table["env"])
+    if len(names) < 2:
+        return []
+    n_env = int(ec.max()) + 1
+    key = pc.astype(np.int64) * n_env + ec
+    if len(names) * n_env <= 4 * len(key) + 1024:  # a presence mask: one pass, no sort
+        seen = np.zeros(len(names) * n_env, dtype=bool)
+        seen[key] = True
+        pairs = np.flatnonzero(seen)
+    else:
+        key.sort()
+        pairs = key[np.r_[True, key[1:] != key[:-1]]]
+    holders = np.bincount(pairs % n_env, minlength=n_env)
+    shared = np.zeros(len(names), dtype=bool)
+    shared[pairs[holders[pairs % n_env] > 1] // n_env] = True
+    return [str(names[i]) for i in np.flatnonzero(~shared)]
 
 
 def isolated_warning(table: pd.DataFrame, where: str, *, rows: bool = False) -> str | None:

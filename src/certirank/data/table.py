@@ -162,7 +162,10 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
 
     if df["env"].notna().all():
         key = ["policy", "env", "replicate"]
-        dup = df.duplicated(key, keep=False)
+        if _may_repeat(df, key):
+            dup = df.duplicated(key, keep=False)
+        else:
+            dup = np.zeros(0, dtype=bool)
         if dup.any():
             idx = np.flatnonzero(dup)
             first = df.iloc[idx[0]]
@@ -175,6 +178,23 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
     result = df[cols + extra].copy()
     result.attrs["source"] = source
     return result
+
+
+def _may_repeat(df: pd.DataFrame, key: list[str]) -> bool:
+    """False when no two rows share ``key``, found on integer codes (pandas' ``duplicated`` on millions of text
+    cells costs seconds); True means: look with ``duplicated`` (which also names the rows)."""
+    codes = np.zeros(len(df), dtype=np.int64)
+    span = 1
+    for c in key:
+        k, uniq = pd.factorize(df[c])
+        span *= max(len(uniq), 1)
+        if span >= 1 << 62:  # the combined code could overflow
+            return True
+        codes = codes * len(uniq) + k
+    if span <= 4 * len(codes) + 1024:  # counts per possible key: one pass, no sort
+        return bool(np.bincount(codes, minlength=span).max(initial=0) > 1)
+    codes.sort()
+    return bool((codes[1:] == codes[:-1]).any())
 
 
 def near_miss(columns: Sequence[object], known: Sequence[str]) -> tuple[str, str] | None:
@@ -202,7 +222,11 @@ _CONTROLS = "".join(map(chr, (*range(0x20), *range(0x7f, 0xa0))))
 def _refuse_controls(col: pd.Series, what: str, source: str | None, row_offset: int, chars: str) -> None:
     """Refuse a name holding one of `chars`: a NUL means a binary or damaged file (no tool writes one on purpose)
     and cuts a name short in C strings, SQLite text and file names; other controls act on terminals."""
-    bad = col.map(lambda v: isinstance(v, str) and any(c in chars for c in v)).to_numpy(dtype=bool)
+    # tested once per distinct value: a long table repeats each name thousands of times
+    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    held = np.fromiter((isinstance(v, str) and any(c in chars for c in v) for v in uniques), dtype=bool,
+                       count=len(uniques))
+    bad = (codes >= 0) & np.append(held, False)[codes]
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         text = col.iloc[i]
@@ -221,6 +245,8 @@ def _label(v: object) -> str:
 
 def _integer_column(col: pd.Series, name: str, source: str | None, row_offset: int) -> pd.Series:
     num = to_numbers(col)
+    if num.dtype.kind in "iu":  # integers already (and so none missing): nothing to refuse
+        return num.astype("int64")
     bad = num.isna() | (num.astype("float64") % 1 != 0)
     if bad.any():
         i = int(np.flatnonzero(bad)[0])

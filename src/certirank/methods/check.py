@@ -277,16 +277,10 @@ def _off_ranking(res: Any, claims: list[str], parsed: list[tuple[str, str]], *, 
                        about=about, order=res.order, source=res.source, warnings=res.warnings)
 
 
-#: a gate reads a whole table once: most of each claim's level goes to McNemar's exact test at the table's end
-#: (certifies what McNemar + Holm certifies on item tables), the rest keeps the sequential test valid at every stop
-#: up to the table's size (`certirank.evidence.budget`, ``final_share``; issue 31 item 7)
-WHOLE_TABLE_SHARE = 0.95
-
-
 def _whole_table_share(table: Any, bins: Any) -> dict[str, float]:
     """``{"final_share": WHOLE_TABLE_SHARE}`` when every claim runs the exact budget test (binary scores, the
     table's pairs as budget: spec 09 §6), else nothing (the anytime e-process has no end to share with)."""
-    from .plan import plan_whole_data
+    from .plan import WHOLE_TABLE_SHARE, plan_whole_data
 
     if bins not in (None, "binary") or "score" not in table.columns or not len(table):
         return {}

@@ -27,7 +27,13 @@ import numpy as np
 from .._params import AUTO_BUDGET_MAX
 from ..errors import DataError, ParameterError
 
-__all__ = ["TestPlan", "plan_whole_data", "layout_arms"]
+__all__ = ["TestPlan", "plan_whole_data", "layout_arms", "WHOLE_TABLE_SHARE"]
+
+#: a whole table read once (check's claims, a leaderboard of a single-run item table): most of each pair's level
+#: goes to McNemar's exact test at the table's end (certifies what McNemar + Holm certifies on item tables), the
+#: rest keeps the sequential test valid at every stop up to the table's size (`certirank.evidence.budget`,
+#: ``final_share``; issue 31 item 7)
+WHOLE_TABLE_SHARE = 0.95
 
 
 @dataclasses.dataclass(frozen=True)

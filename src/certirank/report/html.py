@@ -200,8 +200,9 @@ def _leaderboard(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> N
     if tk:
         extra = (f"<p>Top-{tk['k']}: not certified yet.</p>" if tk.get("set") is None else
                  f"<p>Top-{tk['k']} certified at replicate {tk.get('certified_at')}: {_e(', '.join(tk['set']))}.</p>")
+    how = ("each pair by the exact budget test, Holm" if r.kind == "exact-budget" else "direct e-Holm")
     _ranking_sections(page, r, "leaderboard", summary_extra=extra,
-                      guarantee=f" ({_e(r.kind)}, direct e-Holm, alpha = <b>{r.alpha:g}</b>, "
+                      guarantee=f" ({_e(r.kind)}, {how}, alpha = <b>{r.alpha:g}</b>, "
                       f"{rec.details.get('replicates')} replicate(s); the mean is over the benchmark's items of the "
                       "expected score.)")
     if data is not None:

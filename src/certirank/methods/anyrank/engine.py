@@ -289,6 +289,30 @@ class _Campaign:
             if kind == "need":
                 return False
             plan.append((int(k), kind, r))
+        self._execute(plan)
+        return True
+
+    def run_until_needed(self) -> set[tuple[int, int]]:
+        """:meth:`run_live`, returning what :meth:`needed` would return afterwards, from the same one scan of
+        each selected pair per iteration (a batch of records asks this once per iteration, not once per record)."""
+        while self.termination is None:
+            sel = self.select()
+            if sel is None:
+                break
+            plan = []
+            need: set[tuple[int, int]] = set()
+            for k in sel:
+                kind, r, req = self._scan(int(k))
+                if kind == "need":
+                    need.update(req)
+                plan.append((int(k), kind, r))
+            if need:
+                return need
+            self._execute(plan)
+        return set()
+
+    def _execute(self, plan: list[tuple[int, str, int]]) -> None:
+        """One iteration over the selected pairs, every one of them ready ("pair" or "end")."""
         self.t += 1
         upd = [(k, r) for k, kind, r in plan if kind == "pair"]
         for k, kind, r in plan:
@@ -308,7 +332,6 @@ class _Campaign:
         if self.want_traj:
             self._traj.append(np.array([self.samples().sum()]))
         self._after_iteration()
-        return True
 
     def run_live(self) -> None:
         while self.try_iteration():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -33,6 +34,9 @@ def _table(data: Any, score_range: Any = None, format: str | None = None) -> pd.
                         "preference graph (certirank rank) or the Bradley-Terry baselines (certirank baseline bt)",
                         source=table.attrs.get("source"))
     if table is data:
+        from ...data.readers import is_validated
+        if score_range is None and is_validated(data):
+            return data  # read by `load` (the CLI's one read), unchanged since: checked once is enough
         return validate_table(data, score_range=score_range, source=data.attrs.get("source"))
     return table
 
@@ -116,7 +120,7 @@ def table_panels(table: pd.DataFrame) -> tuple[list[str], list[str], list[int], 
 @keyword_only(("tau", "blocks", "top_k", "pilot"))
 @validated("leaderboard")
 def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any = None, top_k: int | None = None,
-                pilot: int | None = None, method: str = "bb-edge", weights: Any = None, output: str = "current",
+                pilot: int | None = None, method: str | None = None, weights: Any = None, output: str = "current",
                 score_range: Any = None, format: str | None = None, stake: str | None = None,
                 backend: str | None = None, jobs: int = 1, scheduler: Any = None,
                 about: str | None = None, margin: float | None = None, group_by: Any = None,
@@ -139,7 +143,11 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
         Certify a Top-k set (full graph; with ``pilot``, the pilot-targeted procedure).
     pilot : int, optional
         Number of pilot replicates (R0) that choose the Top-k candidates; their data are not evidence.
-    method : {"bb-edge", "bfh-e-holm", "cr-edge", "bb-edge-pi"}
+    method : {"bb-edge", "bfh-e-holm", "cr-edge", "bb-edge-pi"}, optional
+        Default: on a whole single-run table of binary scores (no margin, Top-k, blocks or weights asked for), each
+        pair of models by the exact budget test with the number of items as its budget and most of its level on
+        McNemar's exact test at the table's end, Holm over the pairs (`certirank.methods.item_tables`; the result's
+        method is ``"exact-budget"``); otherwise ``"bb-edge"``. The result's ``warnings`` say which ran and why.
     weights : optional item weights (mapping item -> weight, summing to 1); default the ``weight`` column,
         else 1/N.
     output : {"current", "cumulative"}
@@ -180,9 +188,24 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     if group_by is not None:
         given = dict(locals())
         from ..groups import run_verb_by_group
-        return run_verb_by_group(leaderboard, given, method=method)  # type: ignore[return-value]
+        return run_verb_by_group(leaderboard, given, method=method or "leaderboard")  # type: ignore[return-value]
     table = _table(data, score_range=score_range, format=format)
     about, table, runs_note = _estimand(table, about)
+    routed, route_note = _item_table_plan(table, about, method=method, tau=tau, blocks=blocks, top_k=top_k,
+                                          pilot=pilot, weights=weights, margin=margin, stake=stake, output=output)
+    method = method or "bb-edge"
+    if routed is not None:
+        from ...data.table import dropped_notes
+        from ...results import note, reader_warnings
+        from ..item_tables import item_table_board
+        res = item_table_board(table, alpha=alpha, plan=routed, share=_whole_table_share())
+        rk = res.ranking
+        notes = dropped_notes(table)
+        rk = dataclasses.replace(rk, guarantee=rk.guarantee + _POLICY_SENTENCE, notes=(*rk.notes, *notes))
+        src = table.attrs.get("source")
+        said = [note(runs_note)] if runs_note else []
+        return dataclasses.replace(res, ranking=rk, source=None if src is None else str(src),
+                                   warnings=(*reader_warnings(table), *said, note(route_note)))
     models, items, reps, panels = table_panels(table)
     if len(models) < 2:
         raise DataError(f"a leaderboard needs at least two models; the data has {len(models)}",
@@ -214,7 +237,6 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
             if eq_board is not None:
                 eq_board.add_replicate(arr, replicate=rid)
     res = board.result()
-    import dataclasses
 
     if eq_board is not None:
         cert = eq_board.certified_matrix()
@@ -230,17 +252,56 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     notes = dropped_notes(table)
     rk = res.ranking
     if about == "policy":  # one run (or runs averaged): the items stand for the population they were drawn from
-        rk = dataclasses.replace(rk, about="policy", guarantee=rk.guarantee + " The claims are about the models' "
-                                 "expected scores on new items like these: the items are taken as draws from the "
-                                 "population they were sampled from.")
+        rk = dataclasses.replace(rk, about="policy", guarantee=rk.guarantee + _POLICY_SENTENCE)
     if notes:
         rk = dataclasses.replace(rk, notes=(*rk.notes, *notes))
     src = table.attrs.get("source")
     said = [note(runs_note)] if runs_note else []
+    if route_note:
+        said.append(note(route_note))
     # replicates are read in their recorded order (blocks multiply within one, so item order plays no part)
     return dataclasses.replace(res, ranking=rk, about=about, order={"kind": "given"},
                                source=None if src is None else str(src),
                                warnings=(*reader_warnings(table), *said, *res.warnings))
+
+
+_POLICY_SENTENCE = (" The claims are about the models' expected scores on new items like these: the items are taken as "
+                    "draws from the population they were sampled from.")
+
+
+def _whole_table_share() -> float:
+    from ..plan import WHOLE_TABLE_SHARE
+    return WHOLE_TABLE_SHARE
+
+
+def _item_table_plan(table: pd.DataFrame, about: str, **given: Any) -> tuple[Any, str | None]:
+    """(the exact budget test's plan, the note line) when a leaderboard runs each pair of models by the exact
+    budget test (issue 31 item 7), else (None, why BB-EDGE runs, or None when nothing needs saying)."""
+    if about != "policy":
+        return None, None  # the benchmark estimand (runs of this item set) is BB-EDGE's
+    declared = [name for name, value in given.items()
+                if value is not None and not (name == "tau" and value == 0.0) and not (name == "output"
+                                                                                     and value == "current")]
+    for column in ("block", "weight"):
+        if column in table.columns:
+            declared.append(f"the {column!r} column")
+    if declared:
+        if given.get("method") is not None and len(declared) == 1:
+            return None, None  # the method was chosen: nothing to explain
+        return None, (f"BB-EDGE (not the exact budget test of each pair) because of {', '.join(declared)}")
+    from ..plan import plan_whole_data
+
+    if table["env"].isna().any():
+        return None, None
+    plan = plan_whole_data(table["score"], units=int(table["env"].nunique()),
+                           layout=("paired", "an item table (every model answers the same items)"))
+    if not plan.exact:
+        return None, f"BB-EDGE: {plan.describe()}"
+    from ..plan import WHOLE_TABLE_SHARE
+    pairs = int(table["policy"].nunique())
+    pairs = pairs * (pairs - 1) // 2
+    return plan, (f"{plan.describe()}; {WHOLE_TABLE_SHARE:.0%} of each pair's level on McNemar's exact test at the "
+                  f"table's end, Holm over {pairs} pairs (--method bb-edge runs BB-EDGE)")
 
 
 def _estimand(table: pd.DataFrame, about: str | None) -> tuple[str, pd.DataFrame, str | None]:
