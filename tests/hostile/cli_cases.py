@@ -104,6 +104,7 @@ BAD: dict[str, list[str]] = {
     "--score-range": SCORE_RANGE,
     "--read-option": ["noequals", "=v", "bogus=1"],
     "--group-by": [",", "no-such-column"],
+    "--proxy": ["no-such-column", ""],
     "--bettor": CHOICE,
     "--ties": CHOICE,
     "--bins": CHOICE,

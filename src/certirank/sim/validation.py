@@ -51,7 +51,7 @@ MAX_RUNS = {"quick": 1000, "full": 3000}
 #: runs simulated per chunk (fixed, so the runs and the verdict never depend on how the work is split)
 CHUNK = 40
 #: modules whose import registers rows (the built-in battery first); other work adds its module here
-ROW_MODULES = ("certirank.sim._checks", "certirank.sim._order_checks")
+ROW_MODULES = ("certirank.sim._checks", "certirank.sim._order_checks", "certirank.sim._fewer_checks")
 
 
 @dataclass(frozen=True)
