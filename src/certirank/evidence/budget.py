@@ -59,6 +59,26 @@ STATISTICS = ("mixture", "bayes", "barnard")
 MAX_BUDGET = 20000
 #: largest budget the fastest-decision statistic is tabulated for (its table is built whole)
 BAYES_MAX_BUDGET = TABLE_MAX
+#: the paired test's default statistic (issue 31 item 4): the fastest-decision statistic for a Beta(a, a) prior, with
+#: a chosen at each budget as the fewest expected trials to a decision averaged over 20 paired scenarios (five
+#: Bernoulli pairs, outcome correlation 0 to 0.6) whose power at the budget is at least the power-tuned mixture's
+#: - 0.005 averaged over them and - 0.06 on each (exact DP: `benchmarks/studies/paired_arms_statistic_per_budget.py`;
+#: mean trials 39.7/61.0/80.4/120.2/114.6 vs the mixture's 42.3/70.5/96.7/145.3/188.4 at 50/100/200/500/1000). A budget
+#: takes the row at or below it (None: the mixture); below the first row the mixture stays (at 10 discordant pairs or fewer the
+#: fastest-decision table cannot reach a one-sided level of 0.025 at all); fixed before data from the budget alone.
+PAIRED_PRIORS: tuple[tuple[int, float | None], ...] = ((50, 4.0), (100, 4.0), (200, 2.0), (500, 16.0), (1000, 1.0))
+
+
+def paired_default(n_max: int) -> tuple[str, float | None]:
+    """(statistic, concentration) of the paired exact budget test when the caller chose neither: the fastest-decision
+    statistic from the first budget of `PAIRED_PRIORS` up to `BAYES_MAX_BUDGET`, else the power-tuned mixture."""
+    if n_max > BAYES_MAX_BUDGET or n_max < PAIRED_PRIORS[0][0]:
+        return "mixture", None
+    prior = PAIRED_PRIORS[0][1]
+    for budget, a in PAIRED_PRIORS:
+        if n_max >= budget:
+            prior = a
+    return ("mixture", None) if prior is None else ("bayes", prior)
 #: candidate concentrations for the tuning search (Beta(a, a) prior on q)
 _A_GRID = tuple(float(v) for v in np.round(2.0 ** (np.arange(-2, 25) / 2.0), 3))  # 0.5 .. 4096, ratio sqrt 2
 
@@ -318,12 +338,17 @@ class BudgetDesign:
 def make_design(n_max: int, *, alpha: float = 0.05, arms: str = "paired", ties: str = "allow",
                 concentration: float | None = None, statistic: str | None = None) -> Any:
     """The design of one comparison: `BudgetDesign` (discordant pairs) or `barnard.BarnardDesign` (independent
-    arms, both success counts: the default for independent arms up to `barnard.MAX_BUDGET`, statistic None)."""
+    arms, both success counts: the default for independent arms up to `barnard.MAX_BUDGET`, statistic None).
+
+    With neither `statistic` nor `concentration` given, paired arms get the time-optimised default of
+    `paired_default` (the fastest-decision statistic, its prior chosen per budget)."""
     from . import barnard
 
     n_max = check_positive_int("n_max", n_max)
     arms = check_arms(arms)
-    if statistic is None:
+    if statistic is None and concentration is None and arms == "paired":
+        statistic, concentration = paired_default(n_max)
+    elif statistic is None:
         statistic = ("barnard" if arms == "independent" and n_max <= barnard.MAX_BUDGET and concentration is None
                      else "mixture")
     statistic = check_statistic(statistic)
@@ -475,6 +500,8 @@ class BudgetTest:
                  extendable: bool = False, weight: float = 0.9, bettor: str = "mixture",
                  concentration: float | None = None, statistic: str | None = None,
                  final_share: float = 0.0) -> None:
+        if statistic is None and concentration is None and final_share and arms == "paired":
+            statistic = "mixture"  # a table read whole decides at its end: the statistic tuned for power there
         self.design = make_design(n_max, alpha=check_alpha(alpha), arms=arms, ties=ties, concentration=concentration,
                                   statistic=statistic)
         self.extendable = bool(extendable)
