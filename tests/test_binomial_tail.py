@@ -9,7 +9,8 @@ import pytest
 from scipy import stats
 
 from certirank.evidence import _walk, budget
-from certirank.evidence._tails import binom_sf, norm_isf
+from certirank.evidence import budget_bayes
+from certirank.evidence._tails import binom_cdf, binom_sf, norm_isf
 
 
 @pytest.mark.parametrize("p", [0.5, 0.03, 0.31, 0.77, 0.999])
@@ -47,3 +48,20 @@ def test_the_budget_designs_inputs_are_scipy_stats_values() -> None:
     s = np.array([0, 1, 2, 40, 10, 49])
     ref = np.stack([stats.binom.sf(s - 1, k, 0.5), stats.binom.sf(k - s - 1, k, 0.5)], axis=-1)
     assert np.array_equal(budget.final_pvalues(k, s), ref)
+
+
+@pytest.mark.parametrize("p", [0.5, 0.03, 0.31, 0.77, 0.999])
+def test_binom_cdf_is_scipy_stats_binom_cdf(p: float) -> None:
+    for n in [*range(0, 80), 199, 1000, 5000]:
+        k = np.arange(-2, n + 3)
+        got, ref = binom_cdf(k, n, p), stats.binom.cdf(k, n, p)
+        np.testing.assert_allclose(got, ref, rtol=1e-12, atol=0)
+        assert np.array_equal(got, ref), n
+    assert np.ndim(binom_cdf(3, 10, p)) == 0 and float(binom_cdf(3, 10, p)) == float(stats.binom.cdf(3, 10, p))
+
+
+def test_the_fastest_decision_tables_trial_costs_are_scipy_stats_values() -> None:
+    for n, rate in ((1, 0.5), (50, 0.5), (120, 0.3)):
+        k = np.arange(n + 1)
+        e = stats.binom.cdf(k[:, None] - 1, np.arange(n)[None, :], rate).sum(axis=1)
+        assert np.array_equal(budget_bayes._trial_costs(n, rate), np.append(np.diff(e), 0.0))

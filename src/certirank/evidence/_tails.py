@@ -9,14 +9,14 @@ from typing import Any
 import numpy as np
 from scipy import special
 
-__all__ = ["log_statistic", "log_upper_tail", "binom_sf", "norm_isf"]
+__all__ = ["log_statistic", "log_upper_tail", "binom_sf", "binom_cdf", "norm_isf"]
 
 _LOG2 = math.log(2.0)
 
-try:  # the ufunc scipy.stats.binom.sf itself evaluates (scipy >= 1.12), without importing scipy.stats (~1 s)
-    from scipy.special._ufuncs import _binom_sf
-except ImportError:  # older scipy keeps it in scipy.stats._boost
-    from scipy.stats._boost import _binom_sf  # type: ignore[no-redef]
+try:  # the ufuncs scipy.stats.binom.sf / cdf evaluate (scipy >= 1.12), without importing scipy.stats (~1 s)
+    from scipy.special._ufuncs import _binom_cdf, _binom_sf
+except ImportError:  # older scipy keeps them in scipy.stats._boost
+    from scipy.stats._boost import _binom_cdf, _binom_sf  # type: ignore[no-redef]
 
 
 def binom_sf(k: Any, n: Any, p: float) -> Any:
@@ -29,6 +29,19 @@ def binom_sf(k: Any, n: Any, p: float) -> Any:
     out = np.where(k < 0, 1.0, 0.0)
     if inside.any():
         out[inside] = _binom_sf(k[inside], n[inside], p)
+    return out[()]
+
+
+def binom_cdf(k: Any, n: Any, p: float) -> Any:
+    """P(Binomial(n, p) <= k), the same bits as ``scipy.stats.binom.cdf(k, n, p)`` for integer k, n >= 0 (0 below the
+    support, 1 from n on), from the same ufunc; tests/test_binomial_tail.py compares the two."""
+    k = np.floor(np.asarray(k, dtype=float))
+    n = np.asarray(n, dtype=float)
+    k, n = np.broadcast_arrays(k, n)
+    inside = (k >= 0) & (k < n)
+    out = np.where(k >= n, 1.0, 0.0)
+    if inside.any():
+        out[inside] = _binom_cdf(k[inside], n[inside], p)
     return out[()]
 
 

@@ -42,8 +42,8 @@ import functools
 import math
 
 import numpy as np
-from scipy import stats
 
+from ._tails import binom_cdf
 from ._walk import discordance_weights, level_of_table, mixture_table
 
 __all__ = ["LAMBDA_STEP", "bayes_table"]
@@ -61,7 +61,7 @@ def _trial_costs(n: int, rate: float) -> np.ndarray:
     """c[k] = E[min(T_{k+1}, n)] - E[min(T_k, n)], T_k the trial of the k-th discordant pair (k = 0..n)."""
     k = np.arange(n + 1)
     # E[min(T_k, n)] = sum_{t < n} P(T_k > t) = sum_{t < n} P(Binomial(t, rate) <= k - 1)
-    e = stats.binom.cdf(k[:, None] - 1, np.arange(n)[None, :], rate).sum(axis=1)
+    e = binom_cdf(k[:, None] - 1, np.arange(n)[None, :], rate).sum(axis=1)
     return np.append(np.diff(e), 0.0)
 
 
