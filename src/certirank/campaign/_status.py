@@ -3,7 +3,6 @@ pair's verdict, the budget left) and ``plan`` (the schedule of the next blocks).
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import json
 from collections.abc import Mapping
@@ -23,31 +22,12 @@ MIN_FORECAST_TRIALS = 10
 FAULT_WARNING_P = 0.01
 
 
-#: statuses already computed in this process, by file and content: a page read many times between two writes
-#: (every operator's screen, the ranking panel's polling) computes each open pair's forecast once per entry, not
-#: once per GET (780 pairs at 40 policies cost about 0.2 s of CPU per status)
-_MEMO: dict[tuple[Any, ...], CampaignStatus] = {}
-_MEMO_SIZE = 16
-
-
 def status(camp: Any) -> CampaignStatus:
     with camp._store.read() as conn:
         head = camp._sync(conn)
-        # the head hash chains every entry, so equal keys mean equal content: the same status, also for a file
-        # replaced by a copy
-        key = (str(camp.path), head.last_id, head.head_hash, head.state_sha256, camp.config_sha256,
-               bool(camp._revealed or not camp.blind))
-        memo = _MEMO.get(key)
-        if memo is None:
-            eng = camp._engine
-            read = (eng, camp._store.undone_count(conn), eng.result(), camp._store.faults(conn),
-                    camp._store.tagged(conn))
-    if memo is None:
-        memo = _status(camp, head, *read)
-        if len(_MEMO) >= _MEMO_SIZE:
-            _MEMO.pop(next(iter(_MEMO)))
-        _MEMO[key] = memo
-    return copy.deepcopy(memo)  # a caller may change the dicts it is given; the memo must not change
+        eng = camp._engine
+        read = (eng, camp._store.undone_count(conn), eng.result(), camp._store.faults(conn), camp._store.tagged(conn))
+    return _status(camp, head, *read)
 
 
 def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, tagged: Any) -> CampaignStatus:
