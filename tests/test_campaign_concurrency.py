@@ -16,6 +16,8 @@ import numpy as np
 import pytest
 from campaign_worker import record_loop
 
+from _locks import lock_is_free
+
 from certirank import Campaign
 
 POLICIES = ["a", "b", "c", "d"]
@@ -162,19 +164,6 @@ def test_kill_9_while_recording_60_times(tmp_path):
 
 # ============================================================================== the write lock is short
 
-def _lock_is_free(path: Path) -> bool:
-    """Whether another connection could take the write lock right now (no waiting)."""
-    con = sqlite3.connect(path, timeout=0, isolation_level=None)
-    try:
-        con.execute("BEGIN IMMEDIATE")
-        con.execute("ROLLBACK")
-        return True
-    except sqlite3.OperationalError:
-        return False
-    finally:
-        con.close()
-
-
 def test_engine_work_runs_outside_the_write_lock(tmp_path, monkeypatch):
     """Restoring, applying and checkpointing the engine (the slow part of a write) happen while any other
     process could still take the lock: the lock is held only to re-check the head and append."""
@@ -189,7 +178,7 @@ def test_engine_work_runs_outside_the_write_lock(tmp_path, monkeypatch):
         original = getattr(cls, name)
 
         def call(*args):
-            seen.append((name, _lock_is_free(db)))
+            seen.append((name, lock_is_free(db)))
             return original(*args)
         return call
 
@@ -241,4 +230,4 @@ def test_a_write_never_leaves_the_lock_held_after_a_refusal(tmp_path):
     for bad in (lambda: c.record("a", 0, 0.0), lambda: c.record("a", 7, 1.0), lambda: c.undo(99)):
         with pytest.raises(Exception):
             bad()
-        assert _lock_is_free(db) and not c._store._conn.in_transaction
+        assert lock_is_free(db) and not c._store._conn.in_transaction

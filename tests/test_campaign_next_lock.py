@@ -4,21 +4,9 @@ whatever it hands out is remembered (so it stays acceptable)."""
 
 from __future__ import annotations
 
-import sqlite3
+from _locks import lock_is_free
 
 from certirank import Campaign
-
-
-def _lock_is_free(db) -> bool:
-    con = sqlite3.connect(db, timeout=0, isolation_level=None)
-    try:
-        con.execute("BEGIN IMMEDIATE")
-        con.execute("ROLLBACK")
-        return True
-    except sqlite3.OperationalError:
-        return False
-    finally:
-        con.close()
 
 
 def test_next_restores_and_computes_outside_the_lock_when_the_head_moves(tmp_path, monkeypatch):
@@ -32,7 +20,7 @@ def test_next_restores_and_computes_outside_the_lock_when_the_head_moves(tmp_pat
     original_needed, original_restore = _rollouts._needed, _engines.AnyRankEngine.restore
 
     def needed(camp, count):
-        seen.append(_lock_is_free(db))
+        seen.append(lock_is_free(db))
         out = original_needed(camp, count)
         if camp is reader and moves["left"]:
             moves["left"] -= 1
@@ -40,7 +28,7 @@ def test_next_restores_and_computes_outside_the_lock_when_the_head_moves(tmp_pat
         return out
 
     def restore(*args):
-        seen.append(_lock_is_free(db))
+        seen.append(lock_is_free(db))
         return original_restore(*args)
 
     monkeypatch.setattr(_rollouts, "_needed", needed)

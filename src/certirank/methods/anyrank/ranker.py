@@ -175,13 +175,8 @@ class Ranker(Saved):
         """
         i, r, v = self._check_entry(policy, trial_index, score)
         tb = self._camp.table
-        if r < tb.vals.shape[0] and tb.known[r, i]:
-            old = tb.vals[r, i]
-            if (np.isnan(old) and np.isnan(v)) or old == v:
-                return
-            raise StateError(f"{policy} trial {r} is already recorded with score "
-                             f"{'missing' if np.isnan(old) else f'{old:g}'}; a recorded result cannot change "
-                             f"(got {'missing' if np.isnan(v) else f'{v:g}'})")
+        if self._already_recorded(i, r, v):
+            return
         if not ahead and (i, r) not in self._outstanding:
             need = self._camp.needed()
             if (i, r) not in need:
@@ -244,6 +239,19 @@ class Ranker(Saved):
         self._camp.run_live()
         self._outstanding = outstanding
 
+    def _already_recorded(self, i: int, r: int, v: float, where: str = "") -> bool:
+        """True when (policy i, trial r) holds score v already (recording it again changes nothing); a different
+        score is refused: a recorded result never changes."""
+        tb = self._camp.table
+        if not (r < tb.vals.shape[0] and tb.known[r, i]):
+            return False
+        old = tb.vals[r, i]
+        if (np.isnan(old) and np.isnan(v)) or old == v:
+            return True
+        raise StateError(f"{where}{self._setup.policies[i]} trial {r} is already recorded with score "
+                         f"{'missing' if np.isnan(old) else f'{old:g}'}; a recorded result cannot change "
+                         f"(got {'missing' if np.isnan(v) else f'{v:g}'})")
+
     def _record_many(self, runs: list[Any], ahead: bool, until_decided: bool) -> int:
         camp = self._camp
         tb = camp.table
@@ -259,13 +267,8 @@ class Ranker(Saved):
                 i, r, v = self._check_entry(policy, trial_index, score)
             except ParameterError as exc:
                 raise ParameterError(f"run {n} of the batch: {exc}") from None
-            if r < tb.vals.shape[0] and tb.known[r, i]:
-                old = tb.vals[r, i]
-                if (np.isnan(old) and np.isnan(v)) or old == v:
-                    continue
-                raise StateError(f"run {n} of the batch: {policy} trial {r} is already recorded with score "
-                                 f"{'missing' if np.isnan(old) else f'{old:g}'}; a recorded result cannot change "
-                                 f"(got {'missing' if np.isnan(v) else f'{v:g}'})")
+            if self._already_recorded(i, r, v, where=f"run {n} of the batch: "):
+                continue
             if not ahead and (i, r) not in self._outstanding and (i, r) not in need:
                 wanted = ", ".join(f"({self._setup.policies[a]}, {b})"
                                    for a, b in sorted(need, key=lambda e: (e[1], e[0]))[:6]) or "nothing (done)"
