@@ -13,7 +13,14 @@ Strengths (log scale) are drawn once per run from N(0, 1) (this study's choice f
   any certified edge between two tied players or against the true order, at any checkpoint.
 - power: N(0, 1) strengths, no ties; share of the 5,778 pairs certified at the end, wrong edges, beside the
   fixed-time Wald intervals of the same final fit (marginal 95 %, and Bonferroni-simultaneous over all pairs):
-  the faithful fixed-time reference of arena-rank's intervals (arena-rank itself is not installed here).
+  the faithful fixed-time reference of arena-rank's intervals; with ``--arena-rank-python PY`` also arena-rank
+  itself (LMArena's package, Apache-2.0) on the same battles: its BradleyTerry fit and 95 % sandwich intervals per
+  player, a pair separated when the two players' intervals do not overlap (how its leaderboard reads them). It is
+  run by that interpreter in a subprocess, never imported here. ``--arena-rank-venv DIR`` makes that throw-away
+  environment itself (``python -m venv DIR``, ``pip install arena-rank``; Python >= 3.11) when DIR has none:
+
+      .venv/bin/python benchmarks/studies/bradley_terry_sparse_arena.py --part power --power-reps 10 \
+          --arena-rank-venv /tmp/arena-venv
 (Runtime: benchmarks/speed/bradley_terry_runtime.py.)
 
 Each run's battles come from SeedSequence(seed).spawn(reps)[i]. Errors are reported with a 95 % binomial
@@ -24,8 +31,12 @@ guarantee fails (very sparse early data).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import os
+import subprocess
+import sys
+import tempfile
 import time
 
 import numpy as np
@@ -84,13 +95,58 @@ def error_study(kind: str, reps: int, seed: int) -> None:
           f"{sorted(first) if first else '-'}; {time.perf_counter() - t0:.0f} s")
 
 
-def power_study(reps: int, seed: int) -> None:
+# run by arena-rank's own interpreter: battles (CSV) in, each player's 95 % interval out (JSON)
+_ARENA_SCRIPT = """
+import json, sys
+import pandas as pd
+from arena_rank.utils.data_utils import PairDataset
+from arena_rank.models.bradley_terry import BradleyTerry
+df = pd.read_csv(sys.argv[1])
+data = PairDataset.from_pandas(df)
+res = BradleyTerry(n_competitors=len(data.competitors)).compute_ratings_and_cis(data, significance_level=0.05)
+print(json.dumps({str(c): [float(lo), float(hi)] for c, lo, hi in
+                  zip(res["competitors"], res["rating_lower"], res["rating_upper"])}))
+"""
+
+
+def arena_rank_separated(python: str, battles: pd.DataFrame, theta: np.ndarray) -> tuple[int, int]:
+    """Pairs whose arena-rank 95 % intervals do not overlap, and how many of them are against the true order."""
+    winner = np.where(battles["preference"].to_numpy() < 0.5, "model_a", "model_b")
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "battles.csv")
+        pd.DataFrame({"model_a": battles["policy_a"], "model_b": battles["policy_b"], "winner": winner}).to_csv(
+            path, index=False)
+        out = subprocess.run([python, "-c", _ARENA_SCRIPT, path], capture_output=True, text=True, check=True)
+    ci = json.loads(out.stdout.strip().splitlines()[-1])
+    names = sorted(ci)
+    lo = np.array([ci[n][0] for n in names])
+    hi = np.array([ci[n][1] for n in names])
+    idx = np.array([int(n[1:]) for n in names])
+    above = lo[:, None] > hi[None, :]  # i's interval entirely above j's: i separated above j
+    wrong = above & (theta[idx][:, None] <= theta[idx][None, :])
+    return int(above.sum()), int(wrong.sum())
+
+
+def _arena_rank_venv(folder: str) -> str:
+    """The interpreter of a throw-away venv holding arena-rank, made (and installed from the registry) if missing."""
+    python = os.path.join(folder, "bin", "python")
+    if not os.path.exists(python):
+        subprocess.run([sys.executable, "-m", "venv", folder], check=True)
+    if subprocess.run([python, "-c", "import arena_rank"], capture_output=True).returncode != 0:
+        subprocess.run([python, "-m", "pip", "install", "--quiet", "arena-rank"], check=True)
+    return python
+
+
+def power_study(reps: int, seed: int, arena_python: str | None = None) -> None:
     K = L * (L - 1) // 2
-    rows = []
+    rows, arena_rows = [], []
     for child in np.random.SeedSequence(seed + 1).spawn(reps):
         rng = np.random.default_rng(child)
         theta = rng.normal(0.0, 1.0, L)
-        res = bradley_terry_graph(arena(rng, theta, N), 0.05, every=EVERY)
+        battles = arena(rng, theta, N)
+        res = bradley_terry_graph(battles, 0.05, every=EVERY)
+        if arena_python:
+            arena_rows.append(arena_rank_separated(arena_python, battles, theta))
         direct = [r for r in res.ranking.relations if r.via == "test"]
         wrong = len(_wrong(res.ranking.relations, theta, np.zeros(L, dtype=bool)))
         pairs = res.details["pairs"]
@@ -108,6 +164,10 @@ def power_study(reps: int, seed: int) -> None:
           f"{m[1]:.0f} by a direct test), wrong {m[2]:.2f} per run;  fixed-time Wald marginal 95%: {m[3]:.0f} "
           f"({100 * m[3] / K:.1f}%), wrong {m[4]:.1f};  Wald Bonferroni over all pairs: {m[5]:.0f} "
           f"({100 * m[5] / K:.1f}%), wrong {m[6]:.2f}")
+    if arena_rows:
+        a = np.array(arena_rows, dtype=float).mean(axis=0)
+        print(f"arena-rank (fixed time, 95% sandwich intervals per player, not overlapping): {a[0]:.0f} pairs "
+              f"({100 * a[0] / K:.1f}%), wrong {a[1]:.2f} per run")
 
 
 def main() -> None:
@@ -118,7 +178,13 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--battles", type=int, default=7800)
     ap.add_argument("--every", type=int, default=100)
+    ap.add_argument("--arena-rank-python", default=None,
+                    help="an interpreter with arena-rank installed (a throw-away venv): also report its intervals")
+    ap.add_argument("--arena-rank-venv", default=None,
+                    help="a folder for a throw-away venv with arena-rank (made and installed when missing)")
     args = ap.parse_args()
+    if args.arena_rank_venv and not args.arena_rank_python:
+        args.arena_rank_python = _arena_rank_venv(args.arena_rank_venv)
     global N, EVERY
     N, EVERY = args.battles, args.every
     print(f"L = {L} players, {N:,} battles, checkpoints every {EVERY}, alpha = 0.05; load average "
@@ -128,7 +194,7 @@ def main() -> None:
     if args.part in ("ties", "all"):
         error_study("ties", args.reps, args.seed + 7)
     if args.part in ("power", "all"):
-        power_study(args.power_reps, args.seed)
+        power_study(args.power_reps, args.seed, args.arena_rank_python)
 
 
 if __name__ == "__main__":
