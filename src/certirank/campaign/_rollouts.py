@@ -209,18 +209,25 @@ def _gather(camp: Any, name: str, r: int, shown: int | None) -> Callable[[sqlite
     return gather
 
 
-def record(camp: Any, policy: Any, trial: Any, score: Any, *, by: Any, note: Any, ahead: bool,
-           shown_at: Any, tags: Any, idempotency_key: Any) -> Record:
-    if camp.kind != "anyrank":
-        raise StateError("a leaderboard campaign records whole runs: use add_run (campaign add-run DB FILE)")
+def _rollout_entry(camp: Any, policy: Any, trial: Any, by: Any, note: Any, shown_at: Any,
+                   tags: Any) -> tuple[str, int, str, Any, int | None, Any]:
+    """What a record and a fault of one rollout both check before the write: the policy's name, the trial, the
+    operator, the note, the trial the operator was shown, the tags (against the design in force now)."""
     name = camp._resolve(policy)
     r = _check_trial(trial)
-    raw, value = check_score(camp, score)
     who = _operator(by)
     note = _check_note(note)
     shown = None if shown_at is None else _check_trial(shown_at, "shown_at")
     design = camp.design
-    given = check_tags_given(tags, design.tags, design.open_tags)
+    return name, r, who, note, shown, check_tags_given(tags, design.tags, design.open_tags)
+
+
+def record(camp: Any, policy: Any, trial: Any, score: Any, *, by: Any, note: Any, ahead: bool,
+           shown_at: Any, tags: Any, idempotency_key: Any) -> Record:
+    if camp.kind != "anyrank":
+        raise StateError("a leaderboard campaign records whole runs: use add_run (campaign add-run DB FILE)")
+    name, r, who, note, shown, given = _rollout_entry(camp, policy, trial, by, note, shown_at, tags)
+    raw, value = check_score(camp, score)
 
     def build(take: Callable[[], Any], facts: dict[str, Any]) -> tuple[dict[str, Any], Any]:
         # recheck against the design in force at this head (an amendment may have closed the tag list)
@@ -242,14 +249,8 @@ def fault(camp: Any, policy: Any, trial: Any, reason: Any, *, by: Any, note: Any
           tags: Any, idempotency_key: Any) -> Record:
     if camp.kind != "anyrank":
         raise StateError("faults are for rollouts; a leaderboard campaign records whole runs")
-    name = camp._resolve(policy)
-    r = _check_trial(trial)
+    name, r, who, note, shown, given = _rollout_entry(camp, policy, trial, by, note, shown_at, tags)
     reason = _check_reason(reason)
-    who = _operator(by)
-    note = _check_note(note)
-    shown = None if shown_at is None else _check_trial(shown_at, "shown_at")
-    design = camp.design
-    given = check_tags_given(tags, design.tags, design.open_tags)
 
     def build(take: Callable[[], Any], facts: dict[str, Any]) -> tuple[dict[str, Any], Any]:
         check_tags_given(given, camp._design.tags, camp._design.open_tags)
