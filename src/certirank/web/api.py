@@ -187,8 +187,8 @@ def api_router(page: Any) -> APIRouter:
         return StreamingResponse(_event_stream(page, request), media_type="text/event-stream",
                                  headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
-    async def write(request: Request, call: Callable[[Any, Body, str | None], Record], what: str,
-                    said: Callable[[Record], str]) -> Response:
+    async def write(request: Request, call: Callable[[Any, Body, str | None], Any], what: str,
+                    said: Callable[[Any], str]) -> Response:
         page.require_write(request)
         try:
             body = await Body.read(request)
@@ -263,22 +263,12 @@ def api_router(page: Any) -> APIRouter:
     @r.post(f"{V1}/unblind", name="v1_unblind", openapi_extra=_body({"by": "string", "note": "string"}, []),
             summary="Reveal the names of a blind campaign, for good (campaign unblind --json)")
     async def unblind(request: Request) -> Response:
-        page.require_write(request)
-        try:
-            body = await Body.read(request)
-        except CertirankError as exc:
-            return _error(exc)
-        key = request.headers.get(IDEMPOTENCY_HEADER)
+        from ..campaign._status import unblinding
 
-        def run() -> Response:
-            from ..campaign._status import unblinding
-            with page.open() as camp:
-                try:
-                    out = unblinding(camp, by=body.text("by"), note=body.text("note"), idempotency_key=key)
-                except CertirankError as exc:
-                    return page.write_refused(request, camp, "Not unblinded", exc, body, _error(exc))
-                return page.unblind_answer(request, camp, out, body)
-        return await run_in_threadpool(run)
+        def call(c: Any, b: Body, k: str | None) -> Any:
+            return unblinding(c, by=b.text("by"), note=b.text("note"), idempotency_key=k)
+        return await write(request, call, "Not unblinded", lambda out: "Unblinded: every view shows names from now "
+                           "on." if out.entry is not None else "Already unblinded.")
 
     @r.post(f"{V1}/add-run", name="v1_add_run", responses=_schema(Record), summary="Record one leaderboard replicate "
             "(multipart: file, by)", openapi_extra={"requestBody": {"required": True, "content": {

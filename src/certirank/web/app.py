@@ -141,13 +141,6 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
             return as_json
         return after_write(request, form, camp, f"{what}: {exc}", "error", as_json.status_code)
 
-    def unblind_answer(request: Request, camp: Any, out: Any, form: Any) -> Response:
-        if not wants_page(request):
-            return JSONResponse(out.to_dict())
-        text = "Unblinded: every view shows names from now on." if out.entry is not None else \
-            "Already unblinded."
-        return after_write(request, form, camp, text, "ok", 200)
-
     def add_run_answer(request: Request, form: Any, filename: str | None, data: bytes, key: str | None) -> Response:
         tmp, path = save_upload(filename, data)
         try:
@@ -197,7 +190,7 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
 
     app.include_router(api_router(SimpleNamespace(
         open=open_campaign, require_write=require_write, write_answer=write_answer, write_refused=write_refused,
-        unblind_answer=unblind_answer, add_run=add_run_answer)))
+        add_run=add_run_answer)))
 
     @app.get("/", name="home", include_in_schema=False)
     def home(request: Request) -> Response:
