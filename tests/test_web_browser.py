@@ -203,8 +203,17 @@ def test_the_page_at_the_robot_keys_faults_tags_timer_checklist_and_live_updates
                 # the test waits for the page to settle, as an operator waits for the next rollout to show
                 page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-swapping, "
                                        ".htmx-settling')", timeout=10_000)
-                with page.expect_response(lambda r: r.url.endswith(endpoint)):
-                    page.keyboard.press(key)
+                # a press that lands while the live stream refreshes the panel is ignored by design (one press,
+                # one entry); an operator who sees nothing happen presses again, and so does the test (a second
+                # press while the first is in flight is ignored too, so this can never record twice)
+                for attempt in range(3):
+                    try:
+                        with page.expect_response(lambda r: r.url.endswith(endpoint), timeout=5_000):
+                            page.keyboard.press(key)
+                        break
+                    except sync_api.TimeoutError:
+                        if attempt == 2:
+                            raise
                 page.locator(".message.ok", has_text=text).wait_for(timeout=10_000)
 
             first = current()
@@ -221,8 +230,13 @@ def test_the_page_at_the_robot_keys_faults_tags_timer_checklist_and_live_updates
             press("f", "/api/v1/record", "Recorded #4:")
             press("PageDown", "/api/v1/record", "Recorded #5:")
             press("u", "/api/v1/undo", "Undid record #5.")
-            # the checklist is ticked on this device and stays ticked across reloads
+            # the checklist is ticked on this device and stays ticked across reloads (ticked on a settled page, as
+            # an operator does after the undo's panel has come in)
+            page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')",
+                                   timeout=10_000)
             page.locator(".check-item").first.check()
+            page.wait_for_function("() => JSON.parse(localStorage.getItem('certirank-checklist:' + location.host + "
+                                   "location.pathname) || '[]').length === 1", timeout=10_000)
             # a record made elsewhere (the shell, another operator) reaches the page without a reload
             head = page.locator("#run-state").get_attribute("data-head")
             todo = [s for s in Campaign.open(db).next(remember=False)]
@@ -232,6 +246,8 @@ def test_the_page_at_the_robot_keys_faults_tags_timer_checklist_and_live_updates
             assert page.evaluate("performance.getEntriesByType('navigation').length") == 1
             page.screenshot(path=str(shots / "campaign-robot.png"), full_page=True)
             page.reload()
+            page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')",
+                                   timeout=10_000)
             assert page.locator(".check-item").first.is_checked()
             assert not page.locator(".check-item").nth(1).is_checked()
             phone = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2,

@@ -29,25 +29,24 @@ document.addEventListener('DOMContentLoaded', function () {
   setInterval(tick, 250);
 
   // ---- the rig checklist: ticked on this device only (nothing is sent), kept across page loads
+  // restored on every swap; ticks are saved by one listener on the document, so a tick made while a live update
+  // swaps the panel in (before it settles) is kept, not lost to a box that had no listener yet
+  var store = 'certirank-checklist:' + location.host + location.pathname;
   function checklist() {
-    var store = 'certirank-checklist:' + location.host + location.pathname;
     var done = JSON.parse(localStorage.getItem(store) || '[]');
-    document.querySelectorAll('.check-item').forEach(function (box) {
-      box.checked = done.indexOf(box.value) >= 0;
-      box.addEventListener('change', function () {
-        var now = [];
-        document.querySelectorAll('.check-item').forEach(function (b) { if (b.checked) { now.push(b.value); } });
-        localStorage.setItem(store, JSON.stringify(now));
-      });
-    });
-    var clear = document.getElementById('checklist-clear');
-    if (clear) {
-      clear.addEventListener('click', function () {
-        localStorage.removeItem(store);
-        document.querySelectorAll('.check-item').forEach(function (b) { b.checked = false; });
-      });
-    }
+    document.querySelectorAll('.check-item').forEach(function (box) { box.checked = done.indexOf(box.value) >= 0; });
   }
+  document.addEventListener('change', function (e) {
+    if (!e.target.classList || !e.target.classList.contains('check-item')) { return; }
+    var now = [];
+    document.querySelectorAll('.check-item').forEach(function (b) { if (b.checked) { now.push(b.value); } });
+    localStorage.setItem(store, JSON.stringify(now));
+  });
+  document.addEventListener('click', function (e) {
+    if (!e.target || e.target.id !== 'checklist-clear') { return; }
+    localStorage.removeItem(store);
+    document.querySelectorAll('.check-item').forEach(function (b) { b.checked = false; });
+  });
   checklist();
   document.body.addEventListener('htmx:afterSettle', function () { syncTimer(false); tick(); checklist(); });
 
