@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ._cells import map_values, to_numbers
+from ._cells import label_codes, map_values, to_numbers
 
 REQUIRED = ("policy", "score")
 ALIASES = {"model": "policy", "item": "env", "task": "env"}
@@ -186,7 +186,7 @@ def _may_repeat(df: pd.DataFrame, key: list[str]) -> bool:
     codes = np.zeros(len(df), dtype=np.int64)
     span = 1
     for c in key:
-        k, uniq = pd.factorize(df[c])
+        k, uniq = label_codes(df[c])
         span *= max(len(uniq), 1)
         if span >= 1 << 62:  # the combined code could overflow
             return True
@@ -223,7 +223,7 @@ def _refuse_controls(col: pd.Series, what: str, source: str | None, row_offset: 
     """Refuse a name holding one of `chars`: a NUL means a binary or damaged file (no tool writes one on purpose)
     and cuts a name short in C strings, SQLite text and file names; other controls act on terminals."""
     # tested once per distinct value: a long table repeats each name thousands of times
-    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    codes, uniques = label_codes(col)
     held = np.fromiter((isinstance(v, str) and any(c in chars for c in v) for v in uniques), dtype=bool,
                        count=len(uniques))
     bad = (codes >= 0) & np.append(held, False)[codes]

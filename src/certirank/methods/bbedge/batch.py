@@ -100,8 +100,9 @@ def table_panels(table: pd.DataFrame) -> tuple[list[str], list[str], list[int], 
         raise DataError("BB-EDGE needs an item column ('item' or 'env') so that models are compared on the same "
                         "items", source=src)
     # codes in order of first appearance: the order of policies() and of the items as written
-    mi, models = pd.factorize(table["policy"])
-    ii, items = pd.factorize(table["env"])
+    from ...data._cells import label_codes
+    mi, models = label_codes(table["policy"])  # the reader's codes (each label column is factorised once)
+    ii, items = label_codes(table["env"])
     models, items = [str(m) for m in models], [str(i) for i in items]
     reps = sorted(table["replicate"].unique())
     rr = np.searchsorted(reps, table["replicate"].to_numpy())
