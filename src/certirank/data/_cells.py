@@ -47,7 +47,7 @@ def map_values(col: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
     # (1 == 1.0 == True) nor for floats (0.0 == -0.0, but str() tells them apart)
     if len(col) < 1000 or pd.api.types.infer_dtype(col, skipna=True) not in ("string", "integer", "boolean"):
         return col.map(fn)
-    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    codes, uniques = label_codes(col)
     if len(uniques) * 4 > len(col):  # mostly distinct values: nothing to share
         return col.map(fn)
     mapped = [fn(v) for v in uniques]
@@ -57,6 +57,10 @@ def map_values(col: pd.Series, fn: Callable[[Any], Any]) -> pd.Series:
             return pd.Series(np.asarray(mapped, dtype=bool)[codes], index=col.index)
         if all(isinstance(v, str) for v in mapped):
             # taken as an Arrow string array: building one from millions of Python strings costs seconds
+            if isinstance(col.dtype, pd.StringDtype) and mapped == list(uniques):
+                out = col.astype("string")  # every text maps to itself: the same strings, no take
+                _remember(getattr(out.array, "_pa_array", None), codes, pd.Index(uniques, dtype=out.dtype))
+                return out
             out = pd.Series(pd.array(mapped, dtype="string").take(codes), index=col.index)
             # the new column's codes come from these (merged where fn maps two values to one)
             merged, names = pd.factorize(pd.Index(mapped, dtype=object))

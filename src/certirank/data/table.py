@@ -61,7 +61,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
     """
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"expected a table (pandas DataFrame), got {type(frame).__name__}", source=source)
-    df = frame.copy()
+    df = frame.copy(deep=False)  # columns are replaced, never written into: the caller's frame stays as it was
     df.columns = [str(c).strip() for c in df.columns]
     rename = {}
     for alias, canon in ALIASES.items():
@@ -83,11 +83,12 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
 
     # policy
     pol = df["policy"]
-    bad = pol.isna() | (pol.astype(str).str.strip() == "")
+    name = pol.astype(str).str.strip()
+    bad = pol.isna() | (name == "")
     if bad.any():
         raise DataError(f"empty policy name at row(s) {_rows(np.flatnonzero(bad), row_offset)}; every row must "
                         "name its policy", source=source, column="policy")
-    df["policy"] = pol.astype(str).str.strip()
+    df["policy"] = name
     _refuse_controls(df["policy"], "policy name", source, row_offset, _CONTROLS)
 
     # score
@@ -104,7 +105,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
         i = int(np.flatnonzero(nonnum)[0])
         raise DataError(f"score {raw.iloc[i]!r} is not a number (expected a number in "
                         f"{_range_text(score_range)})", source=source, row=i + row_offset, column="score")
-    score = score.astype("float64").to_numpy(copy=True)
+    score = score.astype("float64").to_numpy()  # rescaled below into a new array, never in place
     nan = ~np.isfinite(score)
     if nan.any():
         i = int(np.flatnonzero(nan)[0])
@@ -175,7 +176,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
 
     cols = list(CANONICAL) + [c for c in ("block", "weight") if c in df.columns]
     extra = [c for c in df.columns if c not in cols]
-    result = df[cols + extra].copy()
+    result = df[cols + extra]  # a new frame (the columns are df's own, made above)
     result.attrs["source"] = source
     return result
 
