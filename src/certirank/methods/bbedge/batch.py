@@ -46,7 +46,12 @@ def resolve_blocks(table: pd.DataFrame, blocks: Any) -> tuple[Any, str, str | No
 
     ``None`` means the table's ``block`` column if it has one, else singleton items (spec 04 §3).
     """
-    items = [str(i) for i in pd.unique(table["env"])]
+    env = table["env"]
+    if env.isna().any():
+        items = [str(i) for i in pd.unique(env)]
+    else:  # the same labels in the same order (first appearance), from the codes the reader already has
+        from ...data._cells import label_codes
+        items = [str(i) for i in label_codes(env)[1]]
     if blocks is None:
         if "block" in table.columns:
             return _item_labels(table, "block", items), "default: the data's 'block' column", "block"
