@@ -44,7 +44,9 @@ def isolated_policies(table: pd.DataFrame) -> list[str]:
     if len(names) < 2:
         return []
     n_env = int(ec.max()) + 1
-    key = pc.astype(np.int64) * n_env + ec
+    key = pc.astype(np.int64)  # a new array: the codes are shared
+    key *= n_env
+    key += ec
     if len(names) * n_env <= 4 * len(key) + 1024:  # a presence mask: one pass, no sort
         seen = np.zeros(len(names) * n_env, dtype=bool)
         seen[key] = True
