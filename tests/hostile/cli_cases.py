@@ -131,6 +131,7 @@ BAD: dict[str, list[str]] = {
     "--stake": CHOICE,
     "--graph": CHOICE,
     "--seed": ["-1"],
+    "--suggest-items": ["0", "-1", "10001"],
     "--n-boot": ["0", "-1", "1000000000000"],  # 10**12 resamples was reliability.md row 31 (a hang): now bounded
     "--seeds": COUNT,
     "--claim": ["", "A", "A>A", "A>Z", "A>>C", ">C", "A=C", "A>B>C"],
