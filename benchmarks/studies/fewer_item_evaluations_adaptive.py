@@ -55,7 +55,7 @@ def evaluations_to(board: AdaptiveBoard, target: set) -> int | None:
     return board.evaluations_at[last - 1]
 
 
-def gsm8k(seeds: int, max_draws: int) -> list[dict]:
+def gsm8k(seeds: int, max_draws: int, explore: float | None = None) -> list[dict]:
     df = pd.read_csv(DATA)
     wide = df.pivot(index="model", columns="item", values="score")
     rows = []
@@ -71,7 +71,8 @@ def gsm8k(seeds: int, max_draws: int) -> list[dict]:
         for key, strategy, about in (("with_replacement", "uniform", "benchmark"), ("uniform", "uniform", "table"),
                                      ("adaptive", "adaptive", "table")):
             b = AdaptiveBoard(models, scores.shape[1], ALPHA, difficulty=hist if strategy == "adaptive" else None,
-                              strategy=strategy, seed=seed, n_max=max_draws, about=about)
+                              strategy=strategy, seed=seed, n_max=max_draws, about=about,
+                              explore=explore if strategy == "adaptive" else None)
             run_board(b, lambda i, cols: scores[cols, i], max_draws)
             row[key] = evaluations_to(b, target)
         rows.append(row)
@@ -112,10 +113,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=100)
     ap.add_argument("--max-draws", type=int, default=4000)
     ap.add_argument("--part", choices=("both", "gsm8k", "irt"), default="both")
+    ap.add_argument("--explore", type=float, default=None, help="uniform share of the adaptive board's draws on "
+                    "GSM8K (default: the board's, 0.5 on a table)")
     args = ap.parse_args()
     t0 = time.process_time()
     if args.part != "irt":
-        print_gsm8k(gsm8k(args.seeds, args.max_draws), args.max_draws)
+        print_gsm8k(gsm8k(args.seeds, args.max_draws, args.explore), args.max_draws)
     if args.part != "gsm8k":
         print_irt(irt(args.runs, args.max_draws))
     print(f"\n({time.process_time() - t0:.0f} s of CPU)")
