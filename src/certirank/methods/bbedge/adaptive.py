@@ -433,7 +433,8 @@ class ItemSuggestions:
 
     def to_dict(self) -> dict[str, Any]:
         return {"k": self.k, "seed": self.seed, "explore": self.explore, "n_items": self.n_items,
-                "undecided": [list(p) for p in self.undecided], "models": list(self.models), "items": [dict(i) for i in self.items],
+                "undecided": [list(p) for p in self.undecided], "models": list(self.models),
+                "items": [dict(i) for i in self.items],
                 "note": self.note}
 
 
