@@ -69,6 +69,21 @@ BAYES_MAX_BUDGET = TABLE_MAX
 PAIRED_PRIORS: tuple[tuple[int, float | None], ...] = ((50, 4.0), (100, 4.0), (200, 2.0), (500, 16.0), (1000, 1.0))
 
 
+def default_statistic(n_max: int, arms: str, statistic: str | None = None,
+                      concentration: float | None = None) -> tuple[str, float | None]:
+    """(statistic, concentration) of one comparison's exact budget test: what the caller gave, else the default for
+    the budget and arms. Every exact per-comparison test asks this one rule (`make_design` for `compare`/`check`,
+    `methods.plan.per_pair_test` for AnyRank/`rank`): independent arms run the Barnard-type test up to its largest
+    budget, paired arms `paired_default`; a concentration given alone keeps the mixture."""
+    from .barnard import MAX_BUDGET as BARNARD_MAX
+
+    if statistic is None and concentration is None and arms == "paired":
+        return paired_default(n_max)
+    if statistic is None:
+        statistic = "barnard" if arms == "independent" and n_max <= BARNARD_MAX and concentration is None else "mixture"
+    return statistic, concentration
+
+
 def paired_default(n_max: int) -> tuple[str, float | None]:
     """(statistic, concentration) of the paired exact budget test when the caller chose neither: the fastest-decision
     statistic from the first budget of `PAIRED_PRIORS` up to `BAYES_MAX_BUDGET`, else the power-tuned mixture."""
@@ -346,11 +361,7 @@ def make_design(n_max: int, *, alpha: float = 0.05, arms: str = "paired", ties: 
 
     n_max = check_positive_int("n_max", n_max)
     arms = check_arms(arms)
-    if statistic is None and concentration is None and arms == "paired":
-        statistic, concentration = paired_default(n_max)
-    elif statistic is None:
-        statistic = ("barnard" if arms == "independent" and n_max <= barnard.MAX_BUDGET and concentration is None
-                     else "mixture")
+    statistic, concentration = default_statistic(n_max, arms, statistic, concentration)
     statistic = check_statistic(statistic)
     if statistic == "barnard":
         if arms != "independent":

@@ -48,13 +48,6 @@ BETTORS = ANYRANK_BETTORS
 #: must separate gaps from the hardest up to large ones, and spends most rollouts on the easy ones early;
 #: Beta(4, 4) on q >= 1/2 spreads the statistic's power over q - 1/2 in about 0.05 .. 0.3)
 BUDGET_CONCENTRATION = 4.0
-#: the exact test's statistic for new campaigns (`evidence.budget.STATISTICS`): the fastest-decision boundaries
-#: for the Beta(4, 4) prior decide a campaign with fewer rollouts than thresholding the mixture itself (docs/
-#: anyrank.md); campaigns saved before it existed keep "mixture" (their locked config has no statistic)
-BUDGET_STATISTIC = "bayes"
-#: ... from this budget up (to the largest it is tabulated for); below it the mixture (which keeps more power at
-#: the budget; at small budgets there is little time to save and the fastest-decision rules thin out)
-BAYES_MIN_BUDGET = 500
 
 COMPLETE = "complete ranking"
 EXHAUSTED = "budget or data exhausted"
@@ -214,19 +207,19 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
     if budget == "none":
         budget_horizon = concentration = statistic = None
     else:
-        concentration = BUDGET_CONCENTRATION if concentration is None else concentration
         budget_horizon = Integer(1).check("budget_horizon", n_max if budget_horizon is None else budget_horizon)
-        from ...evidence.budget import BAYES_MAX_BUDGET, MAX_BUDGET
+        from ...evidence.budget import MAX_BUDGET
 
         if budget_horizon > MAX_BUDGET:
             raise ParameterError(f"n_max = {budget_horizon} is above the exact budget test's limit {MAX_BUDGET}; "
                                  "use budget='none' (the anytime e-process) for longer campaigns")
         from ...evidence.barnard import MAX_BUDGET as BARNARD_MAX_BUDGET
+        from ..plan import per_pair_test
 
-        if statistic is None and v["arms"] == "independent" and budget_horizon <= BARNARD_MAX_BUDGET:
-            statistic = "barnard"  # both success counts (issue 31): the most powerful test for independent arms
-        if statistic is None:
-            statistic = BUDGET_STATISTIC if BAYES_MIN_BUDGET <= budget_horizon <= BAYES_MAX_BUDGET else "mixture"
+        # the one rule `compare` runs (issue 31): the same statistic for the same budget and arms
+        statistic, concentration = per_pair_test(budget_horizon, v["arms"], statistic, concentration)
+        if concentration is None:  # the mixture below the tabulated budgets: the prior measured for campaigns
+            concentration = BUDGET_CONCENTRATION
         if statistic == "barnard" and budget_horizon > BARNARD_MAX_BUDGET:
             raise ParameterError(f"statistic='barnard' is built for a budget of at most {BARNARD_MAX_BUDGET} trials, "
                                  f"got {budget_horizon}; use statistic='mixture' for longer budgets")
