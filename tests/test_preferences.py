@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import pandas as pd
+
 from certirank.methods.preferences import preference_graph
 from _records import decisions
 
