@@ -94,17 +94,13 @@ def test_rank_budget_and_arms_options(cli, wide_trials, tmp_path):
     small = cli(["rank", str(wide_trials), "--n-max", "150", "--budget", "final"])
     assert small.exit_code == 2 and "n_max = 150 is smaller than the data in hand (200" in small.output
     assert cli([*base, "--arms", "sideways"]).exit_code == 2
-    # the statistic: compare's rule by default (evidence.budget.default_statistic: the fastest-decision one at this
-    # budget, since 5bc9a60), the mixture on request
+    # the statistic: the fastest-decision one by default (compare's rule, issue 31), the Beta-mixture on request
     assert "fastest-decision statistic" in got["ranking"]["guarantee"]
-    mixture = cli([*base, "--statistic", "mixture"])
-    assert mixture.exit_code == 0, mixture.output
-    assert "Beta-mixture statistic" in json.loads(mixture.stdout)["ranking"]["guarantee"]
-    fast = cli([*base, "--statistic", "bayes"])
-    assert fast.exit_code == 0, fast.output
-    assert "fastest-decision statistic" in json.loads(fast.stdout)["ranking"]["guarantee"]
-    assert json.loads(fast.stdout) == json.loads(anyrank(str(wide_trials), alpha=0.1, bins="binary", n_max=200,
-                                                         statistic="bayes").to_json())
+    mix = cli([*base, "--statistic", "mixture"])
+    assert mix.exit_code == 0, mix.output
+    assert "Beta-mixture statistic" in json.loads(mix.stdout)["ranking"]["guarantee"]
+    assert json.loads(mix.stdout) == json.loads(anyrank(str(wide_trials), alpha=0.1, bins="binary", n_max=200,
+                                                        statistic="mixture").to_json())
     wrong = cli([*base, "--statistic", "fast"])
     assert wrong.exit_code == 2 and "statistic" in wrong.output
 
