@@ -107,15 +107,11 @@ def test_every_command_module_is_declared_with_its_own_help() -> None:
         assert _first_paragraph(cmd.help or "") == COMMANDS[name][1], name
 
 
-def test_lazy_help_page_is_the_full_help_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    import typer.testing
-
-    runner = typer.testing.CliRunner()
-    lazy = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}, prog_name="certirank").output
+def test_lazy_help_page_is_the_full_help_page(cli) -> None:
+    lazy = cli(["--help"], command=typer.main.get_command(app), env={"COLUMNS": "200"}).output
     group = typer.main.get_command(app)
     group.commands  # noqa: B018  (loads every command)
-    monkeypatch.setattr(typer.testing, "_get_command", lambda _app: group)
-    full = runner.invoke(app, ["--help"], env={"COLUMNS": "200"}, prog_name="certirank").output
+    full = cli(["--help"], command=group, env={"COLUMNS": "200"}).output
     assert "compose-test" in lazy and lazy == full
 
 
