@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+from cli_runner import CLI, Cli
+
 # pytester runs the pytest plugin (certirank.integrations.pytest_plugin) on generated test files
 pytest_plugins = ["pytester"]
 
@@ -26,3 +28,9 @@ def shared_data() -> Path:
     if not SHARED_DATA.is_dir():
         pytest.skip(f"shared data folder not found at {SHARED_DATA} (clone outside the project setting)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def cli() -> Cli:
+    """The one command-line runner (tests/cli_runner.py): ``cli(args)``, ``cli.ok``, ``cli.fails``, ``cli.refuses``."""
+    return CLI

@@ -123,3 +123,37 @@ def test_the_multitest_sim_data_bbedge_and_campaign_circles_are_cut():
     for package in ("certirank.multitest", "certirank.sim", "certirank.data", "certirank.methods",
                     "certirank.campaign", "certirank._"):
         assert not [c for c in found if any(m.startswith(package) for m in c)], package
+
+
+# ------------------------------------------------------------------------ tests: one command-line runner
+
+TESTS = Path(__file__).resolve().parent
+RUNNER_HOME = TESTS / "cli_runner.py"  # the one runner, served as the `cli` fixture by tests/conftest.py
+
+
+def builds_a_runner(source: str) -> bool:
+    """Does this test source build or import a click runner of its own (rather than use the `cli` fixture)?"""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Name) and node.id == "CliRunner":
+            return True
+        if isinstance(node, ast.Attribute) and node.attr == "CliRunner":
+            return True
+        if isinstance(node, ast.ImportFrom) and node.module in ("typer.testing", "click.testing"):
+            return True
+        if isinstance(node, ast.Import) and any(a.name in ("typer.testing", "click.testing") for a in node.names):
+            return True
+    return False
+
+
+def test_no_test_file_builds_its_own_command_line_runner():
+    own = sorted(str(path.relative_to(TESTS)) for path in TESTS.rglob("*.py")
+                 if path != RUNNER_HOME and builds_a_runner(path.read_text(encoding="utf-8")))
+    assert not own, f"use the `cli` fixture (tests/cli_runner.py) instead of a runner of their own: {own}"
+
+
+def test_the_runner_check_sees_every_spelling():
+    for source in ("from typer.testing import CliRunner\n", "import typer.testing\nr = typer.testing.CliRunner()\n",
+                   "from click.testing import CliRunner as R\n", "import click.testing\n"):
+        assert builds_a_runner(source), source
+    assert not builds_a_runner('text = "CliRunner()"\ndef test(cli):\n    cli(["--help"])\n')
+    assert builds_a_runner(RUNNER_HOME.read_text(encoding="utf-8"))

@@ -3,16 +3,13 @@ direct optimiser, the anytime guarantee by seeded Monte Carlo, the exact option,
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 from certirank.errors import ParameterError
 from certirank.methods.bradley_terry import bradley_terry_graph
 from certirank.methods.bradley_terry.fit import cells_from_battles, fit
@@ -140,18 +137,3 @@ def test_preference_graph_dispatch_and_refusals():
         certirank.preference_graph(df, home=True)
 
 
-def test_cli_rank_model_bt(tmp_path):
-    a, b, s = _battles(np.linspace(-1.5, 1.5, 6), 900, seed=9, draw=0.1)
-    path = tmp_path / "battles.csv"
-    winner = np.where(s == 1.0, "model_a", np.where(s == 0.0, "model_b", "tie"))
-    pd.DataFrame({"model_a": [f"m{i}" for i in a], "model_b": [f"m{i}" for i in b], "winner": winner}).to_csv(
-        path, index=False)
-    runner = CliRunner()
-    out = runner.invoke(app, ["rank", str(path), "--model", "bt", "--draws", "davidson", "--json"])
-    assert out.exit_code == 0, out.output
-    d = json.loads(out.stdout)
-    assert d["kind"] == "bradley-terry" and d["inputs"]["draws"] == "davidson" and d["details"]["nu"] > 0
-    bad = runner.invoke(app, ["rank", str(path), "--home"])
-    assert bad.exit_code == 2 and "--home does not apply without --model bt" in bad.output
-    bad = runner.invoke(app, ["rank", str(path), "--model", "bt", "--method", "bonferroni"])
-    assert bad.exit_code == 2 and "asymptotic (default) or exact" in bad.output

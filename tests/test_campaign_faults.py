@@ -4,18 +4,13 @@ notes; all in status, export and the log; refusals leave the file unchanged."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 from certirank import Campaign
-from certirank.cli import app
 from certirank.errors import ParameterError, StateError
-
-from _records import flat
 
 
 def _fingerprint(path) -> tuple:
@@ -149,36 +144,3 @@ def test_notes_are_kept_in_the_trail(camp):
         camp.undo(rec.id)
 
 
-def test_cli_tags_faults_and_notes_mirror_the_api(tmp_path):
-    run = CliRunner().invoke
-    db = str(tmp_path / "cli.campaign")
-    r = run(app, ["campaign", "init", db, "--policies", "a,b", "--n-max", "30", "--tags", "grasp,place"])
-    assert r.exit_code == 0, r.output
-    todo = json.loads(run(app, ["campaign", "next", db, "--json"]).output)["suggestions"]
-    p, t = todo[0]["policy"], todo[0]["trial"]
-    r = run(app, ["campaign", "record", db, p, str(t), "0", "--tag", "grasp", "--tag", "place", "--json"])
-    assert r.exit_code == 0, r.output
-    out = json.loads(r.output)
-    with Campaign.open(db) as c:
-        assert out == c.log().entries[-1].to_dict() and out["tags"] == ["grasp", "place"]
-    q = todo[1]["policy"]
-    r = run(app, ["campaign", "record", db, q, str(t), "--fault", "e-stop", "--json"])
-    assert r.exit_code == 0 and json.loads(r.output)["fault"] == "e-stop"
-    r = run(app, ["campaign", "record", db, q, str(t), "--fault", "e-stop"])
-    assert r.exit_code == 0 and "could not be judged (e-stop)" in r.output
-    for args, words in ((["record", db, q, str(t), "1", "--fault", "x"], "not both"),
-                        (["record", db, q, str(t)], "--fault REASON"),
-                        (["record", db, q, str(t), "1", "--tag", "slip"], "unknown tag 'slip'"),
-                        (["record", db, p, str(t), "--fault", "late"], "already recorded")):
-        r = run(app, ["campaign", *args])
-        assert r.exit_code == 2 and r.output.startswith("error:") and words in r.output, (args, r.output)
-        assert r.output.count("\n") == 1
-    r = run(app, ["campaign", "note", db, "light from the window", "--json"])
-    assert r.exit_code == 0 and json.loads(r.output)["action"] == "note"
-    r = run(app, ["campaign", "status", db, "--json"])
-    st = flat(json.loads(r.output))
-    assert st["faults"][q] == 2 and st["tags"] == {"grasp": {p: 1}, "place": {p: 1}}
-    r = run(app, ["campaign", "status", db])
-    assert "Faults (not counted" in r.output and "Tags: grasp" in r.output
-    r = run(app, ["campaign", "log", db])
-    assert "fault:" in r.output and "e-stop" in r.output and "note" in r.output

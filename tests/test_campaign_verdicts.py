@@ -5,15 +5,12 @@ on the same trials (issue 35's forecasts, `methods/anyrank/verdicts.py`)."""
 from __future__ import annotations
 
 import inspect
-import json
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 import certirank
 from certirank import Campaign
-from certirank.cli import app
 
 # deterministic outcomes by trial: strong always succeeds, mid 3 times in 4, the two "even" policies alike
 PATTERN = {"strong": lambda t: 1.0, "mid": lambda t: float(t % 4 != 0), "even": lambda t: float(t % 2 == 0),
@@ -64,17 +61,6 @@ def test_the_live_verdicts_are_the_replays_on_the_same_trials(ran):
     def key(details):
         return {tuple(d["pair"]): (d["verdict"], d["more_needed"], d["trials"]) for d in details}
     assert key(st.result.undecided_details) == key(res.undecided_details)
-
-
-def test_cli_status_prints_the_open_verdicts_and_its_json_is_the_api(ran):
-    run = CliRunner().invoke
-    r = run(app, ["campaign", "status", str(ran), "--json"])
-    assert r.exit_code == 0, r.output
-    with Campaign.open(ran) as c:
-        assert json.loads(r.output) == c.status().to_dict()
-    text = run(app, ["campaign", "status", str(ran)]).output
-    assert "futile: even vs even2: futile at the budget" in " ".join(text.split())
-    assert "undecided: strong vs mid: undecided after 24 paired trials; about" in " ".join(text.split())
 
 
 def test_the_page_shows_the_verdicts(ran):

@@ -23,10 +23,7 @@ import pytest
 pytest.importorskip("fastapi", reason="the page needs the web extra")
 pytest.importorskip("uvicorn", reason="the live server needs the web extra")
 
-from typer.testing import CliRunner  # noqa: E402
-
 from certirank.campaign import Campaign  # noqa: E402
-from certirank.cli import app as cli  # noqa: E402
 from certirank.client import CampaignClient, ClientError  # noqa: E402
 from certirank.errors import ParameterError, StateError  # noqa: E402
 
@@ -85,21 +82,21 @@ def live(tmp_path):
     srv.stop()
 
 
-def _cli_json(*args: str) -> dict:
-    r = CliRunner().invoke(cli, ["campaign", *args, "--json"])
+def _cli_json(cli, *args: str) -> dict:
+    r = cli(["campaign", *args, "--json"])
     assert r.exit_code == 0, r.output
     return json.loads(r.output)
 
 
-def test_the_client_the_cli_and_the_api_give_the_same_json(live):
+def test_the_client_the_cli_and_the_api_give_the_same_json(cli, live):
     c = CampaignClient(live.base, token=TOKEN, retries=0)
     db = str(live.db)
     with Campaign.open(db) as camp:
-        assert c.status() == _cli_json("status", db) == camp.status().to_dict()
-        assert c.plan(3) == _cli_json("plan", db, "--count", "3") == camp.plan(3).to_dict()
+        assert c.status() == _cli_json(cli, "status", db) == camp.status().to_dict()
+        assert c.plan(3) == _cli_json(cli, "plan", db, "--count", "3") == camp.plan(3).to_dict()
     # next: what the client is shown is what the CLI hands out (the CLI remembers it; the API only looks)
     shown = c.next()
-    assert shown == _cli_json("next", db)
+    assert shown == _cli_json(cli, "next", db)
     first = shown["suggestions"][0]
     rec = c.record(first["policy"], first["trial"], 1.0, tags=["grasp"], by="ana", shown_at=first["shown_at"])
     with Campaign.open(db) as camp:
@@ -111,8 +108,8 @@ def test_the_client_the_cli_and_the_api_give_the_same_json(live):
     undone = c.undo(fault["id"], by="ana")
     assert undone["id"] == fault["id"] and undone["undone_by"] == note["id"] + 1
     with Campaign.open(db) as camp:
-        assert c.log() == _cli_json("log", db) == camp.log().to_dict()
-        assert c.status() == _cli_json("status", db) == camp.status().to_dict()
+        assert c.log() == _cli_json(cli, "log", db) == camp.log().to_dict()
+        assert c.status() == _cli_json(cli, "status", db) == camp.status().to_dict()
         assert c.design() == {"config_sha256": camp.config_sha256, "design": camp.design.to_dict()}
     # an amendment through the client is the one the CLI would write, and the status moves on with it
     amended = c.amend({"n_max": 60}, reason="a longer day", by="ana")

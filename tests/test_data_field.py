@@ -239,15 +239,12 @@ def test_registry_names_every_format_and_detects_each_reader():
         certirank.load(Path(__file__).resolve().parent / "fixtures" / "lm_eval", bogus=1)
 
 
-def test_rank_refuses_a_folder_with_a_misspelled_header_in_one_file(tmp_path):
+def test_rank_refuses_a_folder_with_a_misspelled_header_in_one_file(cli, tmp_path):
     """The finding: one file's environment header misspelled left that policy uncompared, drawn with letter 'a'."""
-    from typer.testing import CliRunner
-
-    from certirank.cli import app
     _write(tmp_path, _folder({p: _lines("env,success", *(f"e{i},{(i + k) % 2}" for i in range(6)))
                               for k, p in enumerate(("A.csv", "B.csv"))}))
     _write(tmp_path, {"runs/C.csv": _lines("enviroment,success", *(f"e{i},1" for i in range(6)))})
-    res = CliRunner().invoke(app, ["rank", str(tmp_path / "runs")])
+    res = cli(["rank", str(tmp_path / "runs")])
     assert res.exit_code == 2 and "Traceback" not in res.output
     err = [line for line in res.output.splitlines() if line.startswith("error:")]
     assert len(err) == 1 and "C.csv, column 'enviroment'" in err[0] and "never be compared" in err[0]

@@ -328,12 +328,9 @@ def _bad_inputs(tmp: Path) -> list[tuple[list[str], str]]:
     return cases
 
 
-def test_cli_errors_one_line_exit_2(tmp_path):
-    from typer.testing import CliRunner
-
-    from certirank.cli import app
+def test_cli_errors_one_line_exit_2(cli, tmp_path):
     for args, needle in _bad_inputs(tmp_path):
-        out = CliRunner().invoke(app, args)
+        out = cli(args)
         assert out.exit_code == 2, (args, out.output)
         err = out.stderr.strip().splitlines()
         assert len(err) == 1 and err[0].startswith("error: ") and needle in err[0], (args, err)

@@ -282,45 +282,37 @@ def test_inspect_ignores_deeper_sample_entries(tmp_path):
 
 # ------------------------------------------------------------------------------ CLI --read-option
 
-def _cli(args):
-    from typer.testing import CliRunner
-
-    from certirank.cli import app
-
-    return CliRunner().invoke(app, args)
-
-
-def test_cli_read_option_reaches_the_importer():
+def test_cli_read_option_reaches_the_importer(cli):
     gsm = str(FIX / "lm_eval_gsm8k")
-    res = _cli(["inspect", gsm, "--json"])  # two filters and none chosen: a clear error, not a guess
+    res = cli(["inspect", gsm, "--json"])  # two filters and none chosen: a clear error, not a guess
     assert res.exit_code == 2 and "several filters" in res.output
     means = {}
     for flt in ("strict-match", "flexible-extract"):
-        res = _cli(["inspect", gsm, "--read-option", f"filter={flt}", "--json"])
+        res = cli(["inspect", gsm, "--read-option", f"filter={flt}", "--json"])
         assert res.exit_code == 0, res.output
         means[flt] = json.loads(res.output)["details"]["policies"][0]["mean"]
     assert means == {"strict-match": pytest.approx(1 / 4), "flexible-extract": pytest.approx(2 / 4)}
 
 
-def test_cli_read_option_on_analysis_commands():
+def test_cli_read_option_on_analysis_commands(cli):
     # bt reads the per-item scores of both models; the metric option must change what it reads
     means = {}
     for metric in ("acc", "acc_norm"):
-        res = _cli(["baseline", "bt", str(LM), "--read-option", f"metric={metric}", "--json"])
+        res = cli(["baseline", "bt", str(LM), "--read-option", f"metric={metric}", "--json"])
         assert res.exit_code == 0, res.output
         means[metric] = {p["name"]: p["mean"] for p in json.loads(res.output)["ranking"]["policies"]}
         t = load(LM, metric=metric)
         assert means[metric] == pytest.approx(t.groupby("policy")["score"].mean().to_dict())
     assert means["acc"] != means["acc_norm"]
     # errors after reading still name the file
-    res = _cli(["rank", str(LM), "--read-option", "metric=acc_norm"])
+    res = cli(["rank", str(LM), "--read-option", "metric=acc_norm"])
     assert res.exit_code == 2 and str(LM) in res.output and "several replicates" in res.output
     for bad, needle in ((["--read-option", "metric"], "KEY=VALUE"), (["--read-option", "colour=red"], "colour")):
-        res = _cli(["leaderboard", str(LM)] + bad)
+        res = cli(["leaderboard", str(LM)] + bad)
         assert res.exit_code == 2 and needle in res.output, res.output
 
 
-def test_cli_read_option_sep_gives_the_same_answers(tmp_path):
+def test_cli_read_option_sep_gives_the_same_answers(cli, tmp_path):
     rng = np.random.default_rng(3)
     cols = {"a": rng.random(60) < 0.2, "b": rng.random(60) < 0.8, "c": rng.random(60) < 0.5}
     rows = [",".join(cols)] + [",".join(str(int(cols[k][i])) for k in cols) for i in range(60)]
@@ -328,10 +320,10 @@ def test_cli_read_option_sep_gives_the_same_answers(tmp_path):
     comma.write_text("\n".join(rows) + "\n")
     semi.write_text("\n".join(r.replace(",", ";") for r in rows) + "\n")
     for cmd in (["rank", "--bins", "binary"], ["compare", "--a", "a", "--b", "b", "--bins", "binary"]):
-        want = _cli([cmd[0], str(comma)] + cmd[1:] + ["--json"])
-        got = _cli([cmd[0], str(semi)] + cmd[1:] + ["--read-option", "sep=;", "--json"])
+        want = cli([cmd[0], str(comma)] + cmd[1:] + ["--json"])
+        got = cli([cmd[0], str(semi)] + cmd[1:] + ["--read-option", "sep=;", "--json"])
         assert want.exit_code == got.exit_code == 0, got.output
         g, w = json.loads(got.output), json.loads(want.output)
         assert g["inputs"].pop("source") == str(semi) and w["inputs"].pop("source") == str(comma)
         assert g == w
-    assert _cli(["rank", str(semi)]).exit_code == 2  # without the option the file is one column: an error
+    assert cli(["rank", str(semi)]).exit_code == 2  # without the option the file is one column: an error

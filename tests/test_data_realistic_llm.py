@@ -27,14 +27,6 @@ def _scores(table, policy: str) -> list[float]:
     return table[table["policy"] == policy].sort_values("order")["score"].tolist()
 
 
-def _cli(args):
-    from typer.testing import CliRunner
-
-    from certirank.cli import app
-
-    return CliRunner().invoke(app, args)
-
-
 # ------------------------------------------------------------------------------------------- lm-eval
 
 def _lm_line(doc: int, filt: str, metrics: list[str], **values) -> dict:
@@ -57,13 +49,13 @@ def _lm_model(folder: Path, seed: int, stamp: str = "2025-01-01T10-00-00.123456"
     (folder / f"results_{stamp}.json").write_text(json.dumps({"results": {}}))
 
 
-def test_lm_eval_model_folder_without_samples_is_named_not_dropped(tmp_path):
+def test_lm_eval_model_folder_without_samples_is_named_not_dropped(cli, tmp_path):
     _lm_model(tmp_path / "org__model-a", 0)
     (tmp_path / "org__model-b").mkdir()
     (tmp_path / "org__model-b" / "results_2025-01-02T10-00-00.json").write_text(json.dumps({"results": {}}))
     with pytest.raises(DataError, match=r"org__model-b hold lm-eval results_\*\.json but no samples_\*\.jsonl"):
         load(tmp_path, filter="strict-match")
-    res = _cli(["inspect", str(tmp_path), "--read-option", "filter=strict-match"])
+    res = cli(["inspect", str(tmp_path), "--read-option", "filter=strict-match"])
     assert res.exit_code == 2 and "org__model-b" in res.output and "Traceback" not in res.output
 
 
@@ -174,15 +166,15 @@ def test_inspect_sample_ids_with_a_slash_are_read(inspect_logs):
     assert {"test/1", "test/2", "test/4", "test/5"} <= set(t["env"])
 
 
-def test_inspect_errored_samples_are_noted(inspect_logs):
+def test_inspect_errored_samples_are_noted(cli, inspect_logs):
     t = load(inspect_logs / "err")
     assert t.attrs["skipped_errors"] == 2 and "test/3" not in set(t["env"])
     assert t.attrs["notes"] == ["inspect: 2 sample(s) that ended in an error (no score) left out"]
-    res = _cli(["inspect", str(inspect_logs / "err")])
+    res = cli(["inspect", str(inspect_logs / "err")])
     assert res.exit_code == 0 and "note: inspect: 2 sample(s) that ended in an error" in res.output
 
 
-def test_inspect_dict_valued_scores_need_and_accept_a_key(inspect_logs):
+def test_inspect_dict_valued_scores_need_and_accept_a_key(cli, inspect_logs):
     with pytest.raises(DataError, match=r"scorer 'two_values' holds several values; choose one with "
                                         r"scorer=two_values/right"):
         load(inspect_logs / "dict")
@@ -192,7 +184,7 @@ def test_inspect_dict_valued_scores_need_and_accept_a_key(inspect_logs):
     assert set(right.attrs["scorer"].values()) == {"two_values/right"}
     with pytest.raises(DataError, match="gives no value 'nope' \\(its values: right, letter\\)"):
         load(inspect_logs / "dict", scorer="two_values/nope")
-    res = _cli(["inspect", str(inspect_logs / "dict")])
+    res = cli(["inspect", str(inspect_logs / "dict")])
     assert res.exit_code == 2 and "Traceback" not in res.output
 
 

@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 from certirank.errors import DataError
 
 
@@ -27,8 +25,8 @@ def _scores(t: pd.DataFrame) -> dict[str, list[float]]:
     return {k: g["score"].tolist() for k, g in t.groupby("policy", sort=False)}
 
 
-def _cli(args: list[str]):
-    return CliRunner().invoke(app, args)
+def _cli(cli, args: list[str]):
+    return cli(args)
 
 
 # ------------------------------------------------------------------------------------ long, lab column names
@@ -225,12 +223,12 @@ def test_lerobot_policy_folders_with_a_shared_subfolder(tmp_path):
     ([{"episode_ix": 0, "success": True}, {"episode_ix": 0, "success": False}],
      r"per_episode\[1\].episode_ix 0 repeats per_episode\[0\]"),
 ])
-def test_lerobot_bad_episode_index_is_located(tmp_path, episodes, pattern):
+def test_lerobot_bad_episode_index_is_located(cli, tmp_path, episodes, pattern):
     p = _write(tmp_path / "act" / "eval_info.json", json.dumps({"per_episode": episodes}))
     with pytest.raises(DataError, match=pattern) as e:
         certirank.load(p)
     assert str(p) in str(e.value)
-    res = _cli(["inspect", str(p)])
+    res = _cli(cli, ["inspect", str(p)])
     assert res.exit_code == 2 and res.output.startswith("error: ") and res.output.count("\n") == 1
 
 
@@ -254,14 +252,14 @@ def test_preferences_policy_a_b_winner_and_empty_preference(tmp_path):
 
 # ------------------------------------------------------------------------------------ the CLI
 
-def test_cli_prints_notes_and_one_line_errors(tmp_path):
+def test_cli_prints_notes_and_one_line_errors(cli, tmp_path):
     good = _write(tmp_path / "evals.csv", "method,task,episode,success\npi0,a,0,TRUE\npi0,a,1,FALSE\n"
                                           "ours,a,0,TRUE\nours,a,1,TRUE\n")
-    res = _cli(["inspect", str(good)])
+    res = _cli(cli, ["inspect", str(good)])
     assert res.exit_code == 0, res.output
     assert "note: long table: column 'method' as 'policy' and 'success' as 'score'" in res.output
     bad = _write(tmp_path / "bad.csv", "policy_name,task,success\npi0,a,maybe\n")
-    res = _cli(["rank", str(bad)])
+    res = _cli(cli, ["rank", str(bad)])
     assert res.exit_code == 2 and "Traceback" not in res.output
     line = [ln for ln in res.output.splitlines() if ln.startswith("error:")]
     assert len(line) == 1 and str(bad) in line[0] and "row 2, column 'score'" in line[0]

@@ -8,14 +8,11 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 from certirank.data.order import arrange, order_check, read_order
 from certirank.errors import DataError, ParameterError
 
-runner = CliRunner()
 
 
 def _tol(alpha: float, n: int) -> float:
@@ -71,18 +68,18 @@ def test_sorted_by_difficulty_the_default_never_certifies_the_reverse(seeds):
             x, y, seed=s, bins="binary", n_max=x.size).pvalue  # a table in hand declares what arrays must
 
 
-def test_seven_of_fifty_vs_six_of_fifty():
+def test_seven_of_fifty_vs_six_of_fifty(cli):
     a, b = np.zeros(50), np.zeros(50)
     a[:7], b[:6] = 1.0, 1.0
     table = pd.DataFrame({"A": a, "B": b})
     assert certirank.anyrank(table).ranking.relations == ()  # about the policies: undecided
     res = certirank.anyrank(table, about="table")
     assert res.about == "table" and res.ranking.better("A", "B")
-    cli = runner.invoke(app, ["rank", _csv(table), "--about", "table"])
-    assert cli.exit_code == 0, cli.output
-    text = " ".join(cli.stdout.split())
+    out = cli(["rank", _csv(table), "--about", "table"])
+    assert out.exit_code == 0, out.output
+    text = " ".join(out.stdout.split())
     assert "exact" in text and "nothing is inferred beyond this table" in text and "table letters" in text
-    default = " ".join(runner.invoke(app, ["rank", _csv(table)]).stdout.split())
+    default = " ".join(cli(["rank", _csv(table)]).stdout.split())
     assert "A vs B" in default and "Undecided" in default and "table letters" not in default
 
 
@@ -98,20 +95,20 @@ def _csv(table: pd.DataFrame) -> str:
     return path
 
 
-def test_same_seed_same_json_bytes_and_seed_in_the_record():
+def test_same_seed_same_json_bytes_and_seed_in_the_record(cli):
     rng = np.random.default_rng(4)
     table = pd.DataFrame({"A": (rng.random(80) < 0.7).astype(float), "B": (rng.random(80) < 0.4).astype(float),
                           "C": (rng.random(80) < 0.5).astype(float)})
     path = _csv(table)
     for args in (["rank", path], ["compare", path, "--a", "A", "--b", "B"], ["check", path, "--claim", "A>B"],
                  ["rank", path, "--about", "table"], ["rank", path, "--seed", "5"]):
-        one, two = (runner.invoke(app, [*args, "--json"]) for _ in range(2))
+        one, two = (cli([*args, "--json"]) for _ in range(2))
         assert one.exit_code in (0, 1, 3), one.output
         assert one.stdout == two.stdout  # byte-identical
         order = json.loads(one.stdout)["inputs"]["order"]
         assert order == {"kind": "random", "seed": 5 if "--seed" in args else 0}
-    a = json.loads(runner.invoke(app, ["rank", path, "--seed", "1", "--json"]).stdout)
-    b = json.loads(runner.invoke(app, ["rank", path, "--seed", "2", "--json"]).stdout)
+    a = json.loads(cli(["rank", path, "--seed", "1", "--json"]).stdout)
+    b = json.loads(cli(["rank", path, "--seed", "2", "--json"]).stdout)
     assert a["inputs"]["order"]["seed"] == 1 and b["inputs"]["order"]["seed"] == 2
 
 
@@ -219,11 +216,11 @@ def test_check_fail_on_reversed_and_shared_defaults():
     (["rank", "{f}", "--about", "table", "--order", "file"], "not apply with --about table"),
     (["rank", "{f}", "--orders", "3", "--order", "file"], "averages over random orders"),
 ])
-def test_bad_order_and_estimand_input_is_one_line_exit_2(tmp_path, args, needle):
+def test_bad_order_and_estimand_input_is_one_line_exit_2(cli, tmp_path, args, needle):
     f = tmp_path / "t.csv"
     pd.DataFrame({"policy": ["A", "B"] * 20, "env": np.repeat(np.arange(20), 2), "score": [1.0, 0.0] * 20,
                   "label": ["x", "y"] * 20}).to_csv(f, index=False)
-    res = runner.invoke(app, [a.format(f=f) for a in args])
+    res = cli([a.format(f=f) for a in args])
     assert res.exit_code == 2, res.output
     assert res.output.startswith("error: ") and res.output.count("\n") == 1 and needle in res.output
 
@@ -240,11 +237,11 @@ def test_api_refuses_what_the_cli_refuses():
         certirank.compare(table, a="A", b="B", about="benchmark")
 
 
-def test_shuffle_is_a_deprecated_alias_of_about_table(tmp_path):
+def test_shuffle_is_a_deprecated_alias_of_about_table(cli, tmp_path):
     f = tmp_path / "t.csv"
     pd.DataFrame({"A": np.r_[np.ones(30), np.zeros(10)], "B": np.zeros(40)}).to_csv(f, index=False)
-    old = runner.invoke(app, ["rank", str(f), "--shuffle", "4", "--json"])
-    new = runner.invoke(app, ["rank", str(f), "--about", "table", "--seed", "4", "--json"])
+    old = cli(["rank", str(f), "--shuffle", "4", "--json"])
+    new = cli(["rank", str(f), "--about", "table", "--seed", "4", "--json"])
     assert old.exit_code == new.exit_code == 0
     assert "--shuffle is deprecated" in old.stderr and "--about table --seed 4" in old.stderr
     assert json.loads(old.stdout)["ranking"] == json.loads(new.stdout)["ranking"]
@@ -253,7 +250,7 @@ def test_shuffle_is_a_deprecated_alias_of_about_table(tmp_path):
         certirank.shuffled_ranking(str(f), 0.05, seed=4)
 
 
-def test_independent_arms_on_visibly_paired_data_get_one_warning(tmp_path):
+def test_independent_arms_on_visibly_paired_data_get_one_warning(cli, tmp_path):
     """Issue 31: an explicit --arms independent on data paired by environment is allowed, with one line saying
     the paired test is valid for any correlation; on outcome lists (no environment) nothing is said."""
     rng = np.random.default_rng(8)
@@ -267,7 +264,7 @@ def test_independent_arms_on_visibly_paired_data_get_one_warning(tmp_path):
     assert any("valid for any correlation" in w for w in ranked.warnings)
     f = tmp_path / "w.csv"
     wide.to_csv(f, index=False)
-    cli = runner.invoke(app, ["compare", str(f), "--a", "A", "--b", "B", "--bins", "binary", "--n-max", "60",
-                              "--arms", "independent"])
-    assert cli.exit_code in (0, 1), cli.output
-    assert cli.stderr.count("valid for any correlation") == 1
+    out = cli(["compare", str(f), "--a", "A", "--b", "B", "--bins", "binary", "--n-max", "60",
+               "--arms", "independent"])
+    assert out.exit_code in (0, 1), out.output
+    assert out.stderr.count("valid for any correlation") == 1

@@ -19,7 +19,6 @@ from certirank.evidence import (
     paired_batch,
     paired_to_unit,
 )
-from _records import flat
 from certirank.methods.compare import compare
 from certirank.evidence._core import NSCORE_GRID, PROGRESS_BINS, _NScore
 from certirank.evidence.oracle import (
@@ -430,62 +429,4 @@ def test_log_pvalue_survives_underflow():
 # CLI
 # ---------------------------------------------------------------------------------------------------
 
-def _cli(args):
-    from typer.testing import CliRunner
 
-    from certirank.cli import app
-
-    return CliRunner().invoke(app, args)
-
-
-def test_cli_compare_json_and_text(tmp_path):
-    path = tmp_path / "wide.csv"
-    rows = ["old,new,other"] + ["0,1,0.5"] * 12 + [",1,0.5", "1,,0.5"]
-    path.write_text("\n".join(rows) + "\n")
-    res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--bettor", "nscore", "--json"])
-    assert res.exit_code == 0, res.output
-    out = flat(json.loads(res.output))
-    assert {k: out[k] for k in ("a", "b", "decided_at", "n", "alpha", "ties")} == {
-        "a": "old", "b": "new", "decided_at": 8, "n": 12, "alpha": 0.05, "ties": "allow"}
-    assert [(r["better"], r["worse"]) for r in out["ranking"]["relations"]] == [("new", "old")]
-    assert out["pvalue"] == pytest.approx(compare([0] * 12, [1] * 12, bettor="nscore", bins="binary").pvalue)
-    res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--n-max", "12", "--arms",
-                "independent", "--json"])
-    assert res.exit_code == 0, res.output
-    out = flat(json.loads(res.stdout))
-    # independent arms declared on a wide table (rows pair the trials): allowed, with one warning line (issue 31)
-    assert res.stderr.count("valid for any correlation") == 1 and any("valid for any correlation" in w
-                                                                       for w in out["warnings"])
-    assert out["horizon"] == 12 and out["arms"] == "independent" and "exact budget test" in out["test"]
-    assert out["pvalue"] == compare([0] * 12, [1] * 12, bins="binary", n_max=12, arms="independent").pvalue
-    res = _cli(["compare", str(path), "--a", "old", "--b", "new", "--bins", "binary", "--n-max", "5"])
-    assert res.exit_code == 2 and "n_max = 5 is smaller than the data in hand (12" in res.output
-    res = _cli(["compare", str(path), "--a", "new", "--b", "old", "--bins", "binary", "--ties", "assume_none"])
-    assert res.exit_code == 0 and "new is better than old" in res.output
-    res = _cli(["compare", str(path), "--a", "other", "--b", "other"])
-    assert res.exit_code == 2 and "same policy" in res.output
-
-
-@pytest.mark.parametrize("extra,needle", [(["--alpha", "1.5"], "alpha"), (["--bettor", "magic"], "bettor"),
-                                          (["--ties", "sometimes"], "ties"), (["--b", "ghost"], "ghost")])
-def test_cli_compare_errors_exit_2(tmp_path, extra, needle):
-    path = tmp_path / "wide.csv"
-    path.write_text("old,new\n0,1\n1,1\n")
-    args = ["compare", str(path), "--a", "old"] + (extra if "--b" in extra else ["--b", "new"] + extra)
-    res = _cli(args)
-    assert res.exit_code == 2
-    assert needle in res.output
-
-
-def test_cli_compare_on_roboarena(shared_data):
-    res = _cli(["compare", str(shared_data / "roboarena" / "per_trial_progress_data.csv"), "--a", "pi0_droid",
-                "--b", "paligemma_binning_droid", "--json"])
-    assert res.exit_code == 0, res.output
-    out = flat(json.loads(res.output))
-    # pi0_droid (mean 0.34) vs PG-Bin (0.07): certified quickly, on the complete pairs only
-    assert [(r["better"], r["worse"]) for r in out["ranking"]["relations"]] == [("pi0_droid", "paligemma_binning_droid")]
-    assert out["decided_at"] < 100
-    import pandas as pd
-
-    wide = pd.read_csv(shared_data / "roboarena" / "per_trial_progress_data.csv")
-    assert out["n"] == int(wide[["pi0_droid", "paligemma_binning_droid"]].notna().all(axis=1).sum())

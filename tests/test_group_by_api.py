@@ -9,13 +9,10 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 from certirank.errors import ParameterError
 
-runner = CliRunner()
 
 
 @pytest.fixture
@@ -45,14 +42,14 @@ def runs(tmp_path):
     return path
 
 
-def _cli_json(args):
-    res = runner.invoke(app, [str(a) for a in args] + ["--json"])
+def _cli_json(cli, args):
+    res = cli([str(a) for a in args] + ["--json"])
     assert res.exit_code == 0, res.output
     return json.loads(res.stdout)
 
 
 @pytest.mark.parametrize("across", [False, True])
-def test_anyrank_group_by_is_the_cli_record(sites, across):
+def test_anyrank_group_by_is_the_cli_record(cli, sites, across):
     res = certirank.anyrank(sites, 0.1, group_by="site", alpha_across_groups=across)
     assert res.to_dict()["kind"] == "grouped" and res.by == ["site"]
     assert [g["group"] for g in res.groups] == [{"site": "s0"}, {"site": "s1"}]
@@ -61,9 +58,9 @@ def test_anyrank_group_by_is_the_cli_record(sites, across):
     s0, s1 = res.rankings
     assert s0.better("a", "b") and s1.better("b", "a")
     assert [p.name for p in s0.policies] == ["a", "b"] and "c" in [p.name for p in s1.policies]
-    cli = _cli_json(["rank", sites, "--alpha", "0.1", "--group-by", "site"]
-                    + (["--alpha-across-groups"] if across else []))
-    assert cli == json.loads(json.dumps(res.to_dict()))
+    shown = _cli_json(cli, ["rank", sites, "--alpha", "0.1", "--group-by", "site"]
+                      + (["--alpha-across-groups"] if across else []))
+    assert shown == json.loads(json.dumps(res.to_dict()))
 
 
 def test_group_by_takes_a_list_and_equals_each_group_run_alone(sites):
@@ -74,32 +71,32 @@ def test_group_by_takes_a_list_and_equals_each_group_run_alone(sites):
         assert g["result"]["ranking"] == alone["ranking"], site
 
 
-def test_compare_and_leaderboard_group_by_are_the_cli_records(sites, runs):
+def test_compare_and_leaderboard_group_by_are_the_cli_records(cli, sites, runs):
     res = certirank.compare(sites, a="a", b="b", group_by="site")
     assert [[(r["better"], r["worse"]) for r in g["result"]["ranking"]["relations"]] for g in res.groups] == \
         [[("a", "b")], [("b", "a")]]
-    assert _cli_json(["compare", sites, "--a", "a", "--b", "b", "--group-by", "site"]) == \
+    assert _cli_json(cli, ["compare", sites, "--a", "a", "--b", "b", "--group-by", "site"]) == \
         json.loads(json.dumps(res.to_dict()))
     board = certirank.leaderboard(runs, group_by="split", alpha_across_groups=True)
     # no method given: each group runs what the leaderboard's plan chooses for it (here replicates: bb-edge)
     assert board.method == "leaderboard" and len(board.groups) == 2
     assert {g["result"]["inputs"]["method"] for g in board.groups} == {"bb-edge"}
     assert all(g["result"]["ranking"]["relations"] for g in board.groups)
-    assert _cli_json(["leaderboard", runs, "--group-by", "split", "--alpha-across-groups"]) == \
+    assert _cli_json(cli, ["leaderboard", runs, "--group-by", "split", "--alpha-across-groups"]) == \
         json.loads(json.dumps(board.to_dict()))
 
 
-@pytest.mark.parametrize("verb, args, cli", [
+@pytest.mark.parametrize("verb, args, argv", [
     ("anyrank", {}, ["rank"]),
     ("compare", {"a": "a", "b": "b"}, ["compare", "--a", "a", "--b", "b"]),
     ("leaderboard", {}, ["leaderboard"]),
 ])
-def test_alpha_across_groups_without_groups_is_refused_alike(sites, verb, args, cli):
+def test_alpha_across_groups_without_groups_is_refused_alike(cli, sites, verb, args, argv):
     with pytest.raises(ParameterError) as info:
         getattr(certirank, verb)(sites, alpha_across_groups=True, **args)
     sentence = str(info.value)
     assert "alpha_across_groups (--alpha-across-groups)" in sentence and "group_by (--group-by)" in sentence
-    res = runner.invoke(app, [cli[0], str(sites), *cli[1:], "--alpha-across-groups"])
+    res = cli([argv[0], str(sites), *argv[1:], "--alpha-across-groups"])
     assert res.exit_code == 2 and res.stderr.strip() == f"error: {sentence}"
 
 

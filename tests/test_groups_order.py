@@ -8,28 +8,25 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 from certirank.methods.groups import run_by_group, split_groups
 from certirank.methods.shuffled import table_ranking
 
 from test_data_formats import policy_folder, robot_lists
 from _records import decisions, flat
 
-runner = CliRunner()
 
 
-def test_rank_group_by_prints_one_table(tmp_path):
+def test_rank_group_by_prints_one_table(cli, tmp_path):
     f = robot_lists(tmp_path / "robot.csv")
-    out = runner.invoke(app, ["rank", str(f), "--group-by", "Panel,Task"])
+    out = cli(["rank", str(f), "--group-by", "Panel,Task"])
     assert out.exit_code == 0, out.output
     assert out.stdout.count("groups of Panel, Task") == 1
     for task in ("stack cups", "open drawer", "wipe table"):
         assert out.stdout.count(task) == 2  # one row per panel
     assert "within each group" in out.stdout
-    js = runner.invoke(app, ["rank", str(f), "--group-by", "Panel,Task", "--json", "--alpha-across-groups"])
+    js = cli(["rank", str(f), "--group-by", "Panel,Task", "--json", "--alpha-across-groups"])
     d = flat(json.loads(js.stdout))
     assert d["kind"] == "grouped" and len(d["groups"]) == 6
     assert d["alpha_per_group"] == pytest.approx(0.05 / 6)
@@ -46,34 +43,34 @@ def test_group_by_matches_running_each_group_alone(tmp_path):
     assert row["certified_pairs"] == len(decisions(alone))
 
 
-def test_group_by_unknown_column_and_folder_cli(tmp_path):
+def test_group_by_unknown_column_and_folder_cli(cli, tmp_path):
     f = robot_lists(tmp_path / "robot.csv")
-    out = runner.invoke(app, ["rank", str(f), "--group-by", "Room"])
+    out = cli(["rank", str(f), "--group-by", "Room"])
     assert out.exit_code == 2 and "no column 'Room'" in out.output
     d = policy_folder(tmp_path / "runs")
-    out = runner.invoke(app, ["inspect", str(d), "--read-option", "trial=trial #", "--read-option", "score=success"])
+    out = cli(["inspect", str(d), "--read-option", "trial=trial #", "--read-option", "score=success"])
     assert out.exit_code == 0, out.output
     assert "alpha" in out.stdout and "beta" in out.stdout and "note: folder" in out.output
-    out = runner.invoke(app, ["compare", str(d), "--a", "alpha", "--b", "beta", "--read-option", "trial=trial #",
-                              "--group-by", "env_label"])
+    out = cli(["compare", str(d), "--a", "alpha", "--b", "beta", "--read-option", "trial=trial #",
+               "--group-by", "env_label"])
     assert out.exit_code == 0, out.output
     assert "kitchen" in out.stdout and "office" in out.stdout
 
 
-def test_pairing_by_order(tmp_path):
+def test_pairing_by_order(cli, tmp_path):
     # A ran 12 rollouts, B 9, on different (unmatched) environments: no env is shared
     f = tmp_path / "unpaired.csv"
     rows = [f"A,a{i},1" for i in range(12)] + [f"B,b{i},0" for i in range(9)]
     f.write_text("policy,env,score\n" + "\n".join(rows) + "\n")
-    out = runner.invoke(app, ["compare", str(f), "--a", "A", "--b", "B", "--json"])
+    out = cli(["compare", str(f), "--a", "A", "--b", "B", "--json"])
     assert out.exit_code == 2 and "no trial has scores for both" in out.output
-    out = runner.invoke(app, ["compare", str(f), "--a", "A", "--b", "B", "--pairing", "by-order", "--json"])
+    out = cli(["compare", str(f), "--a", "A", "--b", "B", "--pairing", "by-order", "--json"])
     d = json.loads(out.stdout)
     assert d["details"]["n"] == 9 and [(r["better"], r["worse"]) for r in d["ranking"]["relations"]] == [("A", "B")]
-    out = runner.invoke(app, ["rank", str(f), "--pairing", "by-order", "--json"])
+    out = cli(["rank", str(f), "--pairing", "by-order", "--json"])
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["ranking"]["relations"][0]["better"] == "A"
-    assert runner.invoke(app, ["rank", str(f), "--pairing", "by-row"]).exit_code == 2
+    assert cli(["rank", str(f), "--pairing", "by-row"]).exit_code == 2
 
 
 def sorted_table(n: int, rng: np.random.Generator) -> pd.DataFrame:
@@ -115,7 +112,7 @@ def test_sorted_table_with_vs_without_replacement(reps):
     assert wrong_shuffled / reps <= bound, wrong_shuffled
 
 
-def test_shuffled_power_and_cli(tmp_path):
+def test_shuffled_power_and_cli(cli, tmp_path):
     rng = np.random.default_rng(3)
     wide = pd.DataFrame({"good": (rng.random(300) < 0.8).astype(float), "bad": (rng.random(300) < 0.3).astype(float)})
     res = table_ranking(wide, 0.05, seed=0)
@@ -123,16 +120,16 @@ def test_shuffled_power_and_cli(tmp_path):
     assert res.to_dict() == table_ranking(wide, 0.05, seed=0).to_dict()  # same seed, same output
     f = tmp_path / "w.csv"
     wide.to_csv(f, index=False)
-    out = runner.invoke(app, ["rank", str(f), "--about", "table", "--seed", "7", "--json"])
+    out = cli(["rank", str(f), "--about", "table", "--seed", "7", "--json"])
     assert out.exit_code == 0, out.output
     d = json.loads(out.stdout)
     assert d["kind"] == "table-rank" and d["about"] == "table" and d["inputs"]["seed"] == 7
     assert d["inputs"]["order"] == {"kind": "random", "seed": 7}
-    out = runner.invoke(app, ["compare", str(f), "--a", "bad", "--b", "good", "--about", "table", "--seed", "7"])
+    out = cli(["compare", str(f), "--a", "bad", "--b", "good", "--about", "table", "--seed", "7"])
     assert out.exit_code == 0 and "table's average" in out.stdout and "table letters" in out.stdout
 
 
-def test_leaderboard_and_inspect_group_by(tmp_path):
+def test_leaderboard_and_inspect_group_by(cli, tmp_path):
     rng = np.random.default_rng(9)
     rows = ["model,item,score,suite"]
     for suite in ("math", "code"):
@@ -141,11 +138,11 @@ def test_leaderboard_and_inspect_group_by(tmp_path):
                 rows.append(f"{m},{suite}-{i},{int(rng.random() < p)},{suite}")
     f = tmp_path / "lb.csv"
     f.write_text("\n".join(rows) + "\n")
-    out = runner.invoke(app, ["leaderboard", str(f), "--group-by", "suite", "--json"])
+    out = cli(["leaderboard", str(f), "--group-by", "suite", "--json"])
     assert out.exit_code == 0, out.output
     d = flat(json.loads(out.stdout))
     assert [g["group"]["suite"] for g in d["groups"]] == ["math", "code"]
     alone = certirank.leaderboard(certirank.load(f).query("suite == 'code'"), alpha=0.05)
     assert d["groups"][1]["certified_pairs"] == len(alone.edges) >= 1
-    out = runner.invoke(app, ["inspect", str(f), "--group-by", "suite"])
+    out = cli(["inspect", str(f), "--group-by", "suite"])
     assert out.exit_code == 0 and out.stdout.count("math") == 1 and "3" in out.stdout

@@ -13,22 +13,19 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
 import certirank
 from certirank._escape import csv_cell, csv_uncell, dot_string, markdown_cell, mermaid_label, terminal_text
-from certirank.cli import app
 from certirank.errors import CertirankError, CertirankWarning
 from certirank.methods.anyrank import Ranker
 
-runner = CliRunner()
 HOSTILE = ["<script>alert(1)</script>", '<img src=x onerror="alert(1)">', "a\nb", 'q"uote', "\x1b[31mred\x1b[0m",
            "=HYPERLINK(\"http://x\")", "+1", "-2", "@SUM(A1)", "|pipe|", "back\\slash", "#quot;", "bell\x07",
            "rtl\u202eevil", "[bold]markup[/]", "`code`"]
 
 
-def _one_line_error(args: list[str], *needles: str) -> str:
-    res = runner.invoke(app, args)
+def _one_line_error(cli, args: list[str], *needles: str) -> str:
+    res = cli(args)
     assert res.exit_code == 2, (res.exit_code, res.output, res.exception)
     assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
     lines = [ln for ln in res.output.splitlines() if ln.strip()]
@@ -56,8 +53,8 @@ def wide(tmp_path: Path) -> Path:
     (["--heldout-prior-rows", "99999999999999999999"], "heldout_prior_rows"),
     (["--bogus"], "--bogus"),
 ])
-def test_rank_bad_options_are_one_line(wide: Path, args: list[str], needle: str) -> None:
-    _one_line_error(["rank", str(wide), *args], needle)
+def test_rank_bad_options_are_one_line(cli, wide: Path, args: list[str], needle: str) -> None:
+    _one_line_error(cli, ["rank", str(wide), *args], needle)
 
 
 @pytest.mark.parametrize("args, needle", [
@@ -66,37 +63,37 @@ def test_rank_bad_options_are_one_line(wide: Path, args: list[str], needle: str)
     (["HO-I", "-n", "1000000000000"], "reps"),
     (["bbedge-iid", "-n", "1", "-p", "R=100000", "-p", "N=100000"], "too large"),
 ])
-def test_simulate_bad_sizes_are_one_line(args: list[str], needle: str) -> None:
-    _one_line_error(["simulate", *args], needle)
+def test_simulate_bad_sizes_are_one_line(cli, args: list[str], needle: str) -> None:
+    _one_line_error(cli, ["simulate", *args], needle)
 
 
-def test_compose_rounds_bounded(tmp_path: Path) -> None:
+def test_compose_rounds_bounded(cli, tmp_path: Path) -> None:
     p = tmp_path / "m.csv"
     pd.DataFrame(np.random.default_rng(1).random((12, 5)), columns=list("abcde")).to_csv(p, index=False)
-    _one_line_error(["compose-test", str(p), "--rounds", "99999999999"], "--rounds")
-    _one_line_error(["compose-test", str(p), "--betas", "-1"], "betas")
+    _one_line_error(cli, ["compose-test", str(p), "--rounds", "99999999999"], "--rounds")
+    _one_line_error(cli, ["compose-test", str(p), "--betas", "-1"], "betas")
 
 
-def test_prior_outside_unit_interval_is_an_error(wide: Path, tmp_path: Path) -> None:
+def test_prior_outside_unit_interval_is_an_error(cli, wide: Path, tmp_path: Path) -> None:
     """Issue 33 item 7: a percentage typed as 70 is refused in each of the three CLI forms and the API."""
     for spec in ("A=1.5,B=0.5,C=0.2", "A=-3,B=0.5,C=0.2"):
-        res = runner.invoke(app, ["rank", str(wide), "--prior-means", spec])
+        res = cli(["rank", str(wide), "--prior-means", spec])
         assert res.exit_code == 2 and "the prior mean of A (scores are in [0, 1]) must be a number in [0, 1]" \
             in res.output, res.output
     prior = tmp_path / "prior.json"
     prior.write_text(json.dumps({"A": 70, "B": 0.5, "C": 0.2}))
-    res = runner.invoke(app, ["rank", str(wide), "--prior", str(prior)])
+    res = cli(["rank", str(wide), "--prior", str(prior)])
     assert res.exit_code == 2 and "got 70" in res.output and len(res.output.strip().splitlines()) == 1
     csv = tmp_path / "prior.csv"
     csv.write_text("policy,mean\nA,0.2\nB,55\nC,0.1\n")
-    res = runner.invoke(app, ["rank", str(wide), "--prior", str(csv)])
+    res = cli(["rank", str(wide), "--prior", str(csv)])
     assert res.exit_code == 2 and "prior mean of B" in res.output and "got 55" in res.output
     with pytest.raises(CertirankError, match="prior mean of B .* got 70"):
         Ranker(["A", "B"], prior={"A": 0.5, "B": 70})
 
 
-def test_alpha_near_one_warns_once(wide: Path) -> None:
-    res = runner.invoke(app, ["rank", str(wide), "--alpha", "0.97"])
+def test_alpha_near_one_warns_once(cli, wide: Path) -> None:
+    res = cli(["rank", str(wide), "--alpha", "0.97"])
     assert res.exit_code == 0 and res.output.count("warning: alpha = 0.97") == 1
 
 
@@ -158,16 +155,16 @@ def test_mermaid_and_dot_outputs_escape_hostile_names() -> None:
     assert "\x1b" not in dot
 
 
-def test_terminal_output_has_no_control_characters(tmp_path: Path) -> None:
+def test_terminal_output_has_no_control_characters(cli, tmp_path: Path) -> None:
     p = tmp_path / "h.csv"
     rng = np.random.default_rng(2)
     pd.DataFrame({"\x1b[31mevil\x1b[0m": rng.integers(0, 2, 30), "[bold]B[/]": rng.integers(0, 2, 30),
                   "ok": rng.integers(0, 2, 30)}).to_csv(p, index=False)
-    res = runner.invoke(app, ["rank", str(p)])
+    res = cli(["rank", str(p)])
     # a policy name with a control character is refused (the names rule of the API), shown escaped, in one line
     assert res.exit_code == 2 and "\x1b" not in res.output and "'\\x1b[31mevil\\x1b[0m'" in res.output
     p.write_text(p.read_text().replace("\x1b[31mevil\x1b[0m", "\u202eevil"))  # a bidi override is kept, escaped
-    res = runner.invoke(app, ["rank", str(p)])
+    res = cli(["rank", str(p)])
     assert res.exit_code == 0, res.output
     assert "\u202e" not in res.output and "\\u202eevil" in res.output and "[bold]B[/]" in res.output
 
@@ -187,7 +184,7 @@ _rank_opts = st.sampled_from(["--alpha", "--n-max", "--gamma", "--score-range", 
 
 @_FUZZ
 @given(opts=st.lists(st.tuples(_rank_opts, _values), min_size=1, max_size=3))
-def test_fuzz_rank_options(opts: list[tuple[str, str]], tmp_path_factory: pytest.TempPathFactory) -> None:
+def test_fuzz_rank_options(cli, opts: list[tuple[str, str]], tmp_path_factory: pytest.TempPathFactory) -> None:
     folder = tmp_path_factory.getbasetemp() / "fuzz_rank"
     folder.mkdir(exist_ok=True)
     p = folder / "w.csv"
@@ -196,7 +193,7 @@ def test_fuzz_rank_options(opts: list[tuple[str, str]], tmp_path_factory: pytest
     args = ["rank", str(p)] + [x for o, v in opts for x in (o, v)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = runner.invoke(app, args)
+        res = cli(args)
     assert res.exception is None or isinstance(res.exception, SystemExit), (args, repr(res.exception))
     assert res.exit_code in (0, 2), (args, res.exit_code, res.output)
     if res.exit_code == 2:
@@ -208,7 +205,7 @@ _sim_opts = st.sampled_from(["-n", "--seed", "-j", "-m", "-p", "--option"])
 
 @_FUZZ
 @given(opts=st.lists(st.tuples(_sim_opts, _values), min_size=1, max_size=3))
-def test_fuzz_simulate_options(opts: list[tuple[str, str]]) -> None:
+def test_fuzz_simulate_options(cli, opts: list[tuple[str, str]]) -> None:
     args = ["simulate", "HO-I", "-n", "1", "-p", "n_max=20"] + [x for o, v in opts for x in (o, v)]
     # keep every accepted run tiny: a fuzzed size is only checked, never run at full scale
     if any(o == "-n" and v.strip().lstrip("+").isdigit() and int(v) > 3 for o, v in opts):
@@ -217,7 +214,7 @@ def test_fuzz_simulate_options(opts: list[tuple[str, str]]) -> None:
         return
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        res = runner.invoke(app, args)
+        res = cli(args)
     assert res.exception is None or isinstance(res.exception, SystemExit), (args, repr(res.exception))
     assert res.exit_code in (0, 2), (args, res.exit_code, res.output)
 

@@ -15,9 +15,6 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
-
-from certirank.cli import app
 from certirank.errors import ParameterError
 from certirank.integrations.inspect import CertifiedStopping, UnshuffledWarning
 
@@ -43,33 +40,6 @@ def _long(tmp_path):
     path = tmp_path / "long.csv"
     pd.DataFrame(rows).to_csv(path, index=False)
     return path
-
-
-@pytest.mark.parametrize("claims, code", [(["A>B"], 0), (["B<A"], 0), (["A>C"], 1), (["B>A"], 3),
-                                          (["A>B", "A>C", "B>A"], 3), (["A>B", "A>C"], 1)])
-def test_check_exit_codes(tmp_path, claims, code):
-    res = CliRunner().invoke(app, ["check", str(_long(tmp_path)), *[x for c in claims for x in ("--claim", c)]])
-    assert res.exit_code == code, res.output
-
-
-def test_check_line_names_each_mean_whichever_way_the_claim_is_written(tmp_path):
-    data = _long(tmp_path)
-    means = pd.read_csv(data).groupby("policy")["score"].mean()
-    for claim in ("A>B", "B<A"):
-        out = " ".join(CliRunner().invoke(app, ["check", str(data), "--claim", claim]).output.split())
-        assert f"means A {means['A']:.3f} vs B {means['B']:.3f})" in out
-
-
-@pytest.mark.parametrize("claim, message", [
-    ("A>>B", "one '>' or '<'"), ("A>B>C", "one '>' or '<'"), ("A=B", "one '>' or '<'"), ("", "one '>' or '<'"),
-    ("A>", "must look like 'A>B'"), (">B", "must look like 'A>B'"), ("A>A", "compares 'A' with itself"),
-    ("A>Z", "policy 'Z' not found; policies in the data: A, B, C"),
-])
-def test_check_malformed_claims_are_one_line_errors(tmp_path, claim, message):
-    res = CliRunner().invoke(app, ["check", str(_long(tmp_path)), "--claim", "A>B", "--claim", claim])
-    assert res.exit_code == 2
-    lines = res.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], res.stderr
 
 
 # -- CertifiedStopping: arguments (importing it does not import inspect_ai) ------------------------------
@@ -181,7 +151,7 @@ if HAVE_INSPECT:
 
 @needs_inspect
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
-def test_out_of_order_completion_never_decides_on_unseen_scores(tmp_path):
+def test_out_of_order_completion_never_decides_on_unseen_scores(cli, tmp_path):
     mgr = Spy(threshold=0.5)
     ds = dataset()
     log = run(Task(dataset=ds, solver=generate(), scorer=match(), early_stopping=mgr), tmp_path,
@@ -199,13 +169,13 @@ def test_out_of_order_completion_never_decides_on_unseen_scores(tmp_path):
     assert p["decided_at"] <= meta["samples_used"] == len(log.samples)
     assert meta["samples_saved"] == meta["samples_stopped"] == N - len(log.samples) > 0
     # `certirank inspect` says when the test decided, beside the samples that ran
-    text = " ".join(CliRunner().invoke(app, ["inspect", str(tmp_path)]).output.split())
+    text = " ".join(cli(["inspect", str(tmp_path)]).output.split())
     assert f"above after {meta['samples_used']} of {N} sample-epochs (decided at {p['decided_at']})" in text
 
 
 @needs_inspect
 @pytest.mark.filterwarnings("ignore::DeprecationWarning")
-def test_an_errored_sample_holds_the_test_and_the_summary_says_so(tmp_path):
+def test_an_errored_sample_holds_the_test_and_the_summary_says_so(cli, tmp_path):
     ds = dataset()
     bad = [s.id for s in ds][2]
     mgr = CertifiedStopping(threshold=0.5)
@@ -217,7 +187,7 @@ def test_an_errored_sample_holds_the_test_and_the_summary_says_so(tmp_path):
     assert meta["samples_saved"] == meta["samples_stopped"] == 0
     assert meta["samples_unscored"] == 1 and meta["samples_held"] == N - 3
     assert f"{bad} (epoch 1)" in meta["note"] and "score_on_error" in meta["note"]
-    text = " ".join(CliRunner().invoke(app, ["inspect", str(tmp_path)]).output.split())
+    text = " ".join(cli(["inspect", str(tmp_path)]).output.split())
     assert "Note: 1 scheduled sample(s) got no score (errors)" in text
 
 

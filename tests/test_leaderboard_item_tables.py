@@ -4,16 +4,13 @@ McNemar's share at the table's end (issue 31 item 7), routed by `certirank.metho
 from __future__ import annotations
 
 import itertools
-import json
 
 import numpy as np
 import pandas as pd
 import pytest
 from scipy import stats
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 from certirank.methods.plan import WHOLE_TABLE_SHARE
 
 
@@ -98,13 +95,3 @@ def test_level_under_ties_monte_carlo():
     assert hits / runs <= 0.05 + 4 * np.sqrt(0.05 * 0.95 / runs)
 
 
-def test_cli_json_names_the_test(tmp_path):
-    path = tmp_path / "board.csv"
-    _board(4).to_csv(path, index=False)
-    out = CliRunner().invoke(app, ["leaderboard", str(path), "--json"])
-    assert out.exit_code == 0, out.output
-    rec = json.loads(out.stdout)
-    assert rec["kind"] == "leaderboard" and rec["inputs"]["method"] == "exact-budget"
-    assert any("exact budget test" in w for w in rec["warnings"])
-    text = CliRunner().invoke(app, ["leaderboard", str(path)])
-    assert text.exit_code == 0 and "exact-budget" in text.output and "stake" not in text.output.splitlines()[0]

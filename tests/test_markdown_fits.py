@@ -13,9 +13,6 @@ import numpy as np
 import pandas as pd
 import pytest
 from markdown_it import MarkdownIt
-from typer.testing import CliRunner
-
-from certirank.cli import app
 from certirank.methods.check import CheckResult
 from certirank.order.closure import transitive_closure
 from certirank.order.result import make_ranking
@@ -59,12 +56,12 @@ def _rows_accounted(md: str) -> tuple[list[int], int]:
     return shown, int(left[1]) if left else 0
 
 
-def test_leaderboard_markdown_of_a_100_model_board_fits_and_keeps_what_matters(tmp_path) -> None:
+def test_leaderboard_markdown_of_a_100_model_board_fits_and_keeps_what_matters(cli, tmp_path) -> None:
     import certirank
     from certirank.data.readers import load
 
     path = _board(tmp_path)
-    res = CliRunner().invoke(app, ["leaderboard", str(path), "--markdown"])
+    res = cli(["leaderboard", str(path), "--markdown"])
     assert res.exit_code == 0, res.output
     md = res.stdout
     assert len(md) <= MAX_CHARS
@@ -131,12 +128,12 @@ def test_check_markdown_keeps_every_failing_claim() -> None:
     assert m and int(m[1]) + int(m[2]) == len(claims) - len(failing)
 
 
-def test_check_markdown_on_the_100_model_board_is_unshortened_when_it_fits(tmp_path) -> None:
+def test_check_markdown_on_the_100_model_board_is_unshortened_when_it_fits(cli, tmp_path) -> None:
     path = _board(tmp_path, items=60)
     args = ["check", str(path), "--markdown"]
     for i in range(0, 20, 2):
         args += ["--claim", f"{NAMES[i]}>{NAMES[i + 1]}"]
-    res = CliRunner().invoke(app, args)
+    res = cli(args)
     assert res.exit_code in (0, 1), res.output
     assert len(res.stdout) <= MAX_CHARS and "Shortened" not in res.stdout and res.stdout.count("| example-org") == 10
 

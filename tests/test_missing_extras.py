@@ -9,12 +9,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
-
-from certirank.cli import app
 from certirank.errors import ParameterError
-
-runner = CliRunner()
 
 
 def _hide(monkeypatch: pytest.MonkeyPatch, *modules: str) -> None:
@@ -36,19 +31,10 @@ def _one_line(res, extra: str) -> str:
 
 
 @pytest.fixture
-def campaign_db(tmp_path):
+def campaign_db(cli, tmp_path):
     db = str(tmp_path / "c.db")
-    assert runner.invoke(app, ["campaign", "init", db, "--policies", "a,b"]).exit_code == 0
+    assert cli(["campaign", "init", db, "--policies", "a,b"]).exit_code == 0
     return db
-
-
-@pytest.mark.parametrize("module", ["fastapi", "jinja2", "uvicorn", "python_multipart"])
-def test_campaign_serve_without_the_web_extra(monkeypatch, campaign_db, module) -> None:
-    hidden = (module, "multipart") if module == "python_multipart" else (module,)
-    _hide(monkeypatch, *hidden)
-    err = _one_line(runner.invoke(app, ["campaign", "serve", campaign_db, "--port", "1"]), "web")
-    assert err.startswith("error: the campaign page needs the optional extra 'web'")
-    assert ("python-multipart" if module == "python_multipart" else module) in err
 
 
 def test_the_page_api_without_the_web_extra(monkeypatch, campaign_db) -> None:
@@ -72,14 +58,14 @@ def _board(tmp_path) -> str:
 
 
 @pytest.mark.parametrize("backend, extra, module", [("dask", "dask", "distributed"), ("ray", "ray", "ray")])
-def test_backend_without_its_extra(monkeypatch, tmp_path, backend, extra, module) -> None:
+def test_backend_without_its_extra(cli, monkeypatch, tmp_path, backend, extra, module) -> None:
     path = _board(tmp_path)
     _hide(monkeypatch, module)
-    err = _one_line(runner.invoke(app, ["leaderboard", path, "--backend", backend, "--jobs", "2"]), extra)
+    err = _one_line(cli(["leaderboard", path, "--backend", backend, "--jobs", "2"]), extra)
     assert err == (f"error: backend '{backend}' needs the optional extra '{extra}': pip install "
                    f"'certirank[{extra}]' ({module} is not installed)")
-    err = _one_line(runner.invoke(app, ["simulate", "HO-I", "--reps", "2", "--backend", backend,
-                                        "--jobs", "2"]), extra)
+    err = _one_line(cli(["simulate", "HO-I", "--reps", "2", "--backend", backend,
+                         "--jobs", "2"]), extra)
     assert f"backend '{backend}'" in err
 
 

@@ -32,7 +32,7 @@ def _pyproject() -> dict:
     return tomllib.loads((ROOT / "pyproject.toml").read_text())
 
 
-def test_version_has_one_home_and_every_copy_agrees() -> None:
+def test_version_has_one_home_and_every_copy_agrees(cli) -> None:
     project = _pyproject()
     assert "version" not in project["project"] and "version" in project["project"]["dynamic"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "certirank.__version__"}
@@ -41,10 +41,7 @@ def test_version_has_one_home_and_every_copy_agrees() -> None:
     assert str(cff["version"]) == certirank.__version__
     first = re.search(r"^## (\S+)", (ROOT / "CHANGELOG.md").read_text(), flags=re.M)
     assert first is not None and first.group(1) == certirank.__version__
-    from typer.testing import CliRunner
-
-    from certirank.cli import app
-    out = CliRunner().invoke(app, ["--version"])
+    out = cli(["--version"])
     assert out.exit_code == 0 and out.output.strip() == f"certirank {certirank.__version__}"
 
 

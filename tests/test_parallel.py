@@ -2,19 +2,15 @@
 
 from __future__ import annotations
 
-import json
-import logging
 import os
 import signal
 
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 from certirank._parallel import describe_backend, local_cluster, resolve_backend, run_tasks, task_seeds
 from certirank.baselines import bootstrap_bt
-from certirank.cli import app
 from certirank.errors import ParameterError
 from certirank.methods.rposst import evaluate_test_designs
 from certirank.sim import simulate
@@ -140,25 +136,3 @@ def test_a_worker_killed_mid_study_does_not_change_the_result(serial_study, proc
     _assert_same_study(serial_study, got)
 
 
-def test_cli_backend_dask_equals_jobs_1_except_timings():
-    base = ["simulate", "HO-I", "--methods", "anyrank0,bonferroni", "--reps", "4", "--seed", "1",
-            "-p", "n_max=100", "--json"]
-    runner = CliRunner()
-    serial = runner.invoke(app, base + ["--jobs", "1"])
-    dask = runner.invoke(app, base + ["--backend", "dask"])  # a LocalCluster of --jobs (1) workers
-    assert serial.exit_code == 0 and dask.exit_code == 0, dask.output
-    a, b = json.loads(serial.stdout), json.loads(dask.stdout)
-    a["details"].pop("elapsed"), b["details"].pop("elapsed")
-    assert a == b
-    bad = runner.invoke(app, base + ["--backend", "joblib", "--scheduler", "tcp://127.0.0.1:1"])
-    assert bad.exit_code == 2 and "only used by backends 'dask' and 'ray'" in bad.output
-
-
-@pytest.mark.slow
-def test_cli_done_criterion_dask_200_runs():
-    base = ["simulate", "HO-I", "--methods", "anyrank0,bonferroni", "--reps", "200", "--seed", "1", "--json"]
-    runner = CliRunner()
-    a = json.loads(runner.invoke(app, base + ["--jobs", "1"]).stdout)
-    b = json.loads(runner.invoke(app, base + ["--backend", "dask"]).stdout)
-    a["details"].pop("elapsed"), b["details"].pop("elapsed")
-    assert a == b

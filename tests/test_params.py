@@ -9,13 +9,11 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 import certirank
 import certirank._validate as V
 from certirank import ParameterError
 from certirank._params import SPEC09, VERBS, resolve_budget, validate
-from certirank.cli import app
 from certirank.multitest import Graph
 
 RNG = np.random.default_rng(0)
@@ -197,7 +195,7 @@ def test_rules_accept_what_they_should():
         validate("Leaderboard", method="bb-edge-pi", stake="grid")
 
 
-def test_the_api_refuses_what_the_cli_refuses(tmp_path):
+def test_the_api_refuses_what_the_cli_refuses(cli, tmp_path):
     """Measured by issue 36: `anyrank(df, gamma=3.0)` and `arms="independent"` without a budget were accepted by
     the API and refused by the CLI; now one rule refuses both, with one sentence."""
     # partial-progress scores: the exact test's options have nothing to apply to (on 0/1 data they now apply: the
@@ -205,13 +203,12 @@ def test_the_api_refuses_what_the_cli_refuses(tmp_path):
     progress = WIDE * 0.5
     path = tmp_path / "w.csv"
     progress.to_csv(path, index=False)
-    runner = CliRunner()
-    for api, cli in [(dict(gamma=3.0), ["--gamma", "3"]), (dict(arms="independent"), ["--arms", "independent"]),
-                     (dict(statistic="bayes"), ["--statistic", "bayes"]),
-                     (dict(budget="final"), ["--budget", "final"])]:
+    for api, flags in [(dict(gamma=3.0), ["--gamma", "3"]), (dict(arms="independent"), ["--arms", "independent"]),
+                       (dict(statistic="bayes"), ["--statistic", "bayes"]),
+                       (dict(budget="final"), ["--budget", "final"])]:
         with pytest.raises(ParameterError) as exc:
             certirank.anyrank(progress, **api)
-        res = runner.invoke(app, ["rank", str(path), *cli])
+        res = cli(["rank", str(path), *flags])
         assert res.exit_code == 2 and res.output.strip() == f"error: {exc.value}"
 
 
@@ -268,12 +265,12 @@ def alpha_checks(monkeypatch):
 @pytest.mark.parametrize("args", [["rank", "{f}"], ["rank", "{f}", "--bins", "binary", "--n-max", "40"],
                                   ["compare", "{f}", "--a", "A", "--b", "C"], ["leaderboard", "{f}"],
                                   ["check", "{f}", "--claim", "C>A"]])
-def test_alpha_is_validated_once_per_command(args, alpha_checks, tmp_path):
+def test_alpha_is_validated_once_per_command(cli, args, alpha_checks, tmp_path):
     """Issue 36: `alpha` was checked 11 times in one `rank` run; the boundary checks it once, the layers below
     trust it."""
     path = tmp_path / "w.csv"
     WIDE.to_csv(path, index=False)
-    res = CliRunner().invoke(app, [a.format(f=path) for a in args])
+    res = cli([a.format(f=path) for a in args])
     assert res.exit_code == 0, res.output
     assert len(alpha_checks) == 1
 
@@ -295,13 +292,13 @@ def test_an_option_passed_through_is_still_checked_where_it_is_used():
 
 # --------------------------------------------------------------------- the CLI side
 
-def test_declared_option_refuses_at_parse_time_with_the_api_sentence(tmp_path):
+def test_declared_option_refuses_at_parse_time_with_the_api_sentence(cli, tmp_path):
     path = tmp_path / "w.csv"
     WIDE.to_csv(path, index=False)
-    res = CliRunner().invoke(app, ["compare", str(path), "--a", "A", "--b", "C", "--ties", "maybe"])
+    res = cli(["compare", str(path), "--a", "A", "--b", "C", "--ties", "maybe"])
     assert res.exit_code == 2
     assert "ties must be one of allow, assume_none, got 'maybe'" in res.output
-    res = CliRunner().invoke(app, ["compare", str(path), "--a", "A", "--b", "C", "--ties", "ranking", "--json"])
+    res = cli(["compare", str(path), "--a", "A", "--b", "C", "--ties", "ranking", "--json"])
     assert res.exit_code == 0 and '"ties": "allow"' in res.output
-    help_text = CliRunner().invoke(app, ["compare", "--help"]).output
+    help_text = cli(["compare", "--help"]).output
     assert "Tie mode" in help_text and "assume_none" in help_text

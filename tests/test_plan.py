@@ -8,15 +8,12 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 from certirank.errors import DataError, ParameterError
 from certirank import compare
 from certirank.methods.plan import layout_arms, plan_whole_data
 
-runner = CliRunner()
 
 
 def _lists(path: Path, outcomes: dict[str, np.ndarray]) -> Path:
@@ -70,24 +67,24 @@ def test_layouts_say_how_trials_pair(tmp_path):
     assert layout_arms(certirank.load(long_env))[0] == "paired"
 
 
-def test_bare_compare_on_outcome_lists_runs_the_tuned_step_level_test(tmp_path):
+def test_bare_compare_on_outcome_lists_runs_the_tuned_step_level_test(cli, tmp_path):
     """What the STEP study measured with three options set (bins='binary', n_max=N, arms='independent') is what the
     bare command runs on the published layout: the same numbers, so the same power and rollouts."""
     rng = np.random.default_rng(3)
     x, y = (rng.random(50) < 0.5).astype(float), (rng.random(50) < 0.9).astype(float)
     path = _lists(tmp_path / "ab.csv", {"A": x, "B": y})
-    res = runner.invoke(app, ["compare", str(path), "--a", "A", "--b", "B", "--json"])
+    res = cli(["compare", str(path), "--a", "A", "--b", "B", "--json"])
     assert res.exit_code == 0, res.output
     got = json.loads(res.stdout)
     tuned = compare(x, y, bins="binary", n_max=50, arms="independent")
     assert (got["details"]["decided_at"], got["details"]["pvalue"]) == (tuned.decided_at, tuned.pvalue)
     assert (got["inputs"]["n_max"], got["inputs"]["arms"]) == (50, "independent")
     assert got["warnings"][0].startswith("note: binary scores (every value is 0 or 1), exact budget test, N = 50")
-    text = runner.invoke(app, ["compare", str(path), "--a", "A", "--b", "B"])
+    text = cli(["compare", str(path), "--a", "A", "--b", "B"])
     assert "independent arms: outcome lists" in text.stderr  # the terminal says it too (--json keeps it in the record)
 
 
-def test_bare_rank_states_the_test_and_matches_the_declared_call(tmp_path):
+def test_bare_rank_states_the_test_and_matches_the_declared_call(cli, tmp_path):
     rng = np.random.default_rng(4)
     df = pd.DataFrame({"a": (rng.random(80) < 0.2).astype(float), "b": (rng.random(80) < 0.8).astype(float)})
     bare = certirank.anyrank(df)
@@ -98,5 +95,5 @@ def test_bare_rank_states_the_test_and_matches_the_declared_call(tmp_path):
     assert declared.warnings[0].startswith("note: binary scores (declared), exact budget test, N = 80 (declared)")
     path = tmp_path / "w.csv"
     df.to_csv(path, index=False)
-    out = runner.invoke(app, ["rank", str(path)])
+    out = cli(["rank", str(path)])
     assert out.exit_code == 0 and "exact budget test, N = 80" in " ".join((out.stdout + out.stderr).split())

@@ -8,9 +8,6 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
-
-from certirank.cli import app
 from certirank.methods.preferences import preference_graph
 from _records import decisions, flat
 
@@ -68,7 +65,7 @@ def test_cycle_shown_not_closed():
     assert [sorted(c) for c in res.cycles] == [["paper", "rock", "scissors"]]
 
 
-def test_football_table_cli(tmp_path):
+def test_football_table_cli(cli, tmp_path):
     """A football-results battle table (home, away, result) as model_a, model_b, winner."""
     rng = np.random.default_rng(5)
     teams = {"Arsenal": 1.6, "Burnley": 0.7, "Chelsea": 1.3, "Derby": 0.9}
@@ -81,17 +78,17 @@ def test_football_table_cli(tmp_path):
                     lines.append(f"{h},{a},{h if gh > ga else a if ga > gh else 'tie'}")
     f = tmp_path / "football.csv"
     f.write_text("\n".join(lines) + "\n")
-    out = CliRunner().invoke(app, ["rank", str(f), "--json"])
+    out = cli(["rank", str(f), "--json"])
     assert out.exit_code == 0, out.output
     d = flat(json.loads(out.output))
     assert d["kind"] == "preference-graph" and len(d["pairs"]) == 6
     assert sum(p["battles"] for p in d["pairs"]) == len(lines) - 1
-    human = CliRunner().invoke(app, ["rank", str(f)])
+    human = cli(["rank", str(f)])
     assert human.exit_code == 0 and "half a win" in human.output
 
 
-def test_roboarena_preferences(shared_data):
-    out = CliRunner().invoke(app, ["rank", str(shared_data / "roboarena" / "policy_preferences.csv"), "--json"])
+def test_roboarena_preferences(cli, shared_data):
+    out = cli(["rank", str(shared_data / "roboarena" / "policy_preferences.csv"), "--json"])
     assert out.exit_code == 0, out.output
     d = json.loads(out.output)
     assert d["details"]["n_battles"] == 796 and len(d["ranking"]["relations"]) >= 1

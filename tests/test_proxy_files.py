@@ -8,12 +8,9 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 
-runner = CliRunner()
 
 
 def _long(n: int = 300, pi: float = 0.3, means=(("A", 0.3), ("B", 0.8), ("C", 0.8)), accuracy: float = 0.95,
@@ -50,9 +47,9 @@ def _arrays(df: pd.DataFrame, seed: int = 0):
             to_wide(arrange(t_proxy, plan)).reindex_like(w))
 
 
-def test_compare_proxy_file_equals_the_api_on_the_same_units(proxy_csv):
-    out = runner.invoke(app, ["compare", str(proxy_csv), "--a", "A", "--b", "B", "--proxy", "sim",
-                              "--label-rate", "0.3", "--json"])
+def test_compare_proxy_file_equals_the_api_on_the_same_units(cli, proxy_csv):
+    out = cli(["compare", str(proxy_csv), "--a", "A", "--b", "B", "--proxy", "sim",
+               "--label-rate", "0.3", "--json"])
     assert out.exit_code == 0, out.output
     d = json.loads(out.stdout)
     real, proxy = _arrays(pd.read_csv(proxy_csv))
@@ -61,21 +58,21 @@ def test_compare_proxy_file_equals_the_api_on_the_same_units(proxy_csv):
     assert d["details"]["decided_at"] == api.decided_at and d["details"]["pvalue"] == pytest.approx(api.pvalue)
     assert d["inputs"]["label_rate"] == 0.3 and d["inputs"]["order"] == {"kind": "random", "seed": 0}
     assert d["details"]["labels"] == api.labels and api.decision == "x<y"
-    text = runner.invoke(app, ["compare", str(proxy_csv), "--a", "A", "--b", "B", "--proxy", "sim",
-                               "--label-rate", "0.3"]).stdout
+    text = cli(["compare", str(proxy_csv), "--a", "A", "--b", "B", "--proxy", "sim",
+                "--label-rate", "0.3"]).stdout
     assert "Real labels:" in text and "label rate 0.3" in text
 
 
-def test_rank_proxy_file_with_margin(proxy_csv):
-    out = runner.invoke(app, ["rank", str(proxy_csv), "--proxy", "sim", "--label-rate", "0.3", "--margin", "0.2",
-                              "--json"])
+def test_rank_proxy_file_with_margin(cli, proxy_csv):
+    out = cli(["rank", str(proxy_csv), "--proxy", "sim", "--label-rate", "0.3", "--margin", "0.2",
+               "--json"])
     assert out.exit_code == 0, out.output
     d = json.loads(out.stdout)
     rk = d["ranking"]
     assert rk["kind"] == "proxy-bonferroni" and {tuple(sorted(e)) for e in rk["equivalent"]} == {("B", "C")}
     assert {(r["better"], r["worse"]) for r in rk["relations"]} == {("B", "A"), ("C", "A")}
     assert "alpha/3" in rk["guarantee"] and any("label rate 0.3" in w for w in d["warnings"])
-    md = runner.invoke(app, ["rank", str(proxy_csv), "--proxy", "sim", "--label-rate", "0.3", "--markdown"]).stdout
+    md = cli(["rank", str(proxy_csv), "--proxy", "sim", "--label-rate", "0.3", "--markdown"]).stdout
     assert "B is better than A" in md
 
 
@@ -104,7 +101,7 @@ def test_a_lying_proxy_does_not_make_a_false_claim():
     ("half", [], "a real score for"),
     ("no_column", [], "no proxy column 'sim'"),
 ])
-def test_bad_proxy_input_is_one_line_exit_2(tmp_path, edit, args, needle):
+def test_bad_proxy_input_is_one_line_exit_2(cli, tmp_path, edit, args, needle):
     df = _long(n=120)
     if edit == "blank_proxy":
         df.loc[5, "sim"] = np.nan
@@ -122,16 +119,16 @@ def test_bad_proxy_input_is_one_line_exit_2(tmp_path, edit, args, needle):
     df.to_csv(path, index=False)
     base = ["--proxy", "sim"] + (args or ["--label-rate", "0.3"])
     for cmd in (["compare", str(path), "--a", "A", "--b", "B"], ["rank", str(path)]):
-        out = runner.invoke(app, [*cmd, *base])
+        out = cli([*cmd, *base])
         assert out.exit_code == 2, (cmd, out.output)
         assert needle in out.output and "Traceback" not in out.output
         assert len(out.output.strip().splitlines()) <= 3  # one message (typer's usage lines for a bad option)
 
 
-def test_options_that_need_each_other_and_blank_scores_without_a_proxy(proxy_csv):
+def test_options_that_need_each_other_and_blank_scores_without_a_proxy(cli, proxy_csv):
     for args, needle in ((["--proxy", "sim"], "--label-rate"), (["--label-rate", "0.3"], "--proxy"),
                          (["--proxy", "sim", "--label-rate", "0.3", "--bettor", "hoeffding"], "--bettor")):
-        out = runner.invoke(app, ["compare", str(proxy_csv), "--a", "A", "--b", "B", *args])
+        out = cli(["compare", str(proxy_csv), "--a", "A", "--b", "B", *args])
         assert out.exit_code == 2 and needle in out.output, out.output
-    out = runner.invoke(app, ["rank", str(proxy_csv)])  # blanks in the score column: only with --proxy
+    out = cli(["rank", str(proxy_csv)])  # blanks in the score column: only with --proxy
     assert out.exit_code == 2 and "missing" in out.output and "Traceback" not in out.output

@@ -10,14 +10,11 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 from certirank.order import Ranking, make_ranking
 from _records import decisions
 
-runner = CliRunner()
 
 
 def _wide(seed: int = 0, n: int = 200) -> pd.DataFrame:
@@ -130,7 +127,7 @@ def test_letters_property_random_certified_relations():
                     assert share == (not (r.better(a, b) or r.better(b, a)))
 
 
-def test_shuffled_letters_follow_the_certified_order_not_the_mean(tmp_path):
+def test_shuffled_letters_follow_the_certified_order_not_the_mean(cli, tmp_path):
     """Shuffled replay: A ran only the first 40 rows, where B beats it on every row; B scores 0 on the rest, so
     A's table average is higher although B > A is certified. C (last 80 rows only) beats B there."""
     from certirank.methods.shuffled import shuffled_ranking
@@ -148,11 +145,11 @@ def test_shuffled_letters_follow_the_certified_order_not_the_mean(tmp_path):
     assert set(res.letters["A"]) & set(res.letters["C"])
     path = tmp_path / "w.csv"
     df.to_csv(path, index=False)
-    out = runner.invoke(app, ["rank", str(path), "--shuffle", "0"])
+    out = cli(["rank", str(path), "--shuffle", "0"])
     assert out.exit_code == 0, out.output
     rows = [m.group(1) for m in re.finditer(r"^\d+\s+(\S+)\s+[\d.]+\s+\d+\s", out.stdout, re.M)]  # table rows
     assert rows == ["C", "B", "A"]
-    d = json.loads(runner.invoke(app, ["rank", str(path), "--shuffle", "0", "--json"]).stdout)
+    d = json.loads(cli(["rank", str(path), "--shuffle", "0", "--json"]).stdout)
     assert Ranking.from_dict(d) == r and d["kind"] == "table-rank"
 
 
@@ -211,15 +208,15 @@ def test_dot_and_mermaid_render_from_ranking():
 
 # ----------------------------------------------------------------------------------------- report by kind
 
-def _json(args, tmp_path, name):
-    res = runner.invoke(app, [*args, "--json"])
+def _json(cli, args, tmp_path, name):
+    res = cli([*args, "--json"])
     assert res.exit_code == 0, res.output
     path = tmp_path / f"{name}.json"
     path.write_text(res.stdout)
     return path, json.loads(res.stdout)
 
 
-def test_report_html_on_the_json_of_every_command(tmp_path):
+def test_report_html_on_the_json_of_every_command(cli, tmp_path):
     wide = tmp_path / "wide.csv"
     _wide().to_csv(wide, index=False)
     lb = tmp_path / "lb.csv"
@@ -247,10 +244,10 @@ def test_report_html_on_the_json_of_every_command(tmp_path):
                      "preference-graph": ["rank", str(_prefs(tmp_path))],
                      "grouped": ["rank", str(grouped), "--group-by", "half"]})
     for kind, args in commands.items():
-        path, d = _json(args, tmp_path, kind)
+        path, d = _json(cli, args, tmp_path, kind)
         assert d["kind"] == kind
         page = tmp_path / f"{kind}.html"
-        res = runner.invoke(app, ["report", str(path), "--html", str(page), "--json"])
+        res = cli(["report", str(path), "--html", str(page), "--json"])
         assert res.exit_code == 0, (kind, res.output)
         info = json.loads(res.stdout)
         assert info["details"]["page"] == kind and page.read_text().startswith("<!DOCTYPE html>")
@@ -264,21 +261,21 @@ def test_report_html_on_the_json_of_every_command(tmp_path):
         if kind == "preference-graph":
             assert "battles" in info["details"]["sections"]
     # a command without a page of its own (here check) still gets a page, chosen by its kind
-    check_path, d = _json(["check", str(wide), "--claim", "good>bad"], tmp_path, "check")
+    check_path, d = _json(cli, ["check", str(wide), "--claim", "good>bad"], tmp_path, "check")
     assert d["kind"] == "check"
-    res = runner.invoke(app, ["report", str(check_path), "--html", str(tmp_path / "check.html"), "--json"])
+    res = cli(["report", str(check_path), "--html", str(tmp_path / "check.html"), "--json"])
     assert res.exit_code == 0, res.output
     # a bare certirank.ranking/1 object is a page of its own
     bare = tmp_path / "bare.json"
     bare.write_text(json.dumps(json.loads((tmp_path / "rank.json").read_text())["ranking"]))
-    res = runner.invoke(app, ["report", str(bare), "--html", str(tmp_path / "bare.html"), "--json"])
+    res = cli(["report", str(bare), "--html", str(tmp_path / "bare.html"), "--json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)["details"]["page"] == "ranking"
 
 
 # ----------------------------------------------------------------------------------------- vocabulary
 
-def test_old_spellings_work_for_one_release_with_a_warning(tmp_path):
+def test_old_spellings_work_for_one_release_with_a_warning(cli, tmp_path):
     df = _wide(n=60)
     new = certirank.anyrank(df, alpha=0.1, n_max=30, bins="progress")
 
@@ -297,12 +294,12 @@ def test_old_spellings_work_for_one_release_with_a_warning(tmp_path):
     r = certirank.Ranker(["a", "b"], alpha=0.05, n_max=7)
     with pytest.warns(DeprecationWarning):
         assert r.nmax == 7 == r.n_max
-    res = runner.invoke(app, ["rank", "--help"])
+    res = cli(["rank", "--help"])
     assert "--n-max" in res.stdout and "--bins" in res.stdout and "--nmax" not in res.stdout
     path = tmp_path / "w.csv"
     df.to_csv(path, index=False)
-    old_cli = runner.invoke(app, ["rank", str(path), "--nmax", "30", "--metric", "progress", "--json"])
-    new_cli = runner.invoke(app, ["rank", str(path), "--n-max", "30", "--bins", "progress", "--json"])
+    old_cli = cli(["rank", str(path), "--nmax", "30", "--metric", "progress", "--json"])
+    new_cli = cli(["rank", str(path), "--n-max", "30", "--bins", "progress", "--json"])
     assert old_cli.exit_code == 0 and "deprecated" in old_cli.stderr and "--n-max" in old_cli.stderr
     assert json.loads(old_cli.stdout) == json.loads(new_cli.stdout)
 
@@ -322,7 +319,7 @@ def test_graph_test_takes_a_graph_and_e_holm_returns_a_result():
     assert res.to_dict()["rejected"] == [True, False, False, False]
 
 
-def test_dropped_data_is_said_in_words(tmp_path):
+def test_dropped_data_is_said_in_words(cli, tmp_path):
     # Bradley-Terry ignores ties; unpaired trials of a score table have nothing to be compared with
     scores = pd.DataFrame({"policy": ["a", "b", "a", "b", "a", "c", "b", "c"],
                            "env": ["e1", "e1", "e2", "e2", "e3", "e3", "e4", "e5"],
@@ -332,7 +329,7 @@ def test_dropped_data_is_said_in_words(tmp_path):
     res = certirank.baseline("bt", path)
     notes = " ".join(res.ranking.notes)
     assert "1 tied comparison ignored" in notes and "2 trials ignored" in notes
-    out = runner.invoke(app, ["baseline", "bt", str(path)])
+    out = cli(["baseline", "bt", str(path)])
     assert out.exit_code == 0, out.output
     text = " ".join(out.stdout.split())
     assert "1 tied comparison ignored" in text and "2 trials ignored" in text

@@ -10,12 +10,8 @@ import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
-
-from certirank.cli import app
 from certirank.results import ESTIMANDS, KINDS, SCHEMA
 
-runner = CliRunner()
 
 
 def _schema() -> dict:
@@ -23,7 +19,7 @@ def _schema() -> dict:
 
 
 @pytest.fixture(scope="module")
-def files(tmp_path_factory):
+def files(cli, tmp_path_factory):
     rng = np.random.default_rng(7)
     tmp = tmp_path_factory.mktemp("record")
     n = 60
@@ -43,10 +39,10 @@ def files(tmp_path_factory):
     mat.insert(0, "test_case", [f"t{i}" for i in range(8)])
     mat.to_csv(tmp / "matrix.csv", index=False)
     camp = tmp / "camp.db"
-    assert runner.invoke(app, ["campaign", "init", str(camp), "--policies", "A,B,C"]).exit_code == 0
+    assert cli(["campaign", "init", str(camp), "--policies", "A,B,C"]).exit_code == 0
     for i in range(6):
         for pol, s in (("A", 1), ("B", i % 2), ("C", 0)):
-            assert runner.invoke(app, ["campaign", "record", str(camp), pol, str(i), str(s), "--ahead"]).exit_code == 0
+            assert cli(["campaign", "record", str(camp), pol, str(i), str(s), "--ahead"]).exit_code == 0
     return tmp
 
 
@@ -74,8 +70,8 @@ COMMANDS = [
 
 
 @pytest.mark.parametrize("name, argv, order", COMMANDS, ids=[c[0] for c in COMMANDS])
-def test_every_command_json_is_a_valid_record(files, name, argv, order):
-    res = runner.invoke(app, [a.format(f=files) for a in argv] + ["--json"])
+def test_every_command_json_is_a_valid_record(cli, files, name, argv, order):
+    res = cli([a.format(f=files) for a in argv] + ["--json"])
     assert res.exit_code in (0, 1, 3), res.output
     d = json.loads(res.stdout)
     jsonschema.validate(d, _schema())
@@ -91,10 +87,10 @@ def test_every_command_json_is_a_valid_record(files, name, argv, order):
         assert d["about"] == "table"
 
 
-def test_the_schema_names_every_kind_and_refuses_a_broken_record(files):
+def test_the_schema_names_every_kind_and_refuses_a_broken_record(cli, files):
     schema = _schema()
     assert set(schema["properties"]["kind"]["enum"]) == set(KINDS)  # one list of kinds: the registry
-    d = json.loads(runner.invoke(app, ["rank", f"{files}/wide.csv", "--json"]).stdout)
+    d = json.loads(cli(["rank", f"{files}/wide.csv", "--json"]).stdout)
     for broken in ({**d, "extra": 1}, {**d, "about": "model"}, {**d, "warnings": ["two\nlines"]},
                    {**d, "inputs": {**d["inputs"], "order": {"kind": "random"}}},
                    {k: v for k, v in d.items() if k != "about"}):

@@ -15,17 +15,13 @@ import pandas as pd
 import pytest
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.patches import FancyArrowPatch
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 from certirank.errors import ParameterError
 from certirank.order import make_ranking
 from certirank.report import (curves_plot, detect_kind, figure_png, figure_svg, graph_plot, html_report,
                               rank_interval_plot, ranking_of, score_plot, summary_plot, write_report)
 from certirank.report._mpl import wrap_label
-
-runner = CliRunner()
 
 
 # ----------------------------------------------------------------------------------------------- helpers
@@ -424,62 +420,6 @@ def test_detect_kind_rejects_other_json():
 
 
 # ----------------------------------------------------------------------------------------------- CLI
-
-@pytest.fixture()
-def wide_csv(tmp_path):
-    df, _ = _rank_result()
-    path = tmp_path / "trials.csv"
-    df.to_csv(path, index=False)
-    return path
-
-
-def test_cli_rank_plot_then_report(tmp_path, wide_csv):
-    svg = tmp_path / "rank.svg"
-    res = runner.invoke(app, ["rank", str(wide_csv), "--alpha", "0.1", "--json", "--plot", str(svg)])
-    assert res.exit_code == 0, res.output
-    result = json.loads(res.stdout)  # --json output stays pure JSON with --plot
-    texts = svg_texts(svg.read_text())
-    for name, let in ((p["name"], p["letters"]) for p in result["ranking"]["policies"]):
-        assert name in "".join(texts) and let in texts
-    rj = tmp_path / "rank.json"
-    rj.write_text(res.stdout)
-    page = tmp_path / "page.html"
-    res = runner.invoke(app, ["report", str(rj), "--html", str(page), "--data", str(wide_csv), "--json"])
-    assert res.exit_code == 0, res.output
-    info = json.loads(res.stdout)
-    assert info["details"]["page"] == "rank" and "scores" in info["details"]["sections"]
-    parse_page(page.read_text())
-
-
-def test_cli_leaderboard_and_simulate_plot(tmp_path):
-    rng = np.random.default_rng(5)
-    rows = [{"model": f"m{l}", "item": f"i{i}", "replicate": r, "score": float(rng.random() < 0.2 + 0.2 * l)}
-            for r in range(2) for i in range(60) for l in range(3)]
-    data = tmp_path / "lb.csv"
-    pd.DataFrame(rows).to_csv(data, index=False)
-    png = tmp_path / "lb.png"
-    res = runner.invoke(app, ["leaderboard", str(data), "--plot", str(png)])
-    assert res.exit_code == 0, res.output
-    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    svg = tmp_path / "sim.svg"
-    res = runner.invoke(app, ["simulate", "HO-I", "-n", "2", "-p", "n_max=150", "--plot", str(svg)])
-    assert res.exit_code == 0, res.output
-    assert "anyrank0" in svg_texts(svg.read_text())
-
-
-def test_cli_report_errors(tmp_path, wide_csv):
-    bad = tmp_path / "x.json"
-    bad.write_text("[1, 2]")
-    res = runner.invoke(app, ["report", str(bad), "--html", str(tmp_path / "o.html")])
-    assert res.exit_code == 2 and "JSON object" in res.output
-    res = runner.invoke(app, ["report", str(tmp_path / "missing.json"), "--html", str(tmp_path / "o.html")])
-    assert res.exit_code == 2
-    good = tmp_path / "c.json"
-    good.write_text(json.dumps({"decision": None, "pvalue": 1.0, "decided_at": None, "n": 3}))
-    res = runner.invoke(app, ["report", str(good), "--html", str(tmp_path / "o.txt")])
-    assert res.exit_code == 2 and ".html" in res.output
-    res = runner.invoke(app, ["rank", str(wide_csv), "--plot", str(tmp_path / "f.jpg")])
-    assert res.exit_code == 2 and ".png or .svg" in res.output
 
 
 def test_write_report_file(tmp_path):

@@ -9,17 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 from scipy.stats import binomtest
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 from certirank.errors import ParameterError
 from certirank.sim import Trajectory, get_scenario, scenario_names, simulate
 from certirank.sim.metrics import clopper_pearson, closure_many, score_run, topk_sets
 from _records import decisions
-from _records import flat
-
-runner = CliRunner()
 
 
 # ---------------------------------------------------------------------------------------------- scenarios
@@ -251,25 +246,9 @@ def test_leaderboard_baseline_runs_on_bbedge_scenario():
 
 # ---------------------------------------------------------------------------------------------- CLI
 
-def test_cli_json_summary_and_errors():
-    r = runner.invoke(app, ["simulate", "HO-I", "--methods", "bt", "--reps", "4", "--seed", "1", "-p", "n_games=200",
-                            "--json"])
-    assert r.exit_code == 0, r.output
-    d = flat(json.loads(r.stdout))
-    s = d["summary"]["bt"]
-    for key in ("fwer", "fwer_ci", "power", "mean_samples", "full_ranking_rate"):
-        assert key in s
-    assert s["fwer"] == 1.0
-    bad = runner.invoke(app, ["simulate", "HO-Z", "--methods", "bt", "--reps", "2"])
-    assert bad.exit_code == 2 and "must be one of" in bad.output
-    bad = runner.invoke(app, ["simulate", "HO-I", "--methods", "bt", "--reps", "0"])
-    assert bad.exit_code == 2 and "reps" in bad.output
-    bad = runner.invoke(app, ["simulate", "HO-I", "--methods", "bt", "-p", "means=0.5,1.5"])
-    assert bad.exit_code == 2 and "[0, 1]" in bad.output
 
-
-def test_cli_list_and_top_level_api():
-    r = runner.invoke(app, ["simulate", "--list", "--json"])
+def test_cli_list_and_top_level_api(cli):
+    r = cli(["simulate", "--list", "--json"])
     assert r.exit_code == 0
     d = json.loads(r.stdout)
     assert any(s["name"] == "HO-I" for s in d["scenarios"]) and any(m["name"] == "bt" for m in d["methods"])
@@ -353,16 +332,6 @@ def test_bbedge_pilot_cr_counts_pilot_replicates():
 
 
 # ---------------------------------------------------------------------------------------------- slow studies
-
-@pytest.mark.slow
-def test_cli_done_criterion_ho_i_200_runs():
-    r = runner.invoke(app, ["simulate", "HO-I", "--methods", "anyrank0,bonferroni,bt", "--reps", "200", "--seed", "1",
-                            "--jobs", "2", "--json"])
-    assert r.exit_code == 0, r.output
-    s = json.loads(r.stdout)["details"]["summary"]
-    for m in ("anyrank0", "bonferroni"):
-        assert s[m]["fwer"] <= _alpha_tol(0.05, 200) and s[m]["fwer_controlled"]
-    assert s["bt"]["fwer"] == 1.0 and not s["bt"]["fwer_controlled"]
 
 
 @pytest.mark.slow

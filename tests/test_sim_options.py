@@ -6,10 +6,8 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
 import certirank
-from certirank.cli import app
 from certirank.errors import ParameterError
 from certirank.sim import parse_options, parse_value
 
@@ -40,17 +38,17 @@ def test_bad_items_are_one_line(items, needle):
     assert str(info.value) == needle
 
 
-def test_the_cli_reads_its_options_with_the_parser():
+def test_the_cli_reads_its_options_with_the_parser(cli):
     args = ["n_max=100", "means=0.2,0.5,0.8"]
-    res = CliRunner().invoke(app, ["simulate", "bernoulli", "-m", "anyrank0", "-n", "3", "--seed", "2", "--json",
-                                   *[x for a in args for x in ("-p", a)], "--option", "ties=assume_none"])
+    res = cli(["simulate", "bernoulli", "-m", "anyrank0", "-n", "3", "--seed", "2", "--json",
+               *[x for a in args for x in ("-p", a)], "--option", "ties=assume_none"])
     assert res.exit_code == 0, res.output
-    cli = json.loads(res.stdout)
+    shown = json.loads(res.stdout)
     api = certirank.simulate("bernoulli", "anyrank0", reps=3, seed=2, progress=False,
                              method_options=parse_options(["ties=assume_none"]), **parse_options(args))
     d = json.loads(json.dumps(api.to_dict(), default=str))
     for part in ("inputs", "details"):
-        cli[part].pop("elapsed", None), d[part].pop("elapsed", None)
-    assert cli["inputs"] == d["inputs"] and cli["details"]["summary"] == d["details"]["summary"]
-    bad = CliRunner().invoke(app, ["simulate", "bernoulli", "-n", "2", "-p", "n_max"])
+        shown[part].pop("elapsed", None), d[part].pop("elapsed", None)
+    assert shown["inputs"] == d["inputs"] and shown["details"]["summary"] == d["details"]["summary"]
+    bad = cli(["simulate", "bernoulli", "-n", "2", "-p", "n_max"])
     assert bad.exit_code == 2 and bad.stderr.strip() == "error: --param must be KEY=VALUE, got 'n_max'"

@@ -19,10 +19,8 @@ import pytest
 pytest.importorskip("fastapi", reason="the campaign page needs the 'web' extra (fastapi)")
 pytest.importorskip("multipart", reason="the campaign page needs the 'web' extra (python-multipart)")
 from fastapi.testclient import TestClient  # noqa: E402
-from typer.testing import CliRunner  # noqa: E402
 
 from certirank.campaign import Campaign  # noqa: E402
-from certirank.cli import app as cli  # noqa: E402
 from certirank.errors import CertirankError, ParameterError  # noqa: E402
 from certirank.web import create_app  # noqa: E402
 
@@ -206,8 +204,8 @@ def test_api_refuses_hostile_arguments_with_certirank_errors(db, call, words):
     assert words in str(info.value) and "\n" not in str(info.value)
 
 
-def _cli(*args):
-    return CliRunner().invoke(cli, ["campaign", *map(str, args)])
+def _cli(cli, *args):
+    return cli(["campaign", *map(str, args)])
 
 
 @pytest.mark.parametrize("args, words", [
@@ -223,21 +221,21 @@ def _cli(*args):
     (["serve", "{db}", "--token", "my-secret-token-value"], "visible to every user"),
     (["serve", "{db}", "--token-file", "{d}/missing-token"], "cannot read --token-file"),
 ])
-def test_cli_refuses_hostile_input_in_one_line(db, args, words):
+def test_cli_refuses_hostile_input_in_one_line(cli, db, args, words):
     d = db.parent
-    r = _cli(*[a.format(d=d, db=db) for a in args])
+    r = _cli(cli, *[a.format(d=d, db=db) for a in args])
     text = " ".join(r.output.split())
     assert r.exit_code == 2 and r.output.startswith("error:") and words in text, r.output
     assert "Traceback" not in r.output and "http://" not in r.output  # nothing printed before the refusal
 
 
 # ------------------------------------------------------------------------------------------ output safety
-def test_export_guards_formulas_and_prints_a_shell_safe_replay_command(tmp_path):
+def test_export_guards_formulas_and_prints_a_shell_safe_replay_command(cli, tmp_path):
     hostile = "x'; touch PWNED; echo '"
     prior = tmp_path / "prior.json"
     prior.write_text('{"=1+2": 0.3, "%s": 0.7}' % hostile.replace('"', '\\"'))
     db = tmp_path / "inj.campaign"
-    r = _cli("init", db, "--policies", f"=1+2,{hostile}", "--prior", prior, "--n-max", "40")
+    r = _cli(cli, "init", db, "--policies", f"=1+2,{hostile}", "--prior", prior, "--n-max", "40")
     assert r.exit_code == 0, r.output
     c = Campaign.open(db)
     c.record("=1+2", 0, 0.0, by="@SUM(1)", note='=HYPERLINK("http://evil.example")', ahead=True)
@@ -264,7 +262,7 @@ def test_export_guards_formulas_and_prints_a_shell_safe_replay_command(tmp_path)
 
 
 # ------------------------------------------------------------------------------------------ read-only opening
-def test_a_file_this_user_may_not_write_opens_read_only_and_leaves_nothing(db, tmp_path, monkeypatch):
+def test_a_file_this_user_may_not_write_opens_read_only_and_leaves_nothing(cli, db, tmp_path, monkeypatch):
     """As root the folder's permissions stop nothing, so the store's own judgement (``may_write``) is what is
     exercised here; the real unprivileged run follows when the machine allows one."""
     from certirank.campaign import _schema
@@ -279,7 +277,7 @@ def test_a_file_this_user_may_not_write_opens_read_only_and_leaves_nothing(db, t
         c.export(tmp_path / "ro.csv")
         with pytest.raises(CertirankError, match="may not write the campaign file"):
             c.record("b", 0, 1.0, ahead=True)
-    r = _cli("status", db)
+    r = _cli(cli, "status", db)
     assert r.exit_code == 0, r.output
     page = TestClient(create_app(db, read_only=True), base_url=BASE)
     assert page.get("/ranking").status_code == 200 and page.get("/api/next").status_code == 200

@@ -96,7 +96,7 @@ def monte_carlo(runs: int, seed: int) -> None:
     print(f"\n#### Monte Carlo, {runs} runs per scenario (seed {seed}): mean mirrored decision time / log(2/alpha)/g*\n")
     print("| scenario | default | previous prior | difference (paired se) |")
     print("|---|---:|---:|---:|")
-    saved = (mixture.PRIOR, dict(mixture._SOLVED_LOG_C))
+    saved = (mixture.PRIOR, dict(mixture._SOLVED_LOG_C), dict(mixture._FIRST_STAKE))
     for (name, kind, support, px, py), child in zip(evk.scenarios(), np.random.SeedSequence(seed).spawn(99)):
         if kind == "binary":
             continue
@@ -110,11 +110,12 @@ def monte_carlo(runs: int, seed: int) -> None:
         for prior in (None, previous_prior()):
             mixture.calibration.cache_clear()
             if prior is not None:
-                mixture.PRIOR, mixture._SOLVED_LOG_C = prior, {}
+                # the constants kept for the default prior do not hold for another one
+                mixture.PRIOR, mixture._SOLVED_LOG_C, mixture._FIRST_STAKE = prior, {}, {}
             try:
                 r = paired_batch(x, y, ALPHA, bettor="calibrated")
             finally:
-                mixture.PRIOR, mixture._SOLVED_LOG_C = saved[0], dict(saved[1])
+                mixture.PRIOR, mixture._SOLVED_LOG_C, mixture._FIRST_STAKE = saved[0], dict(saved[1]), dict(saved[2])
                 mixture.calibration.cache_clear()
             times.append(np.where(r.decision == 1, r.decided_at, horizon) / t2)
         d = times[0] - times[1]

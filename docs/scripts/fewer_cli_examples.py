@@ -9,7 +9,9 @@ Writes two seeded files into OUTDIR (default: a temporary folder) and runs, thro
 - ``certirank rank grasp.csv --margin 0.1`` (three grasping policies, two of them ten points apart at most);
 - ``certirank compare judged.csv --a A --b B --proxy sim --label-rate 0.3`` and
   ``certirank rank judged.csv --proxy sim --label-rate 0.3 --margin 0.2`` (a simulator score on every episode, a
-  real outcome on 30 % of them, drawn at random).
+  real outcome on 30 % of them, drawn at random);
+- ``certirank leaderboard quiz.csv --suggest-items 5 --seed 1`` (docs/adaptive-items.md: four models on 200 items,
+  one run; which items to score next).
 
 Every number those pages quote is printed here (same output on every run).
 """
@@ -53,6 +55,17 @@ def judged_file(path: Path) -> None:
     pd.DataFrame(rows, columns=["env", "policy", "score", "sim"]).to_csv(path, index=False)
 
 
+def quiz_file(path: Path) -> None:
+    """Four models on 200 items, one run: item difficulty varies; m1 and m2 are close (0.62 / 0.60 on average)."""
+    rng = np.random.default_rng(11)
+    ease = rng.normal(0, 1.5, 200)
+    rows = []
+    for m, ability in (("m0", 0.0), ("m1", 0.55), ("m2", 0.5), ("m3", 2.0)):
+        p = 1 / (1 + np.exp(-(ease + ability)))
+        rows += [(m, f"q{i}", float(rng.random() < p[i])) for i in range(200)]
+    pd.DataFrame(rows, columns=["model", "item", "score"]).to_csv(path, index=False)
+
+
 def run(*args: str) -> dict:
     out = CliRunner().invoke(app, [*args, "--json"])
     if out.exit_code != 0:
@@ -61,9 +74,10 @@ def run(*args: str) -> dict:
 
 
 def main(outdir: Path) -> None:
-    grasp, judged = outdir / "grasp.csv", outdir / "judged.csv"
+    grasp, judged, quiz = outdir / "grasp.csv", outdir / "judged.csv", outdir / "quiz.csv"
     grasp_file(grasp)
     judged_file(judged)
+    quiz_file(quiz)
     print("== certirank rank grasp.csv --margin 0.1 ==")
     d = run("rank", str(grasp), "--margin", "0.1")
     rk = d["ranking"]
@@ -83,6 +97,15 @@ def main(outdir: Path) -> None:
           "labels:", {p["name"]: p["n"] for p in rk["policies"]})
     print("certified:", [(r["better"], r["worse"], r["when"]) for r in rk["relations"]])
     print("equivalent:", rk["equivalent"], "undecided:", rk["undecided"])
+    print("== certirank leaderboard quiz.csv --suggest-items 5 --seed 1 ==")
+    d = run("leaderboard", str(quiz), "--suggest-items", "5", "--seed", "1")
+    rk, sug = d["ranking"], d["details"]["suggested_items"]
+    print("means:", {p["name"]: round(p["mean"], 3) for p in rk["policies"]}, "method:", d["inputs"]["method"])
+    print("certified:", [(r["better"], r["worse"]) for r in rk["relations"]], "undecided:", rk["undecided"])
+    print("score:", sug["models"])
+    for e in sug["items"]:
+        print(f"  {e['item']}: probability {e['probability']:.4f} (uniform {1 / sug['n_items']:.4f}), weight "
+              f"{e['weight']:.3f}, advances {e['pairs']}")
 
 
 if __name__ == "__main__":

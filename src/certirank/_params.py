@@ -650,6 +650,10 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     _verb("Leaderboard.add_replicate", _p("panel", Given("a panel (models x items): array, mapping or table",
                                                           none=False), "one replicate's scores"),
           REPLICATE.but(constraint=OneOf((Integer(0), Text(200, "a label")), none=True))),
+    _verb("Leaderboard.suggest_items",
+          _p("k", Integer(1, 10_000), "how many benchmark items to draw and propose (with replacement, toward the "
+                                      "undecided pairs; docs/adaptive-items.md)", option="--suggest-items"),
+          SEED.but(constraint=Seed())),
     _verb("baseline", BASELINE_NAME, DATA, *_BASELINE_OPTIONS, options=tuple(p.name for p in _BASELINE_OPTIONS)),
     _verb("preference_graph", DATA, ALPHA, _p("procedure", Choice(PROCEDURES), "the test behind the preference graph"),
           ANYRANK_BETTOR.but(constraint=Choice(_registry("certirank.evidence._core", "BETTORS"))), POLICY_SUBSET,

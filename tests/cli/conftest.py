@@ -1,4 +1,5 @@
-"""What every CLI test shares: one runner (`cli`) and one set of small data files.
+"""What every CLI test shares: one set of small data files (the one runner, the `cli` fixture, is in
+tests/conftest.py, so a test of the API that checks the CLI agrees with it uses the same runner).
 
 Every test of a command lives in `tests/cli/test_<command>.py` (a campaign subcommand in
 `tests/cli/test_campaign_<subcommand>.py`) and runs the command through the `cli` fixture, never a runner of its
@@ -9,71 +10,12 @@ The data fixtures are small tables written to the test's tmp_path; each says wha
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
 import pytest
-import typer.main
-import typer.testing
-from typer.testing import CliRunner
-
-from certirank.cli import app
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
-
-
-class Cli:
-    """`certirank` run in-process: ``cli(args)`` returns the click result; ``ok``, ``fails`` and ``refuses`` assert
-    the three outcomes the tests check."""
-
-    def __init__(self) -> None:
-        self._runner = CliRunner()
-        # typer rebuilds the click command from the app on every invoke (0.2 s); build it once per session
-        self._command = typer.main.get_command(app)
-
-    def __call__(self, args: list[Any], **kwargs: Any) -> Any:
-        built = typer.testing._get_command
-        typer.testing._get_command = lambda _app: self._command
-        try:
-            return self._runner.invoke(app, [str(a) for a in args], prog_name="certirank", **kwargs)
-        finally:
-            typer.testing._get_command = built
-
-    def ok(self, args: list[Any], **kwargs: Any) -> str:
-        """Exit 0; returns stdout."""
-        res = self(args, **kwargs)
-        assert res.exit_code == 0, (res.output, res.exception)
-        return res.stdout
-
-    def fails(self, args: list[Any], *needles: str) -> str:
-        """Exit code 2, no traceback, one ``error:`` line on stderr mentioning every needle; returns that line."""
-        res = self(args)
-        assert res.exit_code == 2, (res.exit_code, res.output, res.exception)
-        assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
-        lines = res.stderr.strip().splitlines()
-        assert len(lines) == 1 and lines[0].startswith("error: "), res.stderr
-        for needle in needles:
-            assert needle in lines[0], (needle, lines[0])
-        return lines[0]
-
-    def refuses(self, args: list[Any], *needles: str) -> str:
-        """Exit code 2 without a traceback (a usage error from click included), the output mentioning every
-        needle; returns the output."""
-        res = self(args)
-        text = res.output
-        # an escaped exception gives exit code 1 and sets res.exception to it; a clean error is SystemExit(2)
-        assert res.exit_code == 2, (res.exit_code, text, res.exception)
-        assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
-        assert "Traceback" not in text
-        for needle in needles:
-            assert needle in text, (needle, text)
-        return text
-
-
-@pytest.fixture(scope="session")
-def cli() -> Cli:
-    return Cli()
 
 
 # ----------------------------------------------------------------------------- per-trial tables (one row a trial)

@@ -176,3 +176,26 @@ def test_json_is_a_record_that_report_renders(cli, path, tmp_path, wide, panel, 
             assert name in markdown and name in text, name
         for w in d["warnings"]:
             assert w in markdown, w
+
+
+def _test_file(path: str) -> Path:
+    return Path(__file__).parent / f"test_{path.replace(' ', '_').replace('-', '_')}.py"
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_every_command_has_its_test_file(path):
+    """`tests/cli/test_<command>.py` (`test_campaign_<sub>.py`) exists, holds tests that take the `cli` fixture,
+    and runs the command: a new command or subcommand fails here until its tests are written."""
+    import ast
+
+    file = _test_file(path)
+    assert file.is_file(), f"{path!r} has no tests/cli/{file.name}"
+    tree = ast.parse(file.read_text(encoding="utf-8"))
+    tests = [node for node in tree.body if isinstance(node, ast.FunctionDef) and node.name.startswith("test_")
+             and "cli" in [a.arg for a in node.args.args]]
+    assert tests, f"tests/cli/{file.name} has no test that runs the command through the `cli` fixture"
+    words = {node.value for test in tests for node in ast.walk(test)
+             if isinstance(node, ast.Constant) and isinstance(node.value, str)}
+    name = path.split()[-1]
+    assert name in words or f"campaign {name}" in words or any(w.startswith(f"{name} ") for w in words), \
+        f"no test in tests/cli/{file.name} runs {path!r}"

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pandas as pd
 import pytest
 
-from _records import flat
 from certirank.methods.bbedge import leaderboard
+
+from _records import flat
+from test_check_markdown import _tables
+from test_leaderboard_item_tables import _board
 
 
 def test_json_output_equals_result_to_dict(cli, board):
@@ -33,8 +37,8 @@ def test_human_output_has_table_and_block_statement(cli, board):
 
 def test_options_reach_the_method(cli, board):
     res = flat(json.loads(cli(["leaderboard", str(board), "--json", "--alpha", "0.1", "--tau",
-                                              "0.02", "--blocks", "replicate", "--top-k", "2", "--pilot",
-                                              "2"]).output))
+                               "0.02", "--blocks", "replicate", "--top-k", "2", "--pilot",
+                               "2"]).output))
     assert res["alpha"] == 0.1 and res["tau"] == 0.02
     assert res["blocks"]["resolution"] == "replicate"
     assert res["top_k"]["k"] == 2 and res["top_k"]["method"] == "pilot" and res["top_k"]["pilot_replicates"] == 2
@@ -109,7 +113,7 @@ def test_gsm8k_single_run(cli, shared_data):
     assert edges and all(mean[a] > mean[b] for a, b in edges)
     assert not rk["inconsistent"]
     out = cli(["leaderboard", str(shared_data / "llm" / "helm_lite_gsm8k.csv"), "--json",
-                              "--blocks", "replicate"])
+               "--blocks", "replicate"])
     assert json.loads(out.stdout)["ranking"]["relations"] == []  # one run, one block: nothing can be certified
 
 
@@ -142,3 +146,31 @@ def test_leaderboard_lists_edges_undecided_pairs_and_guarantee(cli, panel_tied):
     assert ["m0", "m1"] not in edges and ["m1", "m0"] not in edges
     assert "Undecided" in res.output and ("m0 vs m1" in res.output or "m1 vs m0" in res.output)
     assert "Guarantee" in res.output and "95%" in res.output
+
+
+def test_markdown_leaderboard_rank_intervals(cli, tmp_path):
+    rng = np.random.default_rng(3)
+    rows = [(m, f"item{i}", r, float(rng.random() < p)) for r in range(3) for m, p in (("A", 0.9), ("B", 0.3))
+            for i in range(100)]
+    path = tmp_path / "lb.csv"
+    pd.DataFrame(rows, columns=["policy", "env", "replicate", "score"]).to_csv(path, index=False)
+    md = cli(["leaderboard", str(path), "--markdown"])
+    js = cli(["leaderboard", str(path), "--json"])
+    assert md.exit_code == 0 and js.exit_code == 0, md.stderr
+    result = json.loads(js.stdout)
+    (table,) = _tables(md.stdout)
+    got = {r[1]: r[4] for r in table[1:]}
+    assert got == {m["name"]: f"[{m['rank_lo']}, {m['rank_hi']}]" for m in result["ranking"]["policies"]}
+    assert got == {"A": "[1, 1]", "B": "[2, 2]"}
+
+
+def test_cli_json_names_the_test(cli, tmp_path):
+    path = tmp_path / "board.csv"
+    _board(4).to_csv(path, index=False)
+    out = cli(["leaderboard", str(path), "--json"])
+    assert out.exit_code == 0, out.output
+    rec = json.loads(out.stdout)
+    assert rec["kind"] == "leaderboard" and rec["inputs"]["method"] == "exact-budget"
+    assert any("exact budget test" in w for w in rec["warnings"])
+    text = cli(["leaderboard", str(path)])
+    assert text.exit_code == 0 and "exact-budget" in text.output and "stake" not in text.output.splitlines()[0]

@@ -6,10 +6,14 @@ import json
 from importlib import resources
 
 import jsonschema
+import numpy as np
+import pandas as pd
 import pytest
 
 from certirank.methods.anyrank import anyrank
 
+from test_bradley_terry_graph import _battles
+from test_check_markdown import _tables, _write_long
 from test_rank_margin import _close_pair  # the data of the API's margin tests
 
 
@@ -31,7 +35,7 @@ def test_rank_human_output_in_words(cli, wide_trials):
 
 def test_rank_prior_options(cli, wide_trials, tmp_path):
     inline = cli(["rank", str(wide_trials), "--prior-means", "alpha_pol=0.1,beta_pol=0.5,gamma_pol=0.9",
-                                 "--gamma", "5", "--json"])
+                  "--gamma", "5", "--json"])
     assert inline.exit_code == 0, inline.output
     pfile = tmp_path / "prior.csv"
     pfile.write_text("policy,mean\nalpha_pol,0.1\nbeta_pol,0.5\ngamma_pol,0.9\n")
@@ -44,7 +48,7 @@ def test_rank_prior_options(cli, wide_trials, tmp_path):
 
 def test_rank_strict_and_ties_options(cli, wide_trials):
     out = cli(["rank", str(wide_trials), "--guarantee", "strict", "--ties", "assume-none",
-                              "--method", "anyrank_inf", "--n-max", "200", "--json"])
+               "--method", "anyrank_inf", "--n-max", "200", "--json"])
     assert out.exit_code == 0, out.output
     got = json.loads(out.stdout)["inputs"]
     assert got["guarantee"] == "strict" and got["method"] == "anyrank-inf" and got["ties"] == "assume_none"
@@ -88,13 +92,13 @@ def test_rank_budget_and_arms_options(cli, wide_trials, tmp_path):
     small = cli(["rank", str(wide_trials), "--n-max", "150", "--budget", "final"])
     assert small.exit_code == 2 and "n_max = 150 is smaller than the data in hand (200" in small.output
     assert cli([*base, "--arms", "sideways"]).exit_code == 2
-    # the statistic: the mixture below n_max 500 by default, the fastest-decision one on request
-    assert "Beta-mixture statistic" in got["ranking"]["guarantee"]
-    fast = cli([*base, "--statistic", "bayes"])
-    assert fast.exit_code == 0, fast.output
-    assert "fastest-decision statistic" in json.loads(fast.stdout)["ranking"]["guarantee"]
-    assert json.loads(fast.stdout) == json.loads(anyrank(str(wide_trials), alpha=0.1, bins="binary", n_max=200,
-                                                         statistic="bayes").to_json())
+    # the statistic: the fastest-decision one by default (compare's rule, issue 31), the Beta-mixture on request
+    assert "fastest-decision statistic" in got["ranking"]["guarantee"]
+    mix = cli([*base, "--statistic", "mixture"])
+    assert mix.exit_code == 0, mix.output
+    assert "Beta-mixture statistic" in json.loads(mix.stdout)["ranking"]["guarantee"]
+    assert json.loads(mix.stdout) == json.loads(anyrank(str(wide_trials), alpha=0.1, bins="binary", n_max=200,
+                                                        statistic="mixture").to_json())
     wrong = cli([*base, "--statistic", "fast"])
     assert wrong.exit_code == 2 and "statistic" in wrong.output
 
@@ -218,3 +222,49 @@ def test_rank_margin_bad_input_is_one_line_exit_2(cli, close_csv, args, needle):
     out = cli(["rank", str(close_csv), *args])
     assert out.exit_code == 2, out.output
     assert needle in out.output and "Traceback" not in out.output
+
+
+def test_markdown_rank_table_matches_the_json(cli, tmp_path):
+    path = _write_long(tmp_path)
+    md = cli(["rank", str(path), "--markdown"])
+    js = cli(["rank", str(path), "--json"])
+    assert md.exit_code == 0 and js.exit_code == 0, md.stderr
+    result = json.loads(js.stdout)
+    (table,) = _tables(md.stdout)
+    header, rows = table[0], table[1:]
+    assert header == ["rank", "policy", "mean", "trials", "letters", "rank interval"]
+    pols = result["ranking"]["policies"]
+    assert {r[1]: r[4] for r in rows} == {p["name"]: p["letters"] for p in pols}
+    assert [r[1] for r in rows] == [p["name"] for p in pols]
+    assert {r[1]: int(r[3]) for r in rows} == {p["name"]: p["n"] for p in pols}
+    # B is certified below both others: rank interval [3, 3]
+    assert {r[1]: r[5] for r in rows}["B"] == "[3, 3]"
+    assert "is better than B" in md.stdout and "Undecided" in md.stdout
+
+
+def test_markdown_escapes_names_that_look_like_markup(cli, tmp_path):
+    rng = np.random.default_rng(1)
+    names = {"gpt*4|mini": 0.9, "<b>x</b>": 0.2}
+    rows = [(m, f"i{i}", float(rng.random() < p)) for m, p in names.items() for i in range(150)]
+    path = tmp_path / "odd.csv"
+    pd.DataFrame(rows, columns=["policy", "env", "score"]).to_csv(path, index=False)
+    md = cli(["rank", str(path), "--markdown"])
+    assert md.exit_code == 0, md.stderr
+    (table,) = _tables(md.stdout)
+    assert sorted(r[1] for r in table[1:]) == sorted(names) and all(len(r) == 6 for r in table)
+
+
+def test_cli_rank_model_bt(cli, tmp_path):
+    a, b, s = _battles(np.linspace(-1.5, 1.5, 6), 900, seed=9, draw=0.1)
+    path = tmp_path / "battles.csv"
+    winner = np.where(s == 1.0, "model_a", np.where(s == 0.0, "model_b", "tie"))
+    pd.DataFrame({"model_a": [f"m{i}" for i in a], "model_b": [f"m{i}" for i in b], "winner": winner}).to_csv(
+        path, index=False)
+    out = cli(["rank", str(path), "--model", "bt", "--draws", "davidson", "--json"])
+    assert out.exit_code == 0, out.output
+    d = json.loads(out.stdout)
+    assert d["kind"] == "bradley-terry" and d["inputs"]["draws"] == "davidson" and d["details"]["nu"] > 0
+    bad = cli(["rank", str(path), "--home"])
+    assert bad.exit_code == 2 and "--home does not apply without --model bt" in bad.output
+    bad = cli(["rank", str(path), "--model", "bt", "--method", "bonferroni"])
+    assert bad.exit_code == 2 and "asymptotic (default) or exact" in bad.output

@@ -5,7 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
+
+from test_report import _rank_result, parse_page, svg_texts
 
 
 @pytest.fixture
@@ -49,3 +53,60 @@ def test_every_json_parses_and_makes_a_page(cli, args, wide, prefs, long_groups,
     (tmp_path / "r.json").write_text(res.stdout)
     page = json.loads(cli.ok(["report", tmp_path / "r.json", "--html", tmp_path / "r.html", "--json"]))
     assert page["details"]["page"] == out["kind"] and (tmp_path / "r.html").stat().st_size > 500
+
+
+@pytest.fixture()
+def wide_csv(tmp_path):
+    df, _ = _rank_result()
+    path = tmp_path / "trials.csv"
+    df.to_csv(path, index=False)
+    return path
+
+
+def test_cli_rank_plot_then_report(cli, tmp_path, wide_csv):
+    svg = tmp_path / "rank.svg"
+    res = cli(["rank", str(wide_csv), "--alpha", "0.1", "--json", "--plot", str(svg)])
+    assert res.exit_code == 0, res.output
+    result = json.loads(res.stdout)  # --json output stays pure JSON with --plot
+    texts = svg_texts(svg.read_text())
+    for name, let in ((p["name"], p["letters"]) for p in result["ranking"]["policies"]):
+        assert name in "".join(texts) and let in texts
+    rj = tmp_path / "rank.json"
+    rj.write_text(res.stdout)
+    page = tmp_path / "page.html"
+    res = cli(["report", str(rj), "--html", str(page), "--data", str(wide_csv), "--json"])
+    assert res.exit_code == 0, res.output
+    info = json.loads(res.stdout)
+    assert info["details"]["page"] == "rank" and "scores" in info["details"]["sections"]
+    parse_page(page.read_text())
+
+
+def test_cli_leaderboard_and_simulate_plot(cli, tmp_path):
+    rng = np.random.default_rng(5)
+    rows = [{"model": f"m{l}", "item": f"i{i}", "replicate": r, "score": float(rng.random() < 0.2 + 0.2 * l)}
+            for r in range(2) for i in range(60) for l in range(3)]
+    data = tmp_path / "lb.csv"
+    pd.DataFrame(rows).to_csv(data, index=False)
+    png = tmp_path / "lb.png"
+    res = cli(["leaderboard", str(data), "--plot", str(png)])
+    assert res.exit_code == 0, res.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    svg = tmp_path / "sim.svg"
+    res = cli(["simulate", "HO-I", "-n", "2", "-p", "n_max=150", "--plot", str(svg)])
+    assert res.exit_code == 0, res.output
+    assert "anyrank0" in svg_texts(svg.read_text())
+
+
+def test_cli_report_errors(cli, tmp_path, wide_csv):
+    bad = tmp_path / "x.json"
+    bad.write_text("[1, 2]")
+    res = cli(["report", str(bad), "--html", str(tmp_path / "o.html")])
+    assert res.exit_code == 2 and "JSON object" in res.output
+    res = cli(["report", str(tmp_path / "missing.json"), "--html", str(tmp_path / "o.html")])
+    assert res.exit_code == 2
+    good = tmp_path / "c.json"
+    good.write_text(json.dumps({"decision": None, "pvalue": 1.0, "decided_at": None, "n": 3}))
+    res = cli(["report", str(good), "--html", str(tmp_path / "o.txt")])
+    assert res.exit_code == 2 and ".html" in res.output
+    res = cli(["rank", str(wide_csv), "--plot", str(tmp_path / "f.jpg")])
+    assert res.exit_code == 2 and ".png or .svg" in res.output

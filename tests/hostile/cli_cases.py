@@ -131,6 +131,7 @@ BAD: dict[str, list[str]] = {
     "--stake": CHOICE,
     "--graph": CHOICE,
     "--seed": ["-1"],
+    "--suggest-items": ["0", "-1", "10001"],
     "--n-boot": ["0", "-1", "1000000000000"],  # 10**12 resamples was reliability.md row 31 (a hang): now bounded
     "--seeds": COUNT,
     "--claim": ["", "A", "A>A", "A>Z", "A>>C", ">C", "A=C", "A>B>C"],
@@ -313,6 +314,14 @@ def declared_bad(option: str, kind: Any) -> list[str]:
     return list(dict.fromkeys(out))
 
 
+def _kind(p: Any) -> Any:
+    """The option's value type: typer >= 0.29 keeps the annotation; older typer (pyproject pins < 0.29), click's."""
+    if hasattr(p, "type_descriptor"):
+        return p.type_descriptor.annotation
+    return {"IntParamType": int, "IntRange": int, "FloatParamType": float, "FloatRange": float}.get(
+        type(p.type).__name__, p.type)
+
+
 def bad_values(command: str, p: Any) -> list[str] | None:
     """The values `p` of `command` must refuse; None if nothing declares any (then it must be in FREE)."""
     name = _name(p)
@@ -321,8 +330,8 @@ def bad_values(command: str, p: Any) -> list[str] | None:
     values = BAD_IN.get((command, name))
     if values is None:
         values = BAD.get(name)
-    typed = TYPED.get(p.type_descriptor.annotation, [])
-    declared = declared_bad(name, p.type_descriptor.annotation) if name.startswith("--") else []
+    typed = TYPED.get(_kind(p), [])
+    declared = declared_bad(name, _kind(p)) if name.startswith("--") else []
     if values is None and not typed and not declared:
         return None
     return list(dict.fromkeys([*(values or []), *typed, *declared]))

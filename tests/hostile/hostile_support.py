@@ -14,25 +14,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-import typer.main
-import typer.testing
-from typer.testing import CliRunner
+from cli_runner import CLI
 
-from certirank.cli import app
 from certirank.errors import CertirankError
-
-_RUNNER = CliRunner()
-# typer rebuilds the click command from the app on every CliRunner.invoke (0.2 s); build it once
-_COMMAND = typer.main.get_command(app)
 
 
 def invoke(args: list[str]) -> Any:
-    built = typer.testing._get_command
-    typer.testing._get_command = lambda _app: _COMMAND
-    try:
-        return _RUNNER.invoke(app, args, catch_exceptions=True, prog_name="certirank")
-    finally:
-        typer.testing._get_command = built
+    return CLI(args, catch_exceptions=True)
 
 
 def explain(res: Any) -> str:

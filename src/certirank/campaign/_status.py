@@ -4,15 +4,20 @@ pair's verdict, the budget left) and ``plan`` (the schedule of the next blocks).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
+import pickle
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ParameterError, StateError
+from ._design import design_now
 from ._views import relabel, remaining
 from .results import CampaignStatus, NextRollouts, Plan, Unblinding
 
-__all__ = ["status", "plan", "next_rollouts", "unblinding", "STATUS_SCHEMA"]
+__all__ = ["status", "status_json", "plan", "next_rollouts", "unblinding", "STATUS_SCHEMA"]
 
 STATUS_SCHEMA = "certirank.campaign.status/1"
 #: the forecasts (futile at the budget, about N more) are shown once a pair has this many paired trials: before,
@@ -22,16 +27,96 @@ MIN_FORECAST_TRIALS = 10
 FAULT_WARNING_P = 0.01
 
 
+#: statuses already computed in this process (the page is read by every operator's screen and the ranking panel's
+#: polling between two writes; at 40 policies one status is ~0.2 s of CPU, most of it the 780 pairs' forecasts),
+#: keyed by a digest of everything a status is computed from (see :func:`_inputs`); most recent last
+_MEMO: OrderedDict[str, _Kept] = OrderedDict()
+_MEMO_SIZE = 16
+_MEMO_LOCK = threading.Lock()
+
+
+class _Kept:
+    """One kept status: pickled (each caller gets its own copy: a caller may change the dicts it is given, the
+    kept status must not change; unpickling is ~5x cheaper than a deep copy) and, once asked for, its JSON text
+    (immutable: shared as it is by the page's JSON reads and every open event stream)."""
+
+    __slots__ = ("pickled", "text")
+
+    def __init__(self, st: CampaignStatus) -> None:
+        self.pickled = pickle.dumps(st, pickle.HIGHEST_PROTOCOL)
+        self.text: str | None = None
+
+
 def status(camp: Any) -> CampaignStatus:
-    with camp._store.read() as conn:
+    """The status of ``camp`` now (``Campaign.status``)."""
+    return pickle.loads(_kept(camp).pickled)
+
+
+def status_json(camp: Any) -> str:
+    """The status's JSON (its ``to_dict()``), compact, as the page's JSON answers and event stream send it."""
+    kept = _kept(camp)
+    if kept.text is None:  # two readers may both build it: the same text
+        kept.text = json.dumps(pickle.loads(kept.pickled).to_dict(), ensure_ascii=False, allow_nan=False,
+                               separators=(",", ":"))
+    return kept.text
+
+
+def _kept(camp: Any) -> _Kept:
+    """The status of ``camp`` now, from the memo when every input is the same as for a status computed before in
+    this process (the same file content as far as a status reads it), else computed and kept.
+
+    Correct by construction: the memo key is a digest of every value :func:`_status` reads, taken in the same read
+    transaction as the computation: the file's path as given, the configuration's checksum, the open mode, the
+    head (last id, head hash, live count, the state's checksum), the engine state's own bytes (hashed here, so a
+    checkpoint edited by hand is a miss, or refused by its checksum check), the amendments (the design in force
+    is built from the ones read here), whether a blind campaign is revealed, the undo count, the live faults and
+    whether each was run since, the live tagged entries. A record, fault, undo, note, amendment or unblinding
+    appends an entry (a new head); a hand edit of a row a status reads changes the digest even where the O(1)
+    head check of every open cannot see it."""
+    store = camp._store
+    with store.read() as conn:
+        head = store.check_head(conn) if camp._checks else store.head(conn)
+        amendments = store.amendments(conn)
+        camp._design, camp._design_id = design_now(camp.config, amendments), head.last_id
+        blob = store.state(conn)  # its checksum checked, as a restore would
+        if camp.blind and not camp._revealed:
+            camp._revealed = store.revealed(conn)
+        undone = store.undone_count(conn)
+        faults = store.faults(conn)
+        tagged = store.tagged(conn)
+        run_since = {(p, r) for _, p, r, _ in faults if store.live_rollout(conn, p, r) is not None}
+        key = _inputs(camp, head, blob, amendments, undone, faults, tagged, run_since)
+        with _MEMO_LOCK:
+            kept = _MEMO.get(key)
+            if kept is not None:
+                _MEMO.move_to_end(key)
+                return kept
+        if camp._blob != blob:  # the engine is restored from exactly the bytes in the key
+            camp._engine_id = -1
         head = camp._sync(conn)
         eng = camp._engine
-        read = (eng, camp._store.undone_count(conn), eng.result(), camp._store.faults(conn), camp._store.tagged(conn))
-    return _status(camp, head, *read)
+        res = eng.result()
+    kept = _Kept(_status(camp, head, eng, undone, res, faults, tagged, run_since))
+    with _MEMO_LOCK:
+        _MEMO[key] = kept
+        while len(_MEMO) > _MEMO_SIZE:
+            _MEMO.popitem(last=False)
+    return kept
 
 
-def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, tagged: Any) -> CampaignStatus:
-    """The status at ``head`` from what was read in one transaction (the rest may open its own)."""
+def _inputs(camp: Any, head: Any, blob: bytes, amendments: Any, undone: int, faults: Any, tagged: Any,
+            run_since: Any) -> str:
+    """The memo key: a SHA-256 over every input of a status (nothing else it reads may be left out of here)."""
+    shown = bool(camp._revealed or not camp.blind)
+    parts = [str(camp.path), camp.kind, camp.config_sha256, bool(camp._checks), head.last_id, head.head_hash,
+             head.live_records, head.state_sha256, hashlib.sha256(blob).hexdigest(), amendments, shown, undone,
+             faults, tagged, sorted(run_since)]
+    return hashlib.sha256(json.dumps(parts, default=repr).encode()).hexdigest()
+
+
+def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, tagged: Any,
+            run_since: Any) -> CampaignStatus:
+    """The status at ``head`` from what was read in one transaction (a pure function of it: see :func:`status`)."""
     show_names = camp._revealed or not camp.blind
     names = camp._names.names
 
@@ -54,7 +139,7 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
     per_fault = {shown(p): 0 for p in names}
     for _, p, _, _ in faults:
         per_fault[shown(p)] += 1
-    open_faults = _open_faults(camp, faults, shown)
+    open_faults = _open_faults(faults, run_since, shown)
     tags = _tag_counts(tagged, shown)
     warnings = _fault_warnings(rollouts, per_fault)
     if not show_names:  # in code order: the configured order would tell which code is which policy
@@ -192,18 +277,16 @@ def unblinding(camp: Any, *, by: Any = None, note: Any = None, idempotency_key: 
     return Unblinding(path=str(camp.path), unblinded=True, entry=rec, codes=dict(camp._names.code_of))
 
 
-def _open_faults(camp: Any, faults: list[tuple[int, str, int, str | None]], shown: Any) -> list[dict[str, Any]]:
-    """The faulted rollouts not recorded since: what `next` offers again, with the latest reason."""
-    if not faults:
-        return []
-    with camp._store.read() as conn:
-        latest: dict[tuple[str, int], dict[str, Any]] = {}
-        for rid, p, r, payload in faults:
-            if camp._store.live_rollout(conn, p, r) is None:
-                reason = json.loads(payload).get("reason") if payload else None
-                entry = latest.setdefault((p, r), {"policy": shown(p), "trial": r, "faults": 0})
-                entry["faults"] += 1
-                entry["reason"], entry["entry"] = reason, rid
+def _open_faults(faults: list[tuple[int, str, int, str | None]], run_since: Any, shown: Any) -> list[dict[str, Any]]:
+    """The faulted rollouts not recorded since (``run_since``: those that were): what `next` offers again, with
+    the latest reason."""
+    latest: dict[tuple[str, int], dict[str, Any]] = {}
+    for rid, p, r, payload in faults:
+        if (p, r) not in run_since:
+            reason = json.loads(payload).get("reason") if payload else None
+            entry = latest.setdefault((p, r), {"policy": shown(p), "trial": r, "faults": 0})
+            entry["faults"] += 1
+            entry["reason"], entry["entry"] = reason, rid
     return sorted(latest.values(), key=lambda e: (e["trial"], e["policy"]))
 
 

@@ -124,6 +124,12 @@ class _Group(LazyGroup):
 
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        given = list(sys.argv[1:] if args is None else args)
+        nul = next((i for i, a in enumerate(given) if isinstance(a, str) and "\x00" in a), None)
+        if nul is not None:  # no shell passes one, but a caller's list can; typer's path check raises ValueError
+            after = f" (after {given[nul - 1]})" if nul > 0 and given[nul - 1].startswith("-") else ""
+            typer.echo(f"error: a command-line value holds a NUL byte: {given[nul]!r}{after}", err=True)
+            sys.exit(2)
         try:
             with _one_line_warnings():
                 rv = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)

@@ -46,6 +46,11 @@ def leaderboard_cmd(
     about: Optional[str] = declared("about", None, verb="leaderboard", extra_help="Default: benchmark with two or "
                                     "more runs (the models' expected scores on this item set over runs), policy "
                                     "with one run (their expected scores on items like these)."),
+    suggest_items: Optional[int] = declared("k", None, verb="Leaderboard.suggest_items",
+                                            extra_help="Printed after the leaderboard; in --json under "
+                                            "details.suggested_items."),
+    seed: Optional[int] = declared("seed", None, verb="Leaderboard.suggest_items",
+                                   extra_help="Of the item draws of --suggest-items (default 0)."),
     show_all: bool = ALL_OPT,
     as_json: bool = JSON_OPT,
     markdown: bool = MARKDOWN_OPT,
@@ -66,6 +71,7 @@ def leaderboard_cmd(
         from ..report.cli import check_plot_path
         check_plot_path(plot)
     cols = group_columns(group_by, alpha_across_groups, "leaderboard")
+    _check_suggest(suggest_items, seed, cols)
     if cols is not None and (graph is not None or plot is not None):
         from ..errors import ParameterError
         raise ParameterError(f"{'--graph' if graph is not None else '--plot'} draws one confidence graph; it "
@@ -80,6 +86,7 @@ def leaderboard_cmd(
         return
     result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
                          stake=stake, backend=backend, jobs=jobs, scheduler=scheduler, about=about, margin=margin)
+    suggested = None if suggest_items is None else result.suggest_items(suggest_items, seed=seed or 0)
 
     def render(res: Any) -> None:
         from ..report.text import ranking_renderables
@@ -98,21 +105,52 @@ def leaderboard_cmd(
                                  n_label="reps", extra=extra))
         if graph is not None:
             typer.echo(res.graph(graph), nl=False)
+        if suggested is not None:
+            typer.echo("\n".join(_suggestion_lines(suggested)))
 
     if markdown:
         emit_or_markdown(result, as_json, markdown, render, title=f"{data}: certified leaderboard ({result.method})")
         if graph is not None:
             typer.echo(f"\n```{'dot' if graph == 'dot' else 'mermaid'}\n{result.graph(graph)}```")
-    elif as_json and graph is not None:
-        # the graph text the table output prints belongs in the JSON too
+        if suggested is not None:
+            typer.echo("\n" + "\n".join(f"- {line}" for line in _suggestion_lines(suggested)))
+    elif as_json and (graph is not None or suggested is not None):
+        # what the table output prints beside the ranking belongs in the JSON too
         from ._common import print_warnings, with_printed
         result = with_printed(result)
         print_warnings(result)
         d = result.to_dict()
-        d["details"]["graph"] = {"format": graph, "text": result.graph(graph)}
+        if graph is not None:
+            d["details"]["graph"] = {"format": graph, "text": result.graph(graph)}
+        if suggested is not None:
+            d["details"]["suggested_items"] = suggested.to_dict()
         emit(d, as_json, render)
     else:
         emit(result, as_json, render)
     if plot is not None:
         from ..report.cli import save_plot
         save_plot(result, plot, console=None if (as_json or markdown) else console)
+
+
+def _check_suggest(k: Optional[int], seed: Optional[int], cols: Any) -> None:
+    from ..errors import ParameterError
+    if seed is not None and k is None:
+        raise ParameterError("--seed is the seed of the item draws: give --suggest-items K with it")
+    if k is not None and cols is not None:
+        raise ParameterError("--suggest-items draws items for one leaderboard; it cannot be combined with --group-by")
+
+
+def _suggestion_lines(s: Any) -> list[str]:
+    """The suggested items in words (the record's details.suggested_items)."""
+    if not s.undecided:
+        head = f"Every pair is decided: {s.k} item(s) drawn uniformly (seed {s.seed})"
+    else:
+        head = (f"Items to score next ({s.k} drawn with replacement, seed {s.seed}, toward {len(s.undecided)} "
+                f"undecided pair(s); score {', '.join(s.models)}):")
+    out = [head]
+    for e in s.items:
+        pairs = ", ".join(f"{a} vs {b}" for a, b in e["pairs"][:3]) + (" ..." if len(e["pairs"]) > 3 else "")
+        out.append(f"  item {e['item']}: probability {e['probability']:.4g}, weight {e['weight']:.3g}"
+                   + (f"; advances {pairs}" if pairs else ""))
+    out.append(f"Note: {s.note}.")
+    return out

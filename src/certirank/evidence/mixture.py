@@ -243,30 +243,64 @@ def _mixture_stake(k: Any, s: Any) -> np.ndarray:
 # run time. Bit for bit the bisection's result (`tests/test_startup.py` re-runs it); any other target bisects.
 _SOLVED_LOG_C = {10.0: "0x1.1174d49201dd6p+1", 20.0: "0x1.66b1f440a3051p+1", 40.0: "0x1.c629519ceb58dp+1",
                  100.0: "0x1.1a8e435b8ae16p+2", 200.0: "0x1.4b3f83724eab3p+2"}
+# lam[0, 0] of the same tables: a bettor fixes its first stake before any pair, so a run whose first pair has a
+# partial score (it never uses the table) does not build the table, about 0.1 s of CPU. Bit for bit the table's
+# (`tests/test_calibration_lazy.py` builds it).
+_FIRST_STAKE = {10.0: "0x1.8aed86ca71eacp-2", 20.0: "0x1.92cc5513927a0p-2", 40.0: "0x1.aee5de7411664p-2",
+                100.0: "0x1.941b08d0284f0p-2", 200.0: "0x1.a6f874d5f4000p-2"}
 
 
 class _Calibration:
-    """Tables of the calibrated stake for k < CALIBRATION_PAIRS discordant pairs and one target wealth."""
+    """Tables of the calibrated stake for k < CALIBRATION_PAIRS discordant pairs and one target wealth, built on
+    first use."""
 
     def __init__(self, target: float, pairs: int = CALIBRATION_PAIRS, prior: tuple | None = None) -> None:
-        n = self.pairs = pairs
+        self.target = target
+        self.pairs = pairs
         self.prior = prior
+
+    @functools.cached_property
+    def _low(self) -> np.ndarray:
+        n = self.pairs
         k, s = np.meshgrid(np.arange(n + 2), np.arange(n + 2), indexing="ij")
-        low = s <= k
+        return s <= k
+
+    @functools.cached_property
+    def log_t(self) -> np.ndarray:
+        n = self.pairs
+        k, s = np.meshgrid(np.arange(n + 2), np.arange(n + 2), indexing="ij")
         tab = np.full((n + 2, n + 2), -np.inf)
-        tab[low] = prior_log_statistic(k[low], s[low], prior)
-        self.log_t = tab
+        tab[self._low] = prior_log_statistic(k[self._low], s[self._low], self.prior)
+        return tab
+
+    @functools.cached_property
+    def log_c(self) -> float:
         # least log c (to ~1e-10 nats) with H(0, 0) <= level: the wealth H / H(0, 0) then reaches 1 / level
         # (>= target, with a 1e-9 relative margin against rounding) exactly when T first reaches c
-        solved = _SOLVED_LOG_C.get(target) if n == CALIBRATION_PAIRS and prior is None else None
-        self.log_c = self._bisect(target) if solved is None else float.fromhex(solved)
-        h = self._backward(self.log_c)
-        self.h = h
-        self.log_h0 = math.log(h[0, 0])
+        solved = _SOLVED_LOG_C.get(self.target) if self.pairs == CALIBRATION_PAIRS and self.prior is None else None
+        return self._bisect(self.target) if solved is None else float.fromhex(solved)
+
+    @functools.cached_property
+    def h(self) -> np.ndarray:
+        return self._backward(self.log_c)
+
+    @functools.cached_property
+    def log_h0(self) -> float:
+        return math.log(self.h[0, 0])
+
+    @functools.cached_property
+    def lam(self) -> np.ndarray:
+        n, h = self.pairs, self.h
         with np.errstate(divide="ignore", invalid="ignore"):
             lam = h[1:n + 1, 1:n + 1] / h[:n, :n] - 1.0
         # no 0.995 cap here: the stakes must telescope to H exactly, and lam < 1 because H(k + 1, s) > 0
-        self.lam = np.where(low[:n, :n], np.clip(np.nan_to_num(lam), 0.0, 1.0 - 1e-12), 0.0)  # lam[k, s], k < n
+        return np.where(self._low[:n, :n], np.clip(np.nan_to_num(lam), 0.0, 1.0 - 1e-12), 0.0)  # lam[k, s], k < n
+
+    @functools.cached_property
+    def first_stake(self) -> float:
+        """lam[0, 0], the stake of the first pair (kept for the usual targets, so it needs no table)."""
+        kept = _FIRST_STAKE.get(self.target) if self.pairs == CALIBRATION_PAIRS and self.prior is None else None
+        return float(self.lam[0, 0]) if kept is None else float.fromhex(kept)
 
     def _bisect(self, target: float) -> float:
         level = (1.0 - 1e-9) / target
@@ -330,7 +364,7 @@ class Calibrated(_Bettor):
     def fields(self, n: int, d: int) -> dict[str, np.ndarray]:
         f = self.nscore.fields(n, d)
         f.update({"disc": np.zeros(n), "wins": np.zeros(n), "binary": np.ones(n, dtype=bool),
-                  "reached": np.zeros((n, 2), dtype=bool), "lam": np.full((n, 2), self.cal.lam[0, 0])})
+                  "reached": np.zeros((n, 2), dtype=bool), "lam": np.full((n, 2), self.cal.first_stake)})
         return f
 
     def _stakes(self, k: np.ndarray, s: np.ndarray, reached: np.ndarray) -> np.ndarray:

@@ -15,14 +15,17 @@ from __future__ import annotations
 import asyncio
 import json
 import tempfile
+import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import anyio
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response, StreamingResponse
 from starlette.concurrency import run_in_threadpool
 
+from ..campaign._status import status_json
 from ..campaign.results import AuditLog, CampaignStatus, Plan, Record
 from ..errors import CertirankError, ParameterError
 
@@ -33,6 +36,22 @@ IDEMPOTENCY_HEADER = "idempotency-key"
 #: how often the event stream looks at the campaign's head (one indexed read), and sends a keep-alive comment
 POLL_SECONDS = 0.5
 KEEPALIVE_SECONDS = 15.0
+#: worker threads for writes, apart from the threads that serve reads: a write waiting for the campaign's lock
+#: (SQLite's busy wait, up to its 30 s timeout) holds its thread, and reads and writes shared anyio's one default
+#: limiter (40 threads), so 40 waiting writes made every read queue behind them; now writes past this many wait
+#: for a thread of their own and reads keep the default limiter to themselves
+WRITE_THREADS = 16
+_WRITERS: weakref.WeakKeyDictionary[Any, anyio.CapacityLimiter] = weakref.WeakKeyDictionary()
+
+
+async def _in_write_thread(fn: Callable[..., Any], *args: Any) -> Any:
+    """Run the blocking write ``fn(*args)`` in a worker thread of the writes' own limiter (one per event loop:
+    a limiter belongs to the loop it is first used in)."""
+    loop = asyncio.get_running_loop()
+    limiter = _WRITERS.get(loop)
+    if limiter is None:
+        limiter = _WRITERS[loop] = anyio.CapacityLimiter(WRITE_THREADS)
+    return await anyio.to_thread.run_sync(lambda: fn(*args), limiter=limiter)
 
 
 def _schema(cls: type) -> dict[str, Any]:
@@ -159,7 +178,12 @@ def api_router(page: Any) -> APIRouter:
     @r.get(f"{V1}/status", name="v1_status", responses=_schema(CampaignStatus),
            summary="The certified ranking now, rollouts, faults, tags and the budget left (campaign status --json)")
     def status() -> Response:
-        return read(lambda c: c.status().to_dict())
+        # the JSON text kept with the status: shared by every reader until the next write
+        with page.open() as camp:
+            try:
+                return Response(status_json(camp), media_type="application/json")
+            except CertirankError as exc:
+                return _error(exc)
 
     @r.get(f"{V1}/next", name="v1_next", summary="What to run next, in order (campaign next --json); never writes")
     def next_(count: int | None = None) -> Response:
@@ -203,7 +227,7 @@ def api_router(page: Any) -> APIRouter:
                 except CertirankError as exc:
                     return page.write_refused(request, camp, what, exc, body, _error(exc))
                 return page.write_answer(request, camp, rec, said(rec), body)
-        return await run_in_threadpool(run)
+        return await _in_write_thread(run)
 
     @r.post(f"{V1}/record", name="v1_record", responses=_schema(Record), openapi_extra=_body(
         {"policy": "string", "trial": "integer", "score": "number", "tags": "array", "note": "string",
@@ -282,7 +306,7 @@ def api_router(page: Any) -> APIRouter:
             return _error(ParameterError("attach the replicate file as 'file': nothing was changed"))
         data = await upload.read()
         key = request.headers.get(IDEMPOTENCY_HEADER)
-        return await run_in_threadpool(page.add_run, request, form, upload.filename, data, key)
+        return await _in_write_thread(page.add_run, request, form, upload.filename, data, key)
 
     # the paths before v1 keep answering (the page's old forms, scripts written for them)
     for path, endpoint, name in (("/api/record", record, "record"), ("/api/undo", undo, "undo"),
@@ -312,7 +336,7 @@ async def _event_stream(page: Any, request: Request) -> Any:
         while not await request.is_disconnected():
             head = await run_in_threadpool(_head, camp)
             if head != last:
-                data = await run_in_threadpool(lambda: json.dumps(camp.status().to_dict()))
+                data = await run_in_threadpool(status_json, camp)  # one line: compact JSON
                 last, quiet = head, 0.0
                 yield f"event: status\nid: {head}\ndata: {data}\n\n"
             elif quiet >= KEEPALIVE_SECONDS:

@@ -27,6 +27,7 @@ from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.background import BackgroundTask
 
+from ..campaign._status import status_json
 from ..errors import CertirankError
 from .api import V1, api_router, save_upload
 from .limits import BodyLimit
@@ -263,7 +264,7 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     @app.get("/api/status", name="api_status")
     def api_status() -> Response:
         with open_campaign() as camp:
-            return JSONResponse(camp.status().to_dict())
+            return Response(status_json(camp), media_type="application/json")
 
     @app.get("/api/next", name="api_next")
     def api_next(count: int | None = None) -> Response:

@@ -34,6 +34,7 @@ importance weight.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import numpy as np
@@ -43,7 +44,7 @@ from ..._validate import check_alpha
 from ...errors import DataError, ParameterError
 from ...evidence.betgrid import BetGrid
 
-__all__ = ["AdaptiveBoard", "EXPLORE"]
+__all__ = ["AdaptiveBoard", "EXPLORE", "ItemSuggestions", "item_probabilities", "suggest"]
 
 #: share of uniform sampling mixed into q_t: bounds the importance weight (and so the stake's range)
 EXPLORE = 0.1
@@ -51,6 +52,29 @@ EXPLORE = 0.1
 _REFIT = 20
 # no pair is set aside before this many draws (the growth estimate is noise before)
 _MIN_FORECAST = 200
+
+
+def _disagreement(rates: np.ndarray, pairs: np.ndarray) -> np.ndarray:
+    """(pairs, items): the predicted chance that the two models of each pair score an item differently."""
+    pa, pb = rates[pairs[:, 0]], rates[pairs[:, 1]]
+    return pa * (1 - pb) + pb * (1 - pa)
+
+
+def item_probabilities(rates: np.ndarray, pairs: np.ndarray, explore: float = EXPLORE) -> np.ndarray:
+    """The draw probabilities q over the items (module docstring): proportional to (1 - explore) x the square root of
+    the open pairs' summed predicted disagreement, plus a uniform share `explore` (so q(i) >= explore / N).
+
+    ``rates``: (models, items) predicted success rates; ``pairs``: (P, 2) model indices of the open pairs."""
+    n = rates.shape[1]
+    uniform = np.full(n, 1.0 / n)
+    if pairs.size == 0:
+        return uniform
+    score = np.sqrt(_disagreement(rates, pairs).sum(axis=0))
+    total = float(score.sum())
+    if not np.isfinite(total) or total <= 0.0:
+        return uniform
+    q = score / total
+    return (1.0 - explore) * q + explore / n
 
 
 def _e_holm_log(log_e: np.ndarray, alpha: float) -> np.ndarray:
@@ -141,10 +165,7 @@ class AdaptiveBoard:
         if self.strategy == "uniform" or pairs.size == 0:
             return np.full(n, 1.0 / n)
         ps = special.expit(self._logit_p[None, :] + self.beta[:, None])  # (models, items)
-        pa, pb = ps[pairs[:, 0]], ps[pairs[:, 1]]
-        score = np.sqrt((pa * (1 - pb) + pb * (1 - pa)).sum(axis=0))
-        q = score / score.sum()
-        return (1.0 - self.explore) * q + self.explore / n
+        return item_probabilities(ps, pairs, self.explore)
 
     def _active_models(self) -> np.ndarray:
         pairs = self._open_pairs()
@@ -268,3 +289,84 @@ def run_board(board: AdaptiveBoard, score: Any, max_draws: int) -> AdaptiveBoard
         vals = score(sug["item"], cols)
         board.record(sug["item"], dict(zip(sug["models"], np.asarray(vals, dtype=float).tolist())))
     return board
+
+
+# ---- suggestions from a leaderboard (Leaderboard.suggest_items, LeaderboardResult.suggest_items) ------------------
+
+#: Beta(PRIOR_WEIGHT/2, PRIOR_WEIGHT/2) shrinkage of each model's observed mean on an item (speed only: a
+#: score seen once still leaves room for the other outcome)
+PRIOR_WEIGHT = 0.2
+
+KEEP_GUARANTEE = ("a suggestion is a design choice, not evidence: to keep the guarantee, score the models on the drawn "
+                  "items in the order drawn and weight each item by 1 / (N x its probability), as "
+                  "certirank.methods.bbedge.adaptive.AdaptiveBoard does live; a BB-EDGE leaderboard records whole "
+                  "runs only")
+
+
+def shrink(mean: Any, runs: Any) -> np.ndarray:
+    """A mean score over `runs` runs pulled toward 1/2 by PRIOR_WEIGHT pseudo-runs (speed only)."""
+    runs = np.asarray(runs, dtype=float)
+    return (np.asarray(mean, dtype=float) * runs + PRIOR_WEIGHT / 2.0) / (runs + PRIOR_WEIGHT)
+
+
+def table_rates(table: Any, models: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
+    """(item names in the table's order, (models, items) shrunk mean scores) of a validated long table."""
+    import pandas as pd
+    items = pd.unique(table["env"].astype(str))
+    cells = table.assign(env=table["env"].astype(str), policy=table["policy"].astype(str)).groupby(
+        ["policy", "env"], sort=False)["score"]
+    mean = cells.mean().unstack().reindex(index=[str(m) for m in models], columns=items)
+    count = cells.count().unstack().reindex(index=[str(m) for m in models], columns=items).fillna(0)
+    return tuple(str(i) for i in items), shrink(mean.to_numpy(dtype=float), count.to_numpy(dtype=float))
+
+
+@dataclass(frozen=True)
+class ItemSuggestions:
+    """Items to score next, drawn (with replacement, seeded) with known probabilities toward the undecided pairs.
+
+    ``items``: one entry per draw: ``item`` (its name), ``probability`` (its draw probability q(i)), ``weight``
+    (1 / (N q(i)), the importance weight that keeps the estimate unbiased), ``pairs`` (the undecided pairs this
+    item is predicted to advance more than an average item: the two models are predicted to score it differently
+    more often than they do on average, largest first) and ``disagreement`` (that predicted chance, per pair).
+    ``undecided``: the open pairs the probabilities were built for (none: uniform draws); ``models``: the models
+    to score on each drawn item (those with an undecided pair).
+    """
+
+    items: list[dict[str, Any]]
+    undecided: list[list[str]]
+    models: list[str]
+    k: int
+    seed: int
+    explore: float
+    n_items: int
+    note: str = KEEP_GUARANTEE
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"k": self.k, "seed": self.seed, "explore": self.explore, "n_items": self.n_items,
+                "undecided": [list(p) for p in self.undecided], "models": list(self.models), "items": [dict(i) for i in self.items],
+                "note": self.note}
+
+
+def suggest(models: Sequence[str], item_names: Sequence[str], rates: np.ndarray, undecided: Sequence[Sequence[str]],
+            k: int, seed: int, explore: float = EXPLORE) -> ItemSuggestions:
+    """Draw `k` items (with replacement, ``numpy.random.default_rng(seed)``) with :func:`item_probabilities` of the
+    models' per-item `rates` (NaN: not seen, taken as 1/2) toward the `undecided` pairs."""
+    models = [str(m) for m in models]
+    pos = {m: j for j, m in enumerate(models)}
+    r = np.where(np.isfinite(rates), rates, 0.5)
+    pairs = np.array([[pos[a], pos[b]] for a, b in undecided], dtype=np.int64).reshape(-1, 2)
+    q = item_probabilities(r, pairs, explore)
+    n = len(item_names)
+    draws = np.random.default_rng(seed).choice(n, size=int(k), p=q)
+    dis = _disagreement(r, pairs) if pairs.size else np.zeros((0, n))
+    avg = dis.mean(axis=1) if pairs.size else np.zeros(0)
+    out = []
+    for i in draws.tolist():
+        ahead = [j for j in np.argsort(-dis[:, i], kind="stable").tolist() if dis[j, i] > avg[j]]
+        out.append({"item": str(item_names[i]), "probability": float(q[i]), "weight": float(1.0 / (n * q[i])),
+                    "pairs": [[models[pairs[j, 0]], models[pairs[j, 1]]] for j in ahead],
+                    "disagreement": [round(float(dis[j, i]), 6) for j in ahead]})
+    active = sorted({int(j) for j in pairs.ravel().tolist()})
+    return ItemSuggestions(items=out, undecided=[[str(a), str(b)] for a, b in undecided],
+                           models=[models[j] for j in active], k=int(k), seed=int(seed),
+                           explore=float(explore), n_items=n)

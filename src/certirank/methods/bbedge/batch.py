@@ -205,7 +205,8 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
         src = table.attrs.get("source")
         said = [note(runs_note)] if runs_note else []
         return dataclasses.replace(res, ranking=rk, source=None if src is None else str(src),
-                                   warnings=(*reader_warnings(table), *said, note(route_note)))
+                                   warnings=(*reader_warnings(table), *said, note(route_note)),
+                                   **_item_fields(table, res))
     models, items, reps, panels = table_panels(table)
     if len(models) < 2:
         raise DataError(f"a leaderboard needs at least two models; the data has {len(models)}",
@@ -262,7 +263,14 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     # replicates are read in their recorded order (blocks multiply within one, so item order plays no part)
     return dataclasses.replace(res, ranking=rk, about=about, order={"kind": "given"},
                                source=None if src is None else str(src),
-                               warnings=(*reader_warnings(table), *said, *res.warnings))
+                               warnings=(*reader_warnings(table), *said, *res.warnings), **_item_fields(table, res))
+
+
+def _item_fields(table: pd.DataFrame, res: LeaderboardResult) -> dict[str, Any]:
+    """Each model's mean score per item in the table, for `LeaderboardResult.suggest_items`."""
+    from .adaptive import table_rates
+    names, rates = table_rates(table, res._names)
+    return {"_item_names": names, "_item_rates": rates}
 
 
 _POLICY_SENTENCE = (" The claims are about the models' expected scores on new items like these: the items are taken as "

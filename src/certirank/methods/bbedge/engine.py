@@ -572,6 +572,12 @@ class Leaderboard(Saved):
         from .result import build_result
         return build_result(self)
 
+    @validated("Leaderboard.suggest_items")
+    def suggest_items(self, k: int = 1, *, seed: int = 0) -> Any:
+        """`k` items to score next, drawn with known probabilities toward the undecided pairs (the current
+        result's :meth:`~certirank.methods.bbedge.result.LeaderboardResult.suggest_items`)."""
+        return self.result().suggest_items(k, seed=seed)
+
     def log_e_matrix(self) -> np.ndarray:
         """Current log e-values as an (L, L) matrix (NaN where a direction is not tested)."""
         L = len(self.models)

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 
 from ...order.result import Ranking, Relation, make_ranking
+from ..._params import validated
 from ...results import Result, inputs, warning
+
+if TYPE_CHECKING:
+    from .adaptive import ItemSuggestions
 
 __all__ = ["LeaderboardResult", "build_result"]
 
@@ -74,6 +78,10 @@ class LeaderboardResult(Result):
     _means: np.ndarray | None = field(repr=False, default=None)
     _relation: np.ndarray | None = field(repr=False, default=None)
     _log_e: np.ndarray | None = field(repr=False, default=None)
+    #: the benchmark's item names and each model's mean score per item so far ((models, items), board order):
+    #: what suggest_items predicts disagreements from
+    _item_names: tuple[str, ...] = field(repr=False, default=())
+    _item_rates: np.ndarray | None = field(repr=False, default=None)
 
     # -------------------------------------------------------------------------------- queries
     @property
@@ -110,6 +118,24 @@ class LeaderboardResult(Result):
         from ..._validate import check_choice
         kind = check_choice("graph", kind, ("dot", "mermaid"))
         return self.ranking.to_dot(edges) if kind == "dot" else self.ranking.to_mermaid(edges)
+
+    @validated("Leaderboard.suggest_items")
+    def suggest_items(self, k: int = 1, *, seed: int = 0) -> "ItemSuggestions":
+        """Draw `k` benchmark items to score next, with known probabilities, toward the undecided pairs.
+
+        Items are drawn with replacement (``numpy.random.default_rng(seed)``) with probabilities proportional to the
+        square root of the undecided pairs' predicted disagreement on each item (from each model's mean score on
+        it so far), mixed with a uniform share of 10 % (docs/adaptive-items.md). Returns data: each drawn item, its
+        probability, its importance weight and the undecided pairs it is predicted to advance. A suggestion is a
+        design choice, never evidence: scores of the drawn items keep the guarantee when each is weighted by its
+        importance weight (:class:`certirank.methods.bbedge.adaptive.AdaptiveBoard`).
+        """
+        from .adaptive import suggest
+        if self._item_rates is None or not self._item_names:
+            from ...errors import StateError
+            raise StateError("this leaderboard has no per-item scores (its board knows no items yet: give items= "
+                             "or add a replicate)")
+        return suggest(self._names, self._item_names, self._item_rates, self.ranking.undecided, k, seed)
 
     def sentences(self) -> list[str]:
         """Plain-words statements, one per certified edge."""
@@ -165,4 +191,25 @@ def build_result(lb: Any) -> LeaderboardResult:
         blocks=lb.blocks_info(), top_k=lb._top_k_dict(), epoch=lb.epoch, n_items=len(lb.items or []),
         stages=stages, earlier_epochs=list(lb._history), path_margins=margins, stake=lb.stake, about="benchmark",
         warnings=() if not edited else (warning(edited.removeprefix("WARNING: ")),), _names=tuple(names), _means=means, _relation=rel,
-        _log_e=log_e)
+        _log_e=log_e, _item_names=tuple(lb.items or ()), _item_rates=board_rates(lb))
+
+
+def board_rates(lb: Any) -> np.ndarray | None:
+    """(models, items): each model's (shrunk) mean score on each item so far, from the running block sums of the
+    family that has seen it longest (a block's mean stands for each of its items; NaN before its first replicate);
+    None before the board knows its items."""
+    from .adaptive import shrink
+    d = lb._design
+    if d is None:
+        return None
+    out = np.full((len(lb.models), d.n_items), np.nan)
+    seen = np.zeros(len(lb.models), dtype=np.int64)
+    kept = d.item_block >= 0
+    for fam in lb._families:
+        if fam.r == 0:
+            continue
+        for row, g in enumerate(np.asarray(fam.models).tolist()):
+            if fam.r > seen[g]:
+                seen[g] = fam.r
+                out[g, kept] = shrink(fam.C[row, d.item_block[kept]] / fam.r, fam.r)
+    return out

@@ -74,14 +74,17 @@ document.addEventListener('DOMContentLoaded', function () {
     b.click();
   });
 
-  // ---- live: when the log moves on (another device, the shell), the run panel is fetched again
+  // ---- live: when the log moves on (another device, the shell), the run panel is fetched again. Only when the
+  // event is newer than what the panel shows (entry ids only grow): the stream's first event after a load, and an
+  // event computed before this page's own write was answered, are not news; refetching on them swapped the panel
+  // under the operator (ticked tags cleared, checklist boxes unticked until the swap settled, a key press ignored)
   var panel = document.getElementById('run-panel');
   if (panel && window.EventSource && panel.getAttribute('data-events')) {
     var source = new EventSource(panel.getAttribute('data-events'));
     source.addEventListener('status', function (ev) {
       var st = JSON.parse(ev.data), state = document.getElementById('run-state');
       var head = state ? parseInt(state.getAttribute('data-head'), 10) : -1;
-      if (st.last_record_id !== head && !busy) {
+      if (st.details.last_record_id > head && !busy) {
         htmx.ajax('GET', panel.getAttribute('data-panel'), {target: '#run-panel', swap: 'innerHTML'});
       }
     });
