@@ -10,6 +10,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from markdown_it import MarkdownIt
+
 from certirank.methods.check import check
 
 N_ITEMS = 200

@@ -14,7 +14,6 @@ from certirank.data.order import arrange, order_check, read_order
 from certirank.errors import DataError, ParameterError
 
 
-
 def _tol(alpha: float, n: int) -> float:
     """alpha plus three binomial standard errors of an estimate from n runs."""
     return alpha + 3 * math.sqrt(alpha * (1 - alpha) / n)

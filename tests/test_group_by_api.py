@@ -14,7 +14,6 @@ import certirank
 from certirank.errors import ParameterError
 
 
-
 @pytest.fixture
 def sites(tmp_path):
     """Long table policy,env,site,score: a > b at site s0, b > a at site s1, c only at s1."""

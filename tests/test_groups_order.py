@@ -17,23 +17,6 @@ from test_data_formats import policy_folder, robot_lists
 from _records import decisions, flat
 
 
-
-def test_rank_group_by_prints_one_table(cli, tmp_path):
-    f = robot_lists(tmp_path / "robot.csv")
-    out = cli(["rank", str(f), "--group-by", "Panel,Task"])
-    assert out.exit_code == 0, out.output
-    assert out.stdout.count("groups of Panel, Task") == 1
-    for task in ("stack cups", "open drawer", "wipe table"):
-        assert out.stdout.count(task) == 2  # one row per panel
-    assert "within each group" in out.stdout
-    js = cli(["rank", str(f), "--group-by", "Panel,Task", "--json", "--alpha-across-groups"])
-    d = flat(json.loads(js.stdout))
-    assert d["kind"] == "grouped" and len(d["groups"]) == 6
-    assert d["alpha_per_group"] == pytest.approx(0.05 / 6)
-    assert all(g["result"]["inputs"]["alpha"] == pytest.approx(0.05 / 6) for g in d["groups"])
-    assert "across all 6 groups" in d["statement"]
-
-
 def test_group_by_matches_running_each_group_alone(tmp_path):
     t = certirank.load(robot_lists(tmp_path / "robot.csv"))
     res = run_by_group(t, ["Panel", "Task"], lambda sub, a: certirank.anyrank(sub, alpha=a), alpha=0.1)

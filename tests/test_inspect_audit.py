@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 import pandas as pd
 import pytest
+
 from certirank.errors import ParameterError
 from certirank.integrations.inspect import CertifiedStopping, UnshuffledWarning
 

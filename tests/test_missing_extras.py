@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pandas as pd
 import pytest
+
 from certirank.errors import ParameterError
 
 

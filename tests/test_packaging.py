@@ -131,8 +131,6 @@ def test_pre_commit_hook_entry_is_the_check_command(tmp_path: Path) -> None:
     assert run.returncode == 0, run.stderr
 
 
-
-
 def test_pytest_plugin_fixture_passes_and_fails_with_the_claims(pytester: pytest.Pytester, tmp_path: Path) -> None:
     data = _table(tmp_path, 0.95, 0.05)
     pytester.makepyfile(f"""

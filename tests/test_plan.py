@@ -15,7 +15,6 @@ from certirank import compare
 from certirank.methods.plan import layout_arms, plan_whole_data
 
 
-
 def _lists(path: Path, outcomes: dict[str, np.ndarray]) -> Path:
     rows = [{"Task": "t", "Method": m, "Outcomes": "[" + ",".join(str(int(v)) for v in o) + "]"}
             for m, o in outcomes.items()]

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 
 import numpy as np
 import pandas as pd
-import pytest
+
 from certirank.methods.preferences import preference_graph
-from _records import decisions, flat
+from _records import decisions
 
 
 def battles(strength: dict[tuple[str, str], float], n: int, rng: np.random.Generator, draw: float = 0.2) -> pd.DataFrame:
@@ -65,32 +64,3 @@ def test_cycle_shown_not_closed():
     assert [sorted(c) for c in res.cycles] == [["paper", "rock", "scissors"]]
 
 
-def test_football_table_cli(cli, tmp_path):
-    """A football-results battle table (home, away, result) as model_a, model_b, winner."""
-    rng = np.random.default_rng(5)
-    teams = {"Arsenal": 1.6, "Burnley": 0.7, "Chelsea": 1.3, "Derby": 0.9}
-    lines = ["model_a,model_b,winner"]
-    for _ in range(6):
-        for h in teams:
-            for a in teams:
-                if h != a:
-                    gh, ga = rng.poisson(teams[h] + 0.3), rng.poisson(teams[a])
-                    lines.append(f"{h},{a},{h if gh > ga else a if ga > gh else 'tie'}")
-    f = tmp_path / "football.csv"
-    f.write_text("\n".join(lines) + "\n")
-    out = cli(["rank", str(f), "--json"])
-    assert out.exit_code == 0, out.output
-    d = flat(json.loads(out.output))
-    assert d["kind"] == "preference-graph" and len(d["pairs"]) == 6
-    assert sum(p["battles"] for p in d["pairs"]) == len(lines) - 1
-    human = cli(["rank", str(f)])
-    assert human.exit_code == 0 and "half a win" in human.output
-
-
-def test_roboarena_preferences(cli, shared_data):
-    out = cli(["rank", str(shared_data / "roboarena" / "policy_preferences.csv"), "--json"])
-    assert out.exit_code == 0, out.output
-    d = json.loads(out.output)
-    assert d["details"]["n_battles"] == 796 and len(d["ranking"]["relations"]) >= 1
-    for e in d["ranking"]["relations"]:
-        assert e["details"]["score"] > 0.5 and 1 <= e["when"] <= 796

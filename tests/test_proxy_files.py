@@ -12,7 +12,6 @@ import pytest
 import certirank
 
 
-
 def _long(n: int = 300, pi: float = 0.3, means=(("A", 0.3), ("B", 0.8), ("C", 0.8)), accuracy: float = 0.95,
           seed: int = 0) -> pd.DataFrame:
     rng = np.random.default_rng(seed)

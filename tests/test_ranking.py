@@ -16,7 +16,6 @@ from certirank.order import Ranking, make_ranking
 from _records import decisions
 
 
-
 def _wide(seed: int = 0, n: int = 200) -> pd.DataFrame:
     rng = np.random.default_rng(seed)
     return pd.DataFrame({"good": rng.beta(5, 1.5, n).round(1), "mid": rng.beta(2, 2, n).round(1),
@@ -207,70 +206,6 @@ def test_dot_and_mermaid_render_from_ranking():
 
 
 # ----------------------------------------------------------------------------------------- report by kind
-
-def _json(cli, args, tmp_path, name):
-    res = cli([*args, "--json"])
-    assert res.exit_code == 0, res.output
-    path = tmp_path / f"{name}.json"
-    path.write_text(res.stdout)
-    return path, json.loads(res.stdout)
-
-
-def test_report_html_on_the_json_of_every_command(cli, tmp_path):
-    wide = tmp_path / "wide.csv"
-    _wide().to_csv(wide, index=False)
-    lb = tmp_path / "lb.csv"
-    _scores_long().to_csv(lb, index=False)
-    matrix = tmp_path / "matrix.csv"
-    rng = np.random.default_rng(3)
-    pd.DataFrame(rng.random((6, 8)), index=[f"t{i}" for i in range(6)],
-                 columns=[f"p{j}" for j in range(8)]).rename_axis("test_case").reset_index().to_csv(matrix, index=False)
-    commands = {
-        "rank": ["rank", str(wide)],
-        "demo": ["demo"],
-        "leaderboard": ["leaderboard", str(lb)],
-        "baseline": ["baseline", "bt", str(_prefs(tmp_path))],
-        "compare": ["compare", str(wide), "--a", "good", "--b", "mid"],
-        "simulate": ["simulate", "HO-I", "-n", "2", "-p", "n_max=100"],
-        "compose-test": ["compose-test", str(matrix), "--size", "2", "--rounds", "20"],
-        "inspect": ["inspect", str(wide)],
-    }
-    # rank's other results: a shuffled replay, a preference graph (battle data) and a --group-by run
-    grouped = tmp_path / "grouped.csv"
-    long = _wide(n=80).reset_index().melt(id_vars="index", var_name="policy", value_name="score")
-    long.assign(env=long["index"], half=np.where(long["index"] % 2 == 0, "even", "odd")).drop(
-        columns="index").to_csv(grouped, index=False)
-    commands.update({"table-rank": ["rank", str(wide), "--shuffle", "3"],
-                     "preference-graph": ["rank", str(_prefs(tmp_path))],
-                     "grouped": ["rank", str(grouped), "--group-by", "half"]})
-    for kind, args in commands.items():
-        path, d = _json(cli, args, tmp_path, kind)
-        assert d["kind"] == kind
-        page = tmp_path / f"{kind}.html"
-        res = cli(["report", str(path), "--html", str(page), "--json"])
-        assert res.exit_code == 0, (kind, res.output)
-        info = json.loads(res.stdout)
-        assert info["details"]["page"] == kind and page.read_text().startswith("<!DOCTYPE html>")
-        if d["ranking"] is not None and kind != "compare":  # a comparison has a page of its own
-            assert {"graph", "summary", "decisions"} <= set(info["details"]["sections"]), kind
-            r = Ranking.from_dict(d["ranking"])
-            text = page.read_text()
-            assert all(f"<td class=\"l\">{p.name}</td>" in text for p in r.policies), kind
-        if kind == "grouped":
-            assert {"summary", "g0-summary", "g0-graph", "g1-decisions"} <= set(info["details"]["sections"])
-        if kind == "preference-graph":
-            assert "battles" in info["details"]["sections"]
-    # a command without a page of its own (here check) still gets a page, chosen by its kind
-    check_path, d = _json(cli, ["check", str(wide), "--claim", "good>bad"], tmp_path, "check")
-    assert d["kind"] == "check"
-    res = cli(["report", str(check_path), "--html", str(tmp_path / "check.html"), "--json"])
-    assert res.exit_code == 0, res.output
-    # a bare certirank.ranking/1 object is a page of its own
-    bare = tmp_path / "bare.json"
-    bare.write_text(json.dumps(json.loads((tmp_path / "rank.json").read_text())["ranking"]))
-    res = cli(["report", str(bare), "--html", str(tmp_path / "bare.html"), "--json"])
-    assert res.exit_code == 0, res.output
-    assert json.loads(res.stdout)["details"]["page"] == "ranking"
 
 
 # ----------------------------------------------------------------------------------------- vocabulary

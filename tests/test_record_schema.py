@@ -10,8 +10,8 @@ import jsonschema
 import numpy as np
 import pandas as pd
 import pytest
-from certirank.results import ESTIMANDS, KINDS, SCHEMA
 
+from certirank.results import ESTIMANDS, KINDS, SCHEMA
 
 
 def _schema() -> dict:

@@ -1,13 +1,15 @@
 """How long does `certirank leaderboard` take end to end on 200 models x 5,000 items x 5 replicates?
 
-    .venv/bin/python benchmarks/speed/leaderboard_end_to_end.py [--L 200] [--N 5000] [--R 5]
+    .venv/bin/python benchmarks/speed/leaderboard_end_to_end.py [--L 200] [--N 5000] [--R 5] [--repeat 3]
 
 Writes a seeded long CSV (model,item,replicate,score; binary scores) to a temporary folder, then, side by side
 in this one run: pandas.read_csv of the file (the plain reference: reading it and nothing else), certirank.load
 (reading plus every check of the evaluation table), certirank.leaderboard(path) (load, panels, five BB-EDGE
 updates with the default stake, the result), and the `certirank leaderboard FILE --json` command in a fresh
 process (interpreter start and imports included). Wall and CPU seconds (CPU = process_time of this process, all
-threads; the command's CPU is its children's rusage), ratios against read_csv, and the load average.
+threads; the command's CPU is its children's rusage, user + system), ratios against read_csv, and the load average.
+With ``--repeat K`` the command runs K times and each run's CPU seconds are printed (the table shows the median):
+on a shared machine CPU time still varies by 10-20 % between runs.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ def main() -> None:
     ap.add_argument("--L", type=int, default=200)
     ap.add_argument("--N", type=int, default=5000)
     ap.add_argument("--R", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=1, help="runs of the command (the median is reported)")
     args = ap.parse_args()
     import certirank
 
@@ -60,13 +63,19 @@ def main() -> None:
         timed("pandas.read_csv (reference)", lambda: pd.read_csv(path))
         timed("certirank.load", lambda: certirank.load(path))
         res = timed("certirank.leaderboard(path)", lambda: certirank.leaderboard(path))
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        t0 = time.perf_counter()
         cmd = [str(Path(sys.executable).with_name("certirank")), "leaderboard", str(path), "--json"]
-        subprocess.run(cmd, check=True, capture_output=True)
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        out.append(("certirank leaderboard FILE --json", time.perf_counter() - t0,
-                    (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)))
+        runs = []
+        for _ in range(max(1, args.repeat)):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
+            t0 = time.perf_counter()
+            subprocess.run(cmd, check=True, capture_output=True)
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            user, system = after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime
+            runs.append((time.perf_counter() - t0, user + system, user, system))
+            print(f"command run {len(runs)}: {runs[-1][0]:.2f} s wall, {user + system:.2f} s CPU ({user:.2f} user + "
+                  f"{system:.2f} system)")
+        wall, cpu = (float(np.median([r[k] for r in runs])) for k in (0, 1))
+        out.append(("certirank leaderboard FILE --json", wall, cpu))
     ref_wall, ref_cpu = out[0][1], out[0][2]
     print(f"{'step':36s} {'wall s':>7s} {'CPU s':>7s} {'wall / read_csv':>15s}")
     for name, wall, cpu in out:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from certirank.campaign import Campaign
 
 
-
-
 def test_leaderboard_add_run_out_of_range_score_does_not_suggest_score_range(cli, tmp_path):
     db = tmp_path / "lb.campaign"
     run = tmp_path / "run1.csv"

@@ -11,8 +11,6 @@ from certirank.errors import ParameterError
 from test_campaign_lock import DESIGN
 
 
-
-
 def test_budget_and_arms_come_from_the_design(cli, tmp_path):
     db = tmp_path / "ab.campaign"
     r = cli.campaign("init", db, "--policies", "A,B", "--bins", "binary", "--budget", 50, "--arms", "independent")

@@ -17,10 +17,12 @@ import certirank
 from certirank.campaign import Campaign
 from certirank.errors import ParameterError
 from certirank.methods.check import parse_claim
+from certirank.report.markdown import MAX_CHARS
 
 from _records import flat
 from test_check_markdown import N_ITEMS, _scores, _tables, _write_long
 from test_inspect_audit import _long
+from test_markdown_fits import NAMES, _board
 
 MEANS = {"A": 0.9, "B": 0.2, "C": 0.88}
 
@@ -194,3 +196,13 @@ def test_check_malformed_claims_are_one_line_errors(cli, tmp_path, claim, messag
     assert res.exit_code == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], res.stderr
+
+
+def test_check_markdown_on_the_100_model_board_is_unshortened_when_it_fits(cli, tmp_path) -> None:
+    path = _board(tmp_path, items=60)
+    args = ["check", str(path), "--markdown"]
+    for i in range(0, 20, 2):
+        args += ["--claim", f"{NAMES[i]}>{NAMES[i + 1]}"]
+    res = cli(args)
+    assert res.exit_code in (0, 1), res.output
+    assert len(res.stdout) <= MAX_CHARS and "Shortened" not in res.stdout and res.stdout.count("| example-org") == 10

@@ -1,4 +1,5 @@
-"""`certirank leaderboard`: BB-EDGE from the command line (JSON = the API's record, options, graph, errors)."""
+"""`certirank leaderboard`: BB-EDGE from the command line (JSON = the API's record, options, graph, errors,
+Markdown, the items to score next)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,17 @@ import json
 import numpy as np
 import pandas as pd
 import pytest
+from markdown_it import MarkdownIt
 
+import certirank
 from certirank.methods.bbedge import leaderboard
+from certirank.report.markdown import MAX_CHARS, TOP_ROWS
 
 from _records import flat
 from test_check_markdown import _tables
 from test_leaderboard_item_tables import _board
+from test_markdown_fits import L, NAMES, ROW, _as_ranks, _listed_pairs, _rows_accounted
+from test_markdown_fits import _board as _board_of_100_models
 
 
 def test_json_output_equals_result_to_dict(cli, board):
@@ -174,3 +180,63 @@ def test_cli_json_names_the_test(cli, tmp_path):
     assert any("exact budget test" in w for w in rec["warnings"])
     text = cli(["leaderboard", str(path)])
     assert text.exit_code == 0 and "exact-budget" in text.output and "stake" not in text.output.splitlines()[0]
+
+
+# --suggest-items K [--seed S]: the API's `LeaderboardResult.suggest_items` printed, and in `--json` under
+# `details.suggested_items` (issue 35 item 4)
+
+def test_json_is_the_api_suggestion(cli, board):
+    d = json.loads(cli.ok(["leaderboard", board, "--suggest-items", "6", "--seed", "4", "--json"]))
+    api = certirank.leaderboard(certirank.load(board)).suggest_items(6, seed=4).to_dict()
+    assert d["details"]["suggested_items"] == api
+    assert d["kind"] == "leaderboard" and len(api["items"]) == 6
+    open_pairs = {tuple(sorted(p)) for p in d["ranking"]["undecided"]}
+    assert {tuple(sorted(p)) for p in api["undecided"]} == open_pairs
+
+
+def test_the_text_lists_each_item_with_its_probability(cli, board):
+    out = cli.ok(["leaderboard", board, "--suggest-items", "3"])
+    api = certirank.leaderboard(certirank.load(board)).suggest_items(3, seed=0)
+    assert "Items to score next (3 drawn with replacement, seed 0" in out or "Every pair is decided" in out
+    for e in api.items:
+        assert f"item {e['item']}: probability {e['probability']:.4g}" in out
+    assert "a suggestion is a design choice, not evidence" in out
+
+
+def test_markdown_lists_the_items(cli, scores):
+    out = cli.ok(["leaderboard", scores, "--suggest-items", "2", "--markdown"])
+    api = certirank.leaderboard(certirank.load(scores)).suggest_items(2, seed=0)
+    for e in api.items:
+        assert f"- " in out and f"item {e['item']}: probability" in out
+
+
+def test_refusals_are_one_line(cli, board, long_groups):
+    cli.fails(["leaderboard", board, "--seed", "3"], "--seed", "--suggest-items")
+    cli.refuses(["leaderboard", board, "--suggest-items", "0"], "--suggest-items")
+    cli.refuses(["leaderboard", board, "--suggest-items", "2", "--seed", "-1"], "--seed")
+    cli.fails(["leaderboard", long_groups, "--group-by", "site", "--suggest-items", "2"], "--group-by")
+
+
+def test_leaderboard_markdown_of_a_100_model_board_fits_and_keeps_what_matters(cli, tmp_path) -> None:
+    import certirank
+    from certirank.data.readers import load
+
+    path = _board_of_100_models(tmp_path)
+    res = cli(["leaderboard", str(path), "--markdown"])
+    assert res.exit_code == 0, res.output
+    md = res.stdout
+    assert len(md) <= MAX_CHARS
+    assert "Shortened to fit a GitHub comment" in md and "<details>" in md
+    MarkdownIt("gfm-like").parse(md)  # well-formed enough to parse
+    shown, left = _rows_accounted(md)
+    assert shown[:TOP_ROWS] == list(range(1, TOP_ROWS + 1)) and len(shown) + left == L
+    assert len(set(shown)) == len(shown)
+    # every certified relation and every undecided pair is listed (by rank), nothing is left out
+    r = certirank.leaderboard(load(path)).ranking
+    assert r.names[:3] == tuple(ln.split(" | ")[1] for ln in md.splitlines() if ROW.match(ln))[:3]
+    assert _listed_pairs(md, "is better than") == _as_ranks(r, [(x.better, x.worse) for x in r.relations])
+    assert _listed_pairs(md, "vs") == _as_ranks(r, r.undecided)
+    assert "left out" not in md
+    # the guarantee closes the report; the record's notes (which test ran, what was read) may follow as quotes
+    assert "> **Guarantee.**" in md and all(ln.startswith("> ") for ln in
+                                            md.rstrip().split("> **Guarantee.**")[1].splitlines()[1:] if ln)

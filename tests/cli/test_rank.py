@@ -12,8 +12,10 @@ import pytest
 
 from certirank.methods.anyrank import anyrank
 
+from _records import flat
 from test_bradley_terry_graph import _battles
 from test_check_markdown import _tables, _write_long
+from test_data_formats import robot_lists
 from test_rank_margin import _close_pair  # the data of the API's margin tests
 
 
@@ -268,3 +270,50 @@ def test_cli_rank_model_bt(cli, tmp_path):
     assert bad.exit_code == 2 and "--home does not apply without --model bt" in bad.output
     bad = cli(["rank", str(path), "--model", "bt", "--method", "bonferroni"])
     assert bad.exit_code == 2 and "asymptotic (default) or exact" in bad.output
+
+
+def test_football_table_cli(cli, tmp_path):
+    """A football-results battle table (home, away, result) as model_a, model_b, winner."""
+    rng = np.random.default_rng(5)
+    teams = {"Arsenal": 1.6, "Burnley": 0.7, "Chelsea": 1.3, "Derby": 0.9}
+    lines = ["model_a,model_b,winner"]
+    for _ in range(6):
+        for h in teams:
+            for a in teams:
+                if h != a:
+                    gh, ga = rng.poisson(teams[h] + 0.3), rng.poisson(teams[a])
+                    lines.append(f"{h},{a},{h if gh > ga else a if ga > gh else 'tie'}")
+    f = tmp_path / "football.csv"
+    f.write_text("\n".join(lines) + "\n")
+    out = cli(["rank", str(f), "--json"])
+    assert out.exit_code == 0, out.output
+    d = flat(json.loads(out.output))
+    assert d["kind"] == "preference-graph" and len(d["pairs"]) == 6
+    assert sum(p["battles"] for p in d["pairs"]) == len(lines) - 1
+    human = cli(["rank", str(f)])
+    assert human.exit_code == 0 and "half a win" in human.output
+
+
+def test_roboarena_preferences(cli, shared_data):
+    out = cli(["rank", str(shared_data / "roboarena" / "policy_preferences.csv"), "--json"])
+    assert out.exit_code == 0, out.output
+    d = json.loads(out.output)
+    assert d["details"]["n_battles"] == 796 and len(d["ranking"]["relations"]) >= 1
+    for e in d["ranking"]["relations"]:
+        assert e["details"]["score"] > 0.5 and 1 <= e["when"] <= 796
+
+
+def test_rank_group_by_prints_one_table(cli, tmp_path):
+    f = robot_lists(tmp_path / "robot.csv")
+    out = cli(["rank", str(f), "--group-by", "Panel,Task"])
+    assert out.exit_code == 0, out.output
+    assert out.stdout.count("groups of Panel, Task") == 1
+    for task in ("stack cups", "open drawer", "wipe table"):
+        assert out.stdout.count(task) == 2  # one row per panel
+    assert "within each group" in out.stdout
+    js = cli(["rank", str(f), "--group-by", "Panel,Task", "--json", "--alpha-across-groups"])
+    d = flat(json.loads(js.stdout))
+    assert d["kind"] == "grouped" and len(d["groups"]) == 6
+    assert d["alpha_per_group"] == pytest.approx(0.05 / 6)
+    assert all(g["result"]["inputs"]["alpha"] == pytest.approx(0.05 / 6) for g in d["groups"])
+    assert "across all 6 groups" in d["statement"]

@@ -116,7 +116,7 @@ def _inputs(camp: Any, head: Any, blob: bytes, amendments: Any, undone: int, fau
 
 def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, tagged: Any,
             run_since: Any) -> CampaignStatus:
-    """The status at ``head`` from what was read in one transaction (a pure function of it: see :func:`status`)."""
+    """The status at ``head`` from what was read in one transaction (a pure function of it: see :func:`_kept`)."""
     show_names = camp._revealed or not camp.blind
     names = camp._names.names
 

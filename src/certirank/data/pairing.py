@@ -15,6 +15,7 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from ._cells import label_codes
 from .table import near_miss
 
 __all__ = ["unshared", "isolated_policies", "isolated_warning", "pairing_note"]
@@ -38,12 +39,14 @@ def isolated_policies(table: pd.DataFrame) -> list[str]:
         return []
     # on codes (a long table repeats each policy and label thousands of times): a policy is isolated iff every
     # label it holds is held by no other policy; the same names in the same order as `unshared`
-    pc, names = pd.factorize(table["policy"])
-    ec, _ = pd.factorize(table["env"])
+    pc, names = label_codes(table["policy"])
+    ec, _ = label_codes(table["env"])
     if len(names) < 2:
         return []
     n_env = int(ec.max()) + 1
-    key = pc.astype(np.int64) * n_env + ec
+    key = pc.astype(np.int64)  # a new array: the codes are shared
+    key *= n_env
+    key += ec
     if len(names) * n_env <= 4 * len(key) + 1024:  # a presence mask: one pass, no sort
         seen = np.zeros(len(names) * n_env, dtype=bool)
         seen[key] = True

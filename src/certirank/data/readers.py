@@ -40,7 +40,7 @@ from .._compat import keyword_only
 from ..errors import DataError, ParameterError
 from . import formats as _formats
 from .files import (FILE_TYPES, POLICY_COLUMN_NAMES, SUMMARY_LABELS, _SUFFIX_TYPES, _existing_path, _file_type,
-                    _is_missing, read_frame)
+                    _is_missing, read_frame, typed_columns)
 from .pairing import isolated_warning, pairing_note
 from .preferences import PREFERENCE_COLUMNS, _preference_columns, validate_preferences
 from ._cells import map_values, to_numbers
@@ -224,12 +224,35 @@ def _load(path: str | os.PathLike[str] | pd.DataFrame, *, format: str | None = N
                         "pass a data file instead", source=source)
     file_type = fmt if fmt in FILE_TYPES else _file_type(p)
     layout = fmt if fmt in LAYOUTS else None
+    sep = options.pop("sep", None)
+    if file_type in ("csv", "tsv") and layout in (None, "long") and p.stat().st_size >= _TYPED_MIN_BYTES:
+        # numbers read as numbers; a table that reads the same either way is the text read's table, and anything
+        # else (a bad cell to name, a numeric label column, another layout) is read again as text
+        try:
+            frame, row_offset = read_frame(p, file_type, sep=sep, typed=True)
+            return _from_frame(frame, layout, source=source, score_range=score_range, row_offset=row_offset,
+                               file_type=file_type, options=dict(options), typed=True)
+        except (DataError, _AsText):
+            pass
+        except PermissionError:
+            raise DataError("cannot read the file (permission denied)", source=source) from None
     try:
-        frame, row_offset = read_frame(p, file_type, sep=options.pop("sep", None))
+        frame, row_offset = read_frame(p, file_type, sep=sep)
     except PermissionError:
         raise DataError("cannot read the file (permission denied)", source=source) from None
     return _from_frame(frame, layout, source=source, score_range=score_range, row_offset=row_offset,
                        file_type=file_type, options=options)
+
+
+# Files from this size on are read typed first (below it the text read costs milliseconds).
+_TYPED_MIN_BYTES = 1 << 20
+# Columns of a long table whose values are the same read as numbers by the CSV parser or parsed from the text by
+# `validate_table` (the same float parser; tests/test_data_typed_read.py compares them).
+_NUMERIC_ROLES = frozenset({"score", "replicate", "order", "weight"})
+
+
+class _AsText(Exception):
+    """A typed read that must be read again as text."""
 
 
 def detect_layout(columns: Sequence[Any]) -> str:
@@ -311,7 +334,7 @@ def _check_options(kind: str, options: dict[str, Any]) -> None:
 
 def _from_frame(frame: pd.DataFrame, layout: str | None, *, source: str | None,
                 score_range: tuple[float, float] | None, row_offset: int, file_type: str,
-                options: dict[str, Any], read_before: bool = False) -> pd.DataFrame:
+                options: dict[str, Any], read_before: bool = False, typed: bool = False) -> pd.DataFrame:
     options = dict(options)
     options.pop("sep", None)
     notes: list[str] = []
@@ -322,12 +345,19 @@ def _from_frame(frame: pd.DataFrame, layout: str | None, *, source: str | None,
     layout = layout or detect_layout(frame.columns)
     _check_options(layout, options)
     if layout == "preferences":
+        if typed:
+            raise _AsText
         table = validate_preferences(frame, policies=options.get("policies"), source=source,
                                      row_offset=row_offset)
     elif layout == "wide":
+        if typed:
+            raise _AsText
         table = _wide_to_table(frame, source=source, score_range=score_range, row_offset=row_offset, notes=notes)
     else:
         frame = _file_aliases(frame, notes) if file_type != "dataframe" else frame
+        if typed and any(ALIASES.get(str(c).strip(), str(c).strip()) not in _NUMERIC_ROLES
+                         or frame[c].dtype not in (np.int64, np.float64) for c in typed_columns(frame)):
+            raise _AsText  # a label read as a number ('007' as 7), or cells of mixed types
         if file_type != "dataframe":
             frame = _file_cells(frame, source, row_offset, notes, score_range)
         table = validate_table(frame, score_range=score_range, source=source, row_offset=row_offset)

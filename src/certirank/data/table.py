@@ -27,7 +27,7 @@ import numpy as np
 import pandas as pd
 
 from ..errors import DataError
-from ._cells import map_values, to_numbers
+from ._cells import label_codes, map_values, to_numbers
 
 REQUIRED = ("policy", "score")
 ALIASES = {"model": "policy", "item": "env", "task": "env"}
@@ -61,7 +61,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
     """
     if not isinstance(frame, pd.DataFrame):
         raise DataError(f"expected a table (pandas DataFrame), got {type(frame).__name__}", source=source)
-    df = frame.copy()
+    df = frame.copy(deep=False)  # columns are replaced, never written into: the caller's frame stays as it was
     df.columns = [str(c).strip() for c in df.columns]
     rename = {}
     for alias, canon in ALIASES.items():
@@ -83,11 +83,12 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
 
     # policy
     pol = df["policy"]
-    bad = pol.isna() | (pol.astype(str).str.strip() == "")
+    name = pol.astype(str).str.strip()
+    bad = pol.isna() | (name == "")
     if bad.any():
         raise DataError(f"empty policy name at row(s) {_rows(np.flatnonzero(bad), row_offset)}; every row must "
                         "name its policy", source=source, column="policy")
-    df["policy"] = pol.astype(str).str.strip()
+    df["policy"] = name
     _refuse_controls(df["policy"], "policy name", source, row_offset, _CONTROLS)
 
     # score
@@ -104,7 +105,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
         i = int(np.flatnonzero(nonnum)[0])
         raise DataError(f"score {raw.iloc[i]!r} is not a number (expected a number in "
                         f"{_range_text(score_range)})", source=source, row=i + row_offset, column="score")
-    score = score.astype("float64").to_numpy(copy=True)
+    score = score.astype("float64").to_numpy()  # rescaled below into a new array, never in place
     nan = ~np.isfinite(score)
     if nan.any():
         i = int(np.flatnonzero(nan)[0])
@@ -175,7 +176,7 @@ def validate_table(frame: pd.DataFrame, *, score_range: tuple[float, float] | No
 
     cols = list(CANONICAL) + [c for c in ("block", "weight") if c in df.columns]
     extra = [c for c in df.columns if c not in cols]
-    result = df[cols + extra].copy()
+    result = df[cols + extra]  # a new frame (the columns are df's own, made above)
     result.attrs["source"] = source
     return result
 
@@ -186,11 +187,12 @@ def _may_repeat(df: pd.DataFrame, key: list[str]) -> bool:
     codes = np.zeros(len(df), dtype=np.int64)
     span = 1
     for c in key:
-        k, uniq = pd.factorize(df[c])
+        k, uniq = label_codes(df[c])
         span *= max(len(uniq), 1)
         if span >= 1 << 62:  # the combined code could overflow
             return True
-        codes = codes * len(uniq) + k
+        codes *= len(uniq)  # in place: each temporary of five million rows is 40 MB of fresh pages
+        codes += k
     if span <= 4 * len(codes) + 1024:  # counts per possible key: one pass, no sort
         return bool(np.bincount(codes, minlength=span).max(initial=0) > 1)
     codes.sort()
@@ -223,7 +225,7 @@ def _refuse_controls(col: pd.Series, what: str, source: str | None, row_offset: 
     """Refuse a name holding one of `chars`: a NUL means a binary or damaged file (no tool writes one on purpose)
     and cuts a name short in C strings, SQLite text and file names; other controls act on terminals."""
     # tested once per distinct value: a long table repeats each name thousands of times
-    codes, uniques = pd.factorize(col, use_na_sentinel=True)
+    codes, uniques = label_codes(col)
     held = np.fromiter((isinstance(v, str) and any(c in chars for c in v) for v in uniques), dtype=bool,
                        count=len(uniques))
     bad = (codes >= 0) & np.append(held, False)[codes]

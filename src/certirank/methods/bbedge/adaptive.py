@@ -24,6 +24,19 @@ What differs from BB-EDGE: the unit of time is one drawn item, not one replicate
 block factorisation is not used; items are drawn with replacement, so the claim is about the N items' mean
 (not about new items), exactly as BB-EDGE's.
 
+A fixed table (``about="table"``)
+------------------------------
+When each model's score on an item is fixed (one recorded run; theta_l is then the table's average), a score
+once seen is known. For a direction e with D_i = S_ai - S_bi, let K_e be the sum of D over the items e has seen
+(both scores known) and U_e the items it has not. With q_t > 0 on U_e,
+
+    g_{e,t} = (K_e + 1{i_t in U_e} D_{i_t} / q_t(i_t)) / (2N)
+
+has E[g | past] = (K_e + sum_{U_e} D_i) / (2N) = (theta_a - theta_b) / 2 for any q_t, and g >= (K_e - 1 / q_min) /
+(2N), both bounds fixed before the draw: the same grid mixture and e-Holm apply. Items every active model is
+known on get q = 0 (nothing is left to learn there); with ``strategy="uniform"`` this is a uniform random order
+of the items (no repeats). A model is never asked for a score it has given.
+
 How q_t is chosen (speed only, never validity): q_t(i) proportional to (1 - eps) sqrt(sum over undecided pairs
 of P(a and b disagree on i)) + eps, with P(model l solves i) = sigmoid(logit(p_i) + beta_l): p_i an item's
 success rate fixed before the data (e.g. from earlier models on the same benchmark; without it, 1/2) and
@@ -48,6 +61,10 @@ __all__ = ["AdaptiveBoard", "EXPLORE", "ItemSuggestions", "item_probabilities", 
 
 #: share of uniform sampling mixed into q_t: bounds the importance weight (and so the stake's range)
 EXPLORE = 0.1
+#: the same for a fixed table (about="table"), where the uniform order it competes with bets on a range of about 1/2:
+#: 0.5 keeps the stake's range within 2x of it (GSM8K study: 0.1 -> 0.5 moved the saving against the uniform order
+#: from -26 %..42 % to 10 %..45 %, benchmarks/studies/fewer_item_evaluations_adaptive.py)
+EXPLORE_TABLE = 0.5
 # the abilities behind q_t are refitted every this many draws (speed only)
 _REFIT = 20
 # no pair is set aside before this many draws (the growth estimate is noise before)
@@ -99,15 +116,27 @@ class AdaptiveBoard:
     strategy : {"adaptive", "uniform"}
         ``uniform``: every item equally likely and every model scored (the plain alternative).
     seed : int
+    explore : float in (0, 1], optional
+        Uniform share of the draw probabilities (default 0.1, or 0.5 with ``about="table"``).
     n_max : int, optional
         Budget of item draws. With it, ``adaptive`` sets aside pairs whose evidence grows too slowly to be
         certified within `futility` x the draws left (a forecast; it only stops spending on them).
+    about : {"benchmark", "table"}
+        ``benchmark``: scores are fresh runs (asked for again when an item is drawn again). ``table``: each model's
+        score on an item is fixed (one recorded run, the claims are about these scores' averages): a known score is
+        never asked for again, and each pair bets on its exactly known part plus a weighted draw of the rest
+        (module docstring).
     """
 
     def __init__(self, models: Sequence[str], items: int, alpha: float = 0.05, *, difficulty: Any = None,
-                 strategy: str = "adaptive", seed: int = 0, explore: float = EXPLORE,
-                 n_max: int | None = None, futility: float = 8.0) -> None:
+                 strategy: str = "adaptive", seed: int = 0, explore: float | None = None,
+                 n_max: int | None = None, futility: float = 8.0, about: str = "benchmark") -> None:
         self.models = [str(m) for m in models]
+        if about not in ("benchmark", "table"):
+            raise ParameterError(f"about must be 'benchmark' or 'table', got {about!r}")
+        # "table": every model's score on an item is fixed (one recorded run): a score once seen is known, so an item
+        # is never scored twice for a model, and each pair's evidence uses what is known exactly (module docstring)
+        self.about = about
         if len(set(self.models)) != len(self.models) or len(self.models) < 2:
             raise ParameterError("models must be at least two distinct names")
         self.n_items = int(items)
@@ -117,6 +146,8 @@ class AdaptiveBoard:
         if strategy not in ("adaptive", "uniform"):
             raise ParameterError(f"strategy must be 'adaptive' or 'uniform', got {strategy!r}")
         self.strategy = strategy
+        if explore is None:
+            explore = EXPLORE_TABLE if about == "table" else EXPLORE
         if not 0.0 < explore <= 1.0:
             raise ParameterError(f"explore must be in (0, 1], got {explore!r}")
         self.explore = 1.0 if strategy == "uniform" else float(explore)
@@ -146,6 +177,10 @@ class AdaptiveBoard:
         self._sum_sq = np.zeros(self.a_idx.size)
         self._n_pay = np.zeros(self.a_idx.size, dtype=np.int64)
         self._loss = 1.0
+        if about == "table":
+            self._known = np.full((m, self.n_items), np.nan)
+            self._seen_pair = np.zeros((self.a_idx.size, self.n_items), dtype=bool)
+            self._k_sum = np.zeros(self.a_idx.size)  # sum of S_a - S_b over the items each pair has seen
 
     # ---- design -----------------------------------------------------------------------------------
     def _open_pairs(self) -> np.ndarray:
@@ -163,9 +198,29 @@ class AdaptiveBoard:
         n = self.n_items
         pairs = self._open_pairs()
         if self.strategy == "uniform" or pairs.size == 0:
-            return np.full(n, 1.0 / n)
+            return self._table_probabilities(None, pairs) if self.about == "table" else np.full(n, 1.0 / n)
         ps = special.expit(self._logit_p[None, :] + self.beta[:, None])  # (models, items)
+        if self.about == "table":
+            return self._table_probabilities(ps, pairs)
         return item_probabilities(ps, pairs, self.explore)
+
+    def _open_items(self) -> np.ndarray:
+        """Items some active model has not been scored on (table mode): the only ones worth drawing."""
+        active = self._active_models()
+        return np.isnan(self._known[active]).any(axis=0) if active.size else np.zeros(self.n_items, dtype=bool)
+
+    def _table_probabilities(self, ps: np.ndarray | None, pairs: np.ndarray) -> np.ndarray:
+        """q over the items still open (uniform: a random order of them; adaptive: toward the open pairs), zero on
+        items every active model is known on; with every item known, uniform (the draws then cost nothing)."""
+        open_items = self._open_items()
+        if not open_items.any():
+            return np.full(self.n_items, 1.0 / self.n_items)
+        q = np.zeros(self.n_items)
+        if ps is None or pairs.size == 0:
+            q[open_items] = 1.0 / open_items.sum()
+        else:
+            q[open_items] = item_probabilities(ps[:, open_items], pairs, self.explore)
+        return q
 
     def _active_models(self) -> np.ndarray:
         pairs = self._open_pairs()
@@ -181,8 +236,15 @@ class AdaptiveBoard:
         q = self.probabilities()
         active = self._active_models()
         items = self.rng.choice(self.n_items, size=int(k), p=q)
-        out = [{"item": int(i), "models": [self.models[j] for j in active], "probability": float(q[i]),
-                "floor": float(q.min())} for i in items]
+        floor = float(q[q > 0].min())
+        out = []
+        for i in items:
+            todo = active
+            if self.about == "table":  # a known score is not asked for again (suggestions in one batch share it)
+                todo = [j for j in active if np.isnan(self._known[j, i])
+                        and not any(p["item"] == int(i) and self.models[j] in p["models"] for p in self._pending + out)]
+            out.append({"item": int(i), "models": [self.models[j] for j in todo], "probability": float(q[i]),
+                        "floor": floor})
         self._pending.extend(out)
         return out
 
@@ -206,6 +268,12 @@ class AdaptiveBoard:
 
     def _update(self, item: int, s: np.ndarray, q_i: float, q_min: float) -> None:
         n = self.n_items
+        new = np.isfinite(s)
+        if self.about == "table":
+            fresh = new & np.isnan(self._known[:, item])
+            self._known[fresh, item] = s[fresh]
+            s_new = s
+            s = self._known[:, item].copy()  # known scores stand in for every model on this item
         x = (1.0 + s[self.a_idx] - s[self.b_idx]) / 2.0
         pairs_open = self._open_pairs()
         m = len(self.models)
@@ -213,15 +281,21 @@ class AdaptiveBoard:
         open_mat[pairs_open[:, 0], pairs_open[:, 1]] = True
         open_mat = open_mat | open_mat.T
         live = open_mat[self.a_idx, self.b_idx] & np.isfinite(x)
-        pay = np.where(live, (np.nan_to_num(x) - 0.5) / (n * q_i), 0.0)
-        loss = 0.5 / (n * q_min)
-        self.bank.step(pay[None, :], np.full((1, pay.size), loss))
+        if self.about == "table":
+            pay, loss = self._table_payoffs(item, x, live, q_i, q_min)
+            self.bank.step(pay[None, :], loss[None, :])
+            loss = float(loss.max())
+            s = s_new
+        else:
+            pay = np.where(live, (np.nan_to_num(x) - 0.5) / (n * q_i), 0.0)
+            loss = 0.5 / (n * q_min)
+            self.bank.step(pay[None, :], np.full((1, pay.size), loss))
         self._sum_pay += pay
         self._sum_sq += pay * pay
         self._n_pay += live
         self._loss = loss
         self.draws += 1
-        self.evaluations += int(np.isfinite(s).sum())
+        self.evaluations += int(new.sum()) if self.about != "table" else int(fresh.sum())
         rej = _e_holm_log(self.bank.log_wealth[0], self.alpha)
         new = rej & ~self.certified
         self.certified |= rej
@@ -233,6 +307,22 @@ class AdaptiveBoard:
         if self.strategy == "adaptive" and self.draws % _REFIT == 0:
             self._fit_abilities()
             self._set_aside()
+
+    def _table_payoffs(self, item: int, x: np.ndarray, live: np.ndarray, q_i: float,
+                       q_min: float) -> tuple[np.ndarray, np.ndarray]:
+        """Table mode: with K_e = sum of D = S_a - S_b over the items pair e has seen and U_e the items it has not,
+        g_e = (K_e + 1{item in U_e} D_item / q(item)) / (2N) has E[g_e | past] = (theta_a - theta_b) / 2 for any q
+        with q > 0 on U_e (the seen part is known exactly); g_e >= (K_e - 1 / q_min) / (2N) =: -L_e, with K_e and
+        q_min fixed before the draw. A skipped direction stakes nothing."""
+        n = self.n_items
+        d = np.nan_to_num(2.0 * x - 1.0)
+        unseen = live & ~self._seen_pair[:, item]
+        pay = np.where(live, (self._k_sum + np.where(unseen, d / q_i, 0.0)) / (2.0 * n), 0.0)
+        loss = np.maximum((1.0 / q_min - self._k_sum) / (2.0 * n), 1e-12)
+        both = np.isfinite(x) & ~self._seen_pair[:, item]  # pairs whose item difference is now known
+        self._k_sum[both] += d[both]
+        self._seen_pair[both, item] = True
+        return pay, loss
 
     def _set_aside(self) -> None:
         """Pairs forecast to miss the e-Holm cut-off within the budget: the growth per draw of the best
@@ -312,12 +402,52 @@ def shrink(mean: Any, runs: Any) -> np.ndarray:
 def table_rates(table: Any, models: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
     """(item names in the table's order, (models, items) shrunk mean scores) of a validated long table."""
     import pandas as pd
+    if all(_plain_labels(table[c]) for c in ("policy", "env")):
+        return _rates_on_codes(table, models)
     items = pd.unique(table["env"].astype(str))
     cells = table.assign(env=table["env"].astype(str), policy=table["policy"].astype(str)).groupby(
         ["policy", "env"], sort=False)["score"]
     mean = cells.mean().unstack().reindex(index=[str(m) for m in models], columns=items)
     count = cells.count().unstack().reindex(index=[str(m) for m in models], columns=items).fillna(0)
     return tuple(str(i) for i in items), shrink(mean.to_numpy(dtype=float), count.to_numpy(dtype=float))
+
+
+def _plain_labels(col: Any) -> bool:
+    """Text labels (Arrow-backed), none missing: their codes are the reader's, and str() of each is itself."""
+    import pandas as pd
+    return isinstance(col.dtype, pd.StringDtype) and getattr(col.array, "_pa_array", None) is not None \
+        and not col.isna().any()
+
+
+def _rates_on_codes(table: Any, models: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
+    """`table_rates` grouped by the reader's integer codes instead of two text columns (a leaderboard of five million
+    rows computes it for every result): the same groups, each summed by pandas in row order, so the same bits."""
+    import pandas as pd
+
+    from ...data._cells import label_codes
+    pc, pnames = label_codes(table["policy"])
+    ec, enames = label_codes(table["env"])
+    n_env = len(enames)
+    key = pc.astype(np.int64) * n_env + ec
+    score = table["score"].to_numpy(dtype=float)
+    full_mean = np.full((len(pnames) + 1, n_env), np.nan)  # the last row: models absent from the table
+    full_count = np.zeros((len(pnames) + 1, n_env))
+    if ((score == 0.0) | (score == 1.0)).all():
+        # sums of 0/1 scores are exact in any order, so counting gives pandas' (compensated) sums and means
+        count = np.bincount(key, minlength=len(pnames) * n_env).astype(float)
+        sums = np.bincount(key, weights=score, minlength=len(pnames) * n_env)
+        seen = count > 0
+        full_mean[:-1].reshape(-1)[seen] = sums[seen] / count[seen]
+        full_count[:-1] = count.reshape(len(pnames), n_env)
+    else:
+        cells = pd.Series(score).groupby(key, sort=False)
+        mean, counted = cells.mean(), cells.count()
+        at = mean.index.to_numpy()
+        full_mean[at // n_env, at % n_env] = mean.to_numpy(dtype=float)
+        full_count[at // n_env, at % n_env] = counted.reindex(mean.index).to_numpy(dtype=float)
+    row = {str(p): i for i, p in enumerate(pnames)}
+    rows = np.array([row.get(str(m), len(pnames)) for m in models], dtype=np.int64)
+    return tuple(str(i) for i in enames), shrink(full_mean[rows], full_count[rows])
 
 
 @dataclass(frozen=True)
@@ -343,7 +473,8 @@ class ItemSuggestions:
 
     def to_dict(self) -> dict[str, Any]:
         return {"k": self.k, "seed": self.seed, "explore": self.explore, "n_items": self.n_items,
-                "undecided": [list(p) for p in self.undecided], "models": list(self.models), "items": [dict(i) for i in self.items],
+                "undecided": [list(p) for p in self.undecided], "models": list(self.models),
+                "items": [dict(i) for i in self.items],
                 "note": self.note}
 
 

@@ -46,7 +46,12 @@ def resolve_blocks(table: pd.DataFrame, blocks: Any) -> tuple[Any, str, str | No
 
     ``None`` means the table's ``block`` column if it has one, else singleton items (spec 04 §3).
     """
-    items = [str(i) for i in pd.unique(table["env"])]
+    env = table["env"]
+    if env.isna().any():
+        items = [str(i) for i in pd.unique(env)]
+    else:  # the same labels in the same order (first appearance), from the codes the reader already has
+        from ...data._cells import label_codes
+        items = [str(i) for i in label_codes(env)[1]]
     if blocks is None:
         if "block" in table.columns:
             return _item_labels(table, "block", items), "default: the data's 'block' column", "block"
@@ -100,8 +105,9 @@ def table_panels(table: pd.DataFrame) -> tuple[list[str], list[str], list[int], 
         raise DataError("BB-EDGE needs an item column ('item' or 'env') so that models are compared on the same "
                         "items", source=src)
     # codes in order of first appearance: the order of policies() and of the items as written
-    mi, models = pd.factorize(table["policy"])
-    ii, items = pd.factorize(table["env"])
+    from ...data._cells import label_codes
+    mi, models = label_codes(table["policy"])  # the reader's codes (each label column is factorised once)
+    ii, items = label_codes(table["env"])
     models, items = [str(m) for m in models], [str(i) for i in items]
     reps = sorted(table["replicate"].unique())
     rr = np.searchsorted(reps, table["replicate"].to_numpy())
