@@ -19,7 +19,8 @@ from ..errors import ParameterError
 from ..results import ResultMixin
 from ._core import check_ties
 
-__all__ = ["OracleKelly", "oracle_kelly", "oracle_kelly_bernoulli", "oracle_kelly_independent", "oracle_time"]
+__all__ = ["OracleKelly", "oracle_kelly", "oracle_kelly_bernoulli", "oracle_kelly_independent", "oracle_time",
+           "kelly_ratio_lower_bound"]
 
 _LAM_MAX = 1.0 - 1e-9
 
@@ -91,3 +92,34 @@ def oracle_kelly_bernoulli(p0: float, p1: float) -> OracleKelly:
     lam = (q_plus - q_minus) / (q_plus + q_minus)
     growth = q_plus * math.log1p(lam) + (q_minus * math.log1p(-lam) if q_minus > 0 else 0.0)
     return OracleKelly(lam, growth)
+
+
+def kelly_ratio_lower_bound(q: Any, weights: Any, multiplier: float, *, alpha: float = 0.05,
+                            pairs: int = 1200) -> float:
+    """A lower bound on sum_j w_j E_{q_j}[tau] / (log(2/alpha) / KL(q_j || 1/2)) over every test of binary paired
+    data that claims "the challenger is better" with probability at most alpha/2 when the discordant pairs are a
+    fair coin (an exact tie): so max_j of the ratio to oracle Kelly is at least this too (issue 31 item 5).
+
+    Only discordant pairs carry evidence on q = P(challenger wins | discordant); the ratio counts them (the
+    discordance rate cancels against oracle Kelly's). By Lagrange duality, for every multiplier mu >= 0,
+    sum_j w_j ratio_j >= V_mu - mu alpha/2, where V_mu is the least value of sum_j w_j ratio_j + mu P_tie(claim)
+    over all stopping rules: a backward induction over (discordant pairs k, wins s), computed here with the
+    relaxation that every path may stop for free at k = `pairs` (which only lowers V_mu). Any multiplier gives
+    a valid bound (V_mu - mu alpha/2 is concave in mu: the caller searches mu in one dimension).
+    """
+    qs = np.asarray(q, dtype=float).ravel()
+    w = np.asarray(weights, dtype=float).ravel()
+    if qs.size == 0 or w.shape != qs.shape or np.any((qs <= 0.5) | (qs >= 1.0)) or np.any(w < 0) or w.sum() <= 0:
+        raise ParameterError("q must be rates in (1/2, 1) with as many non-negative weights (not all zero)")
+    alpha = check_alpha(alpha)
+    kl = qs * np.log(2 * qs) + (1 - qs) * np.log(2 * (1 - qs))
+    per_pair = (w / w.sum()) * kl / math.log(2 / alpha)  # the cost of one more discordant pair, per unit of L_j
+    log_up, log_down = np.log(2 * qs), np.log(2 * (1 - qs))
+    mu = float(multiplier)
+    v = np.zeros(int(pairs) + 1)  # relaxation: every path may stop for free at k = pairs
+    for k in range(int(pairs) - 1, -1, -1):
+        s = np.arange(k + 1)[:, None]
+        # likelihood ratios to the fair coin; past ~e^700 the state is deep in the stopping region anyway
+        cost = np.exp(np.minimum(s * log_up + (k - s) * log_down, 700.0)) @ per_pair
+        v = np.minimum(mu, cost + 0.5 * (v[1:k + 2] + v[:k + 1]))
+    return float(v[0]) - mu * alpha / 2
