@@ -16,21 +16,8 @@ anyio = pytest.importorskip("anyio", reason="the campaign page needs the 'web' e
 
 from certirank.campaign import Campaign  # noqa: E402
 from certirank.web import api  # noqa: E402
-from test_web_server import TOKEN, study  # noqa: E402 - the page served in a thread, the study's HTTP helper
-
-
-@pytest.fixture
-def server(tmp_path):
-    db = tmp_path / "busy.campaign"
-    Campaign.init(db, ["a", "b"], alpha=0.1, n_max=1000).close()
-    token_file = tmp_path / "token"
-    token_file.write_text(TOKEN + "\n")
-    proc, base = study.start_server(str(db), str(token_file), in_process=True)
-    try:
-        yield db, base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
+# the page served in a thread (the `server` fixture) and the study's HTTP helper
+from test_web_server import TOKEN, server, study  # noqa: E402,F401
 
 
 async def _default_threads() -> int:
