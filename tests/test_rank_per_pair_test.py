@@ -1,6 +1,6 @@
 """`rank` (AnyRank) and `compare` run the same exact test for a pair of the same budget and arms (issue 31):
-one rule, `evidence.budget.default_statistic`, asked by `make_design` (compare, check) and by
-`methods.plan.per_pair_test` (AnyRank's per-pair test)."""
+one rule, `evidence.budget.default_statistic`, asked by `make_design` (compare, check) and by AnyRank's setup
+(`rank`)."""
 
 import numpy as np
 import pytest
@@ -8,7 +8,6 @@ import pytest
 from certirank.evidence.budget import BAYES_MAX_BUDGET, default_statistic, make_design, paired_default
 from certirank.methods.anyrank import run_campaigns
 from certirank.methods.anyrank.config import BUDGET_CONCENTRATION, _make_setup
-from certirank.methods.plan import per_pair_test
 
 
 def _setup(n, **kw):
@@ -17,7 +16,7 @@ def _setup(n, **kw):
 
 @pytest.mark.parametrize("n", [30, 50, 120, 200, 600, 1000, BAYES_MAX_BUDGET + 1])
 def test_rank_asks_the_rule_compare_runs_on_paired_arms(n):
-    stat, a = per_pair_test(n, "paired")
+    stat, a = default_statistic(n, "paired")
     assert (stat, a) == paired_default(n) == default_statistic(n, "paired")
     s = _setup(n)
     assert s.statistic == stat
@@ -30,14 +29,14 @@ def test_rank_asks_the_rule_compare_runs_on_paired_arms(n):
 
 @pytest.mark.parametrize("n", [40, 400, 401])
 def test_rank_asks_the_rule_compare_runs_on_independent_arms(n):
-    stat, _ = per_pair_test(n, "independent")
+    stat, _ = default_statistic(n, "independent")
     assert stat == ("barnard" if n <= 400 else "mixture")
     assert _setup(n, arms="independent").statistic == stat
 
 
 def test_an_explicit_statistic_or_prior_is_kept():
-    assert per_pair_test(200, "paired", "mixture", None) == ("mixture", None)
-    assert per_pair_test(200, "paired", None, 8.0) == ("mixture", 8.0)
+    assert default_statistic(200, "paired", "mixture", None) == ("mixture", None)
+    assert default_statistic(200, "paired", None, 8.0) == ("mixture", 8.0)
     s = _setup(200, statistic="mixture")
     assert (s.statistic, s.concentration) == ("mixture", BUDGET_CONCENTRATION)
 

@@ -22,26 +22,24 @@ except ImportError:  # older scipy keeps them in scipy.stats._boost
 def binom_sf(k: Any, n: Any, p: float) -> Any:
     """P(Binomial(n, p) > k), the same bits as ``scipy.stats.binom.sf(k, n, p)`` for integer k, n >= 0 (1 below the
     support, 0 from n on), from the same ufunc; tests/test_startup.py compares the two."""
-    k = np.floor(np.asarray(k, dtype=float))
-    n = np.asarray(n, dtype=float)
-    k, n = np.broadcast_arrays(k, n)
-    inside = (k >= 0) & (k < n)
-    out = np.where(k < 0, 1.0, 0.0)
-    if inside.any():
-        out[inside] = _binom_sf(k[inside], n[inside], p)
-    return out[()]
+    return _binom_tail(_binom_sf, k, n, p, below=1.0)
 
 
 def binom_cdf(k: Any, n: Any, p: float) -> Any:
     """P(Binomial(n, p) <= k), the same bits as ``scipy.stats.binom.cdf(k, n, p)`` for integer k, n >= 0 (0 below the
     support, 1 from n on), from the same ufunc; tests/test_binomial_tail.py compares the two."""
+    return _binom_tail(_binom_cdf, k, n, p, below=0.0)
+
+
+def _binom_tail(ufunc: Any, k: Any, n: Any, p: float, *, below: float) -> Any:
+    """`ufunc` inside the support (0 <= k < n), `below` for k < 0 and 1 - `below` from n on, as scipy.stats does."""
     k = np.floor(np.asarray(k, dtype=float))
     n = np.asarray(n, dtype=float)
     k, n = np.broadcast_arrays(k, n)
     inside = (k >= 0) & (k < n)
-    out = np.where(k >= n, 1.0, 0.0)
+    out = np.where(k < 0, below, 1.0 - below)
     if inside.any():
-        out[inside] = _binom_cdf(k[inside], n[inside], p)
+        out[inside] = ufunc(k[inside], n[inside], p)
     return out[()]
 
 

@@ -73,7 +73,7 @@ def default_statistic(n_max: int, arms: str, statistic: str | None = None,
                       concentration: float | None = None) -> tuple[str, float | None]:
     """(statistic, concentration) of one comparison's exact budget test: what the caller gave, else the default for
     the budget and arms. Every exact per-comparison test asks this one rule (`make_design` for `compare`/`check`,
-    `methods.plan.per_pair_test` for AnyRank/`rank`): independent arms run the Barnard-type test up to its largest
+    AnyRank's setup for `rank`): independent arms run the Barnard-type test up to its largest
     budget, paired arms `paired_default`; a concentration given alone keeps the mixture."""
     from .barnard import MAX_BUDGET as BARNARD_MAX
 

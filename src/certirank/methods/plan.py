@@ -27,7 +27,7 @@ import numpy as np
 from .._params import AUTO_BUDGET_MAX
 from ..errors import DataError, ParameterError
 
-__all__ = ["TestPlan", "plan_whole_data", "layout_arms", "per_pair_test", "WHOLE_TABLE_SHARE"]
+__all__ = ["TestPlan", "plan_whole_data", "layout_arms", "WHOLE_TABLE_SHARE"]
 
 #: a whole table read once (check's claims, a leaderboard of a single-run item table): most of each pair's level
 #: goes to McNemar's exact test at the table's end (certifies what McNemar + Holm certifies on item tables), the
@@ -78,17 +78,6 @@ class TestPlan:
             return (f"{scale} ({self.scale_because}), exact budget test, N = {self.n_max} "
                     f"({self.budget_because}), {self.arms} arms: {self.arms_because}")
         return f"{scale} ({self.scale_because}), anytime e-process ({self.budget_because})"
-
-
-def per_pair_test(n_max: int, arms: str, statistic: str | None = None,
-                  concentration: float | None = None) -> tuple[str, float | None]:
-    """(statistic, concentration) of the exact budget test of each pair of a ranking (AnyRank, `rank`): the rule
-    `compare` runs (`evidence.budget.default_statistic`), so `rank` and `compare` test a pair of the same budget
-    and arms the same way. `benchmarks/studies/rank_paired_statistic_per_budget.py` measures it against AnyRank's
-    earlier choice (the Beta(4, 4) mixture below 500 trials)."""
-    from ..evidence.budget import default_statistic
-
-    return default_statistic(n_max, arms, statistic, concentration)
 
 
 def layout_arms(table: Any) -> tuple[str, str]:

@@ -169,21 +169,18 @@ def api_router(page: Any) -> APIRouter:
     r = APIRouter(tags=["v1"])
 
     def read(fn: Callable[[Any], Any]) -> Response:
+        """``fn(campaign)`` as JSON: a dict, or JSON text made already (the status's, kept until the next write)."""
         with page.open() as camp:
             try:
-                return JSONResponse(fn(camp))
+                out = fn(camp)
             except CertirankError as exc:
                 return _error(exc)
+            return Response(out, media_type="application/json") if isinstance(out, str) else JSONResponse(out)
 
     @r.get(f"{V1}/status", name="v1_status", responses=_schema(CampaignStatus),
            summary="The certified ranking now, rollouts, faults, tags and the budget left (campaign status --json)")
     def status() -> Response:
-        # the JSON text kept with the status: shared by every reader until the next write
-        with page.open() as camp:
-            try:
-                return Response(status_json(camp), media_type="application/json")
-            except CertirankError as exc:
-                return _error(exc)
+        return read(status_json)
 
     @r.get(f"{V1}/next", name="v1_next", summary="What to run next, in order (campaign next --json); never writes")
     def next_(count: int | None = None) -> Response:

@@ -208,16 +208,15 @@ def _make_setup(policies: Any, alpha: float, method: str, prior: Any, gamma: flo
         budget_horizon = concentration = statistic = None
     else:
         budget_horizon = Integer(1).check("budget_horizon", n_max if budget_horizon is None else budget_horizon)
-        from ...evidence.budget import MAX_BUDGET
+        from ...evidence.budget import MAX_BUDGET, default_statistic
 
         if budget_horizon > MAX_BUDGET:
             raise ParameterError(f"n_max = {budget_horizon} is above the exact budget test's limit {MAX_BUDGET}; "
                                  "use budget='none' (the anytime e-process) for longer campaigns")
         from ...evidence.barnard import MAX_BUDGET as BARNARD_MAX_BUDGET
-        from ..plan import per_pair_test
 
         # the one rule `compare` runs (issue 31): the same statistic for the same budget and arms
-        statistic, concentration = per_pair_test(budget_horizon, v["arms"], statistic, concentration)
+        statistic, concentration = default_statistic(budget_horizon, v["arms"], statistic, concentration)
         if concentration is None:  # the mixture below the tabulated budgets: the prior measured for campaigns
             concentration = BUDGET_CONCENTRATION
         if statistic == "barnard" and budget_horizon > BARNARD_MAX_BUDGET:
