@@ -569,12 +569,18 @@ _CAMPAIGN_DESIGN = (
     DESIGN)
 _CAMPAIGN_INIT = (
     PATH, POLICIES.but(constraint=Names(2, "policy names", none=True)),
-    _p("kind", Choice(("anyrank", "leaderboard")), "what a campaign runs: anyrank (rollouts) or leaderboard (runs)"),
+    _p("kind", Choice(("anyrank", "leaderboard", "proxy")), "what a campaign runs: anyrank (rollouts), leaderboard "
+       "(runs) or proxy (rollouts with a proxy score each and a real score on the trials drawn)"),
     MODELS.but(constraint=Names(2, "model names", none=True)), ALPHA,
     _p("method", Choice(ANYRANK_METHODS + BBEDGE_METHODS, none=True), "the procedure (by kind; default its first)"),
     PRIOR, GAMMA, N_MAX, TIES_P, GUARANTEE, ENVIRONMENTS, SEED,
     _p("blind", Flag(), "show policies as codes until unblinded"), SCORE_RANGE, BLOCKS, TAU, TOP_K,
-    *_CAMPAIGN_DESIGN, BY, *ANYRANK_OPTIONS)
+    *_CAMPAIGN_DESIGN, BY, LABEL_RATE.but(help="probability with which the campaign draws each trial for a real "
+                                               "label (a proxy campaign; seeded, independent of the outcomes)"),
+    *ANYRANK_OPTIONS)
+CAMPAIGN_PROXY = _p("proxy", OneOf((Real(), Text(100, "a proxy score written as text")), none=True),
+                    "a proxy campaign's proxy score of one rollout (simulator / world model), in the score range; "
+                    "required on every rollout of a proxy campaign")
 RECORD_ID = _p("record_id", Integer(1, 2**62, none=True), "a campaign record's id")
 
 GROUPS_RULE = Rule(("group_by", "alpha_across_groups"), _groups)
@@ -694,7 +700,8 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
     _verb("Campaign.next", _p("count", Integer(1, 10_000, none=True), "how many runs to hand out"),
           _p("remember", Flag(none=True), "hand the runs out (remembered) or, False, only look (readers, the page); "
                                           "default: remember when this user may write the file")),
-    _verb("Campaign.record", POLICY, CAMPAIGN_TRIAL, CAMPAIGN_SCORE, BY, NOTE, AHEAD, SHOWN_AT, TAGS, IDEMPOTENCY_KEY),
+    _verb("Campaign.record", POLICY, CAMPAIGN_TRIAL, CAMPAIGN_SCORE, BY, NOTE, AHEAD, SHOWN_AT, TAGS, IDEMPOTENCY_KEY,
+          CAMPAIGN_PROXY),
     _verb("Campaign.fault", POLICY, CAMPAIGN_TRIAL, _p("reason", Text(200, "a reason"), "why a rollout could not be "
           "judged (e-stop, reset failure, ...)"), BY, NOTE, AHEAD, SHOWN_AT, TAGS, IDEMPOTENCY_KEY),
     _verb("Campaign.note", _p("text", Text(10_000, "a note"), "a free note for the audit trail"), BY, IDEMPOTENCY_KEY),

@@ -32,6 +32,8 @@ def row_extras(row: Mapping[str, Any]) -> dict[str, Any]:
         out["tags"] = list(data["tags"])
     if data.get("reason"):
         out["fault"] = str(data["reason"])
+    if row["action"] == "record" and data.get("proxy") is not None:
+        out["proxy"] = float(data["proxy"])
     if row["action"] == "amend":
         changes = dict(data.get("changes") or {})
         if data.get("plan"):
@@ -42,7 +44,7 @@ def row_extras(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def as_record(row: Mapping[str, Any], names: Names, revealed: bool, schedule: Any) -> Record:
     env = block = None
-    if names.kind == "anyrank" and row.get("action") in ("record", "fault") and row.get("trial") is not None \
+    if names.kind != "leaderboard" and row.get("action") in ("record", "fault") and row.get("trial") is not None \
             and schedule is not None:
         env, block = schedule.environment(int(row["trial"])), schedule.block(int(row["trial"]))
     return Record(id=int(row["id"]), action=row["action"], policy=names.shown(row.get("policy"), revealed),

@@ -42,7 +42,8 @@ class Names:
     def __init__(self, config: Mapping[str, Any]) -> None:
         eng = config["engine"]
         self.kind = config["kind"]
-        self.names: list[str] = list(eng["ranker"]["policies"] if self.kind == "anyrank" else eng["models"])
+        self.names: list[str] = list(eng["ranker"]["policies"] if self.kind == "anyrank" else
+                                     eng["policies"] if self.kind == "proxy" else eng["models"])
         self.blind = bool(config.get("blind"))
         codes = config.get("codes") or {}
         self.code_of: dict[str, str] = dict(codes)
@@ -68,6 +69,6 @@ class Names:
         # while blind, a name is refused like any unknown word: accepting it would print its code back
         if text in self.names and not self.hidden(revealed):
             return text
-        what = "policy or code" if self.blind else ("policy" if self.kind == "anyrank" else "model")
+        what = "policy or code" if self.blind else ("model" if self.kind == "leaderboard" else "policy")
         raise ParameterError(f"unknown {what} {policy!r}; this campaign's {'codes' if self.blind else 'names'} "
                              f"are: {', '.join(self.listed(revealed))}")

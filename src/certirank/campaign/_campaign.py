@@ -112,7 +112,7 @@ class Campaign:
              tau: float = 0.0, top_k: int | None = None, about: str | None = None, tags: Sequence[str] | None = None,
              open_tags: bool | None = None, checklist: Sequence[str] | None = None, launch: str | None = None,
              checkpoints: Mapping[str, str] | None = None, design: str | os.PathLike[str] | None = None,
-             by: str | None = None, **options: Any) -> Campaign:
+             by: str | None = None, label_rate: float | None = None, **options: Any) -> Campaign:
         """Create the campaign file at ``path`` with its design locked by hash (refused if ``path`` exists).
 
         ``kind="anyrank"`` (default): ``policies`` and the :class:`certirank.Ranker` settings (``n_max`` is the
@@ -122,6 +122,10 @@ class Campaign:
         rescaled to [0, 1]; ``blind=True`` gives every policy a stable code shown instead of its name).
         ``kind="leaderboard"``: ``models`` (or ``policies``), ``alpha``, ``tau``, ``blocks`` ("items" or
         "replicate"), ``top_k``, ``method`` (BB-EDGE).
+        ``label_rate=π`` (``kind="proxy"``): every rollout records a proxy outcome (a simulator's or world model's
+        score, ``record(..., proxy=)``) and, on the trials the campaign draws for a real label (each with
+        probability π, from the locked ``seed``, independent of the outcomes), the real score too; the ranking is
+        the prediction-powered one of ``rank FILE --proxy COLUMN --label-rate π`` (docs/prediction-powered.md).
 
         The operator's design: ``tags`` (the failure stages etc. a record may carry; a closed list unless
         ``open_tags=True``; no list = any tag), ``checklist`` (the rig checklist the page shows), ``launch`` (a
@@ -136,7 +140,7 @@ class Campaign:
                              n_max=n_max, ties=ties, guarantee=guarantee, environments=environments, seed=seed,
                              blind=blind, score_range=score_range, blocks=blocks, tau=tau, top_k=top_k, about=about,
                              tags=tags, open_tags=open_tags, checklist=checklist, launch=launch,
-                             checkpoints=checkpoints, design=design, options=options)
+                             checkpoints=checkpoints, design=design, options=options, label_rate=label_rate)
         create_file(target, config, by=by)
         return cls(target)
 
@@ -367,7 +371,8 @@ class Campaign:
     @validated("Campaign.record")
     def record(self, policy: str, trial: int, score: float | str | None, *, by: str | None = None,
                note: str | None = None, ahead: bool = False, shown_at: int | None = None,
-               tags: Sequence[str] | None = None, idempotency_key: str | None = None) -> Record:
+               tags: Sequence[str] | None = None, idempotency_key: str | None = None,
+               proxy: float | str | None = None) -> Record:
         """Record one judged rollout in one transaction and return its audit row.
 
         ``score`` in [0, 1] (or in the declared ``score_range``); ``None`` (or "missing") for a run that could not
@@ -377,10 +382,14 @@ class Campaign:
         on a closed list, a trial already recorded for that policy, a trial that was not suggested (unless
         ``ahead=True``, or it was shown by a :meth:`next` at entry ``shown_at`` and is not beyond the trials
         reached), a finished campaign.
+
+        A proxy campaign (``label_rate``): ``proxy`` (the simulator's or world model's score, in the score range)
+        is required on every rollout; ``score`` (the real outcome) exactly on the trials drawn for a real label
+        (``next`` says which) and None on the others.
         """
         from ._rollouts import record
         return record(self, policy, trial, score, by=by, note=note, ahead=ahead, shown_at=shown_at, tags=tags,
-                      idempotency_key=idempotency_key)
+                      idempotency_key=idempotency_key, proxy=proxy)
 
     @validated("Campaign.fault")
     def fault(self, policy: str, trial: int, reason: str, *, by: str | None = None, note: str | None = None,

@@ -34,10 +34,12 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
                 score_range: Sequence[float] | None, blocks: Any, tau: float, top_k: int | None,
                 options: Mapping[str, Any], about: str | None = None, tags: Any = None, open_tags: Any = None,
                 checklist: Any = None, launch: Any = None, checkpoints: Any = None,
-                source: Mapping[str, str] | None = None) -> dict[str, Any]:
+                source: Mapping[str, str] | None = None, label_rate: Any = None) -> dict[str, Any]:
     """The campaign's configuration, every setting checked by the engine that will run it, with its design
     (estimand, schedule seed, tags, checklist, launch template; see ``_design``)."""
     kind = str(kind).strip().lower()
+    if label_rate is not None and kind == "anyrank":  # --label-rate declares the proxy campaign
+        kind = "proxy"
     if kind not in KINDS:
         raise ParameterError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     config: dict[str, Any] = {"format": FORMAT, "kind": kind, "about": _check_about(about, kind)}
@@ -57,7 +59,16 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
         config["score_range"] = None if score_range is None else _check_range(score_range)
         config["plan"] = {"environments": None if environments is None else check_environments(environments),
                           "seed": fresh_seed() if seed is None else int(seed)}
+    elif kind == "proxy":
+        config["engine"], names = _proxy_engine(policies, models=models, alpha=alpha, method=method, prior=prior,
+                                                 label_rate=label_rate, seed=seed, n_max=n_max, options=options)
+        config["score_range"] = None if score_range is None else _check_range(score_range)
+        config["plan"] = {"environments": None if environments is None else check_environments(environments),
+                          "seed": config["engine"]["label_seed"]}
     else:
+        if label_rate is not None:
+            raise ParameterError("label_rate is for a proxy campaign (--label-rate π with --policies); a leaderboard "
+                                 "campaign records whole runs")
         given = {"prior": prior, "n_max": n_max, "environments": environments, "seed": seed,
                  "score_range": score_range}
         bad = [k for k, v in given.items() if v is not None] + (["blind"] if blind else []) + sorted(options)
@@ -70,13 +81,38 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
         config["engine"] = LeaderboardEngine.make_config(names_in, alpha=alpha, tau=tau, blocks=blocks,
                                                          top_k=top_k, method=method or "bb-edge")
         names = list(config["engine"]["models"])
-    _check_names(names, "policy" if kind == "anyrank" else "model")
+    _check_names(names, "model" if kind == "leaderboard" else "policy")
     config["blind"] = bool(blind)
     config["codes"] = make_codes(names, seed) if blind else None
     design = check_design(kind, names, tags=tags, open_tags=open_tags, checklist=checklist, launch=launch,
                           checkpoints=checkpoints)
     config["design"] = {**design, "source": None if source is None else dict(source)}
     return config
+
+
+def _proxy_engine(policies: Any, *, models: Any, alpha: Any, method: Any, prior: Any, label_rate: Any, seed: Any,
+                  n_max: Any, options: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """A proxy campaign's engine configuration: the policies, alpha, the label rate π, the locked seed of the
+    label draw (and of the schedule), the budget of trials. AnyRank's own settings do not apply."""
+    from ._proxy import ProxyEngine
+    if label_rate is None:
+        raise ParameterError("a proxy campaign needs label_rate (--label-rate π): the probability with which the "
+                             "campaign draws each trial for a real label")
+    if models is not None:
+        raise ParameterError("models= is for --kind leaderboard; a proxy campaign takes policies=")
+    if policies is None:
+        raise ParameterError("give the policies to rank (--policies a,b,c)")
+    bad = ([] if method in (None, "proxy-bonferroni") else ["method"]) + (["prior"] if prior is not None else []) \
+        + sorted(k for k, v in options.items() if v is not None)
+    if bad:
+        raise ParameterError(f"{', '.join(bad)}: not used by a proxy campaign (--label-rate takes --policies, "
+                             "--alpha, --n-max, --seed, --environments, --score-range, --blind and the design)")
+    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    engine = ProxyEngine.make_config(list(policies), alpha=alpha, label_rate=label_rate,
+                                     seed=fresh_seed() if seed is None else int(seed), n_max=n_max)
+    return engine, list(engine["policies"])
 
 
 def _check_about(about: Any, kind: str) -> str:
@@ -86,7 +122,7 @@ def _check_about(about: Any, kind: str) -> str:
     text = str(about).strip().lower() if isinstance(about, str) else about
     if text != default:
         what = ("a robot campaign's claims are about the policies: their expected score per rollout in the "
-                "environments drawn (spec 09 §2)" if kind == "anyrank" else
+                "environments drawn (spec 09 §2)" if kind != "leaderboard" else
                 "a leaderboard campaign's claims are about the benchmark: each model's expected score on its "
                 "fixed items over independent runs (spec 09 §2)")
         raise ParameterError(f"about must be {default!r} for a {kind} campaign, got {about!r}: {what}")
@@ -175,7 +211,7 @@ INIT_DEFAULTS = {"kind": "anyrank", "alpha": 0.05, "method": None, "gamma": 1.0,
 #: make_config's named settings; any other key goes to the engine as an option (metric, budget, arms, ...)
 _NAMED = ("kind", "policies", "models", "alpha", "method", "prior", "gamma", "n_max", "ties", "guarantee",
           "environments", "seed", "blind", "score_range", "blocks", "tau", "top_k", "about", "tags", "open_tags",
-          "checklist", "launch", "checkpoints")
+          "checklist", "launch", "checkpoints", "label_rate")
 
 
 def config_of(settings: Mapping[str, Any], source: Mapping[str, str] | None = None) -> dict[str, Any]:

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import CertirankError, DataError, ParameterError
 from . import _blob
 
-KINDS = ("anyrank", "leaderboard")
+KINDS = ("anyrank", "leaderboard", "proxy")
 
 
 class AnyRankEngine:
@@ -363,4 +363,7 @@ def _close(a: Any, b: Any, worst: list[float]) -> bool:
 
 
 def engine_class(kind: str) -> type:
+    if kind == "proxy":
+        from ._proxy import ProxyEngine
+        return ProxyEngine
     return AnyRankEngine if kind == "anyrank" else LeaderboardEngine

@@ -50,18 +50,25 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
             faults.setdefault((r["policy"], int(r["trial"])), []).append(row_extras(r).get("fault") or "")
     show = camp._revealed or not camp.blind
     names = camp._names.names
-    if camp.kind == "anyrank":
+    if camp.kind != "leaderboard":
         # under codes, the configured order within a trial would tell which code is which policy
         ordered = names if show else sorted(names, key=lambda p: camp._shown(p))
         order = {p: i for i, p in enumerate(ordered)}
-        data = sorted(rows, key=lambda r: (r["trial"], order[r["policy"]]))
+        proxy = camp.kind == "proxy"
+        data = (_unit_order(rows, order) if proxy else
+                sorted(rows, key=lambda r: (r["trial"], order[r["policy"]])))
         frame = pd.DataFrame({
             "policy": [camp._shown(r["policy"], show) for r in data],
             "trial": [int(r["trial"]) for r in data],
             "score": pd.array([r["score"] for r in data], dtype="Float64"),
         })
+        if proxy:  # blank score: the trial was not drawn for a real label
+            payloads = [json.loads(r["payload"]) for r in data]
+            frame["proxy"] = [float(x["proxy"]) for x in payloads]
         if camp.config.get("score_range") is not None:
             frame["raw_score"] = pd.array([r["raw_score"] for r in data], dtype="Float64")
+            if proxy:
+                frame["raw_proxy"] = [x.get("raw_proxy") for x in payloads]
         schedule = camp._design.schedule
         if schedule.has_environments:
             frame["environment"] = [schedule.environment(int(r["trial"])) for r in data]
@@ -76,7 +83,7 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
         frame["note"] = [r["note"] for r in data]
         frame["recorded_at"] = [r["at"] for r in data]
         frame["record_id"] = [int(r["id"]) for r in data]
-        command = _rank_command(camp, out, show)
+        command = _proxy_command(camp, out) if proxy else _rank_command(camp, out, show)
     else:
         parts = []
         for r in rows:
@@ -102,6 +109,26 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
             frame.to_parquet(tmp, index=False)
     return ExportResult(path=str(out), rows=len(frame), columns=[str(c) for c in frame.columns],
                         rank_command=command)
+
+
+def _unit_order(rows: list[dict[str, Any]], order: dict[str, int]) -> list[dict[str, Any]]:
+    """A proxy campaign's rows in the order its engine reads the units: the trials every policy recorded, in
+    the order they were completed (the entry that completed each), then the trials not complete yet (which the
+    campaign does not count, and `rank --proxy` on the file counts for the pairs that ran them)."""
+    by_trial: dict[int, list[dict[str, Any]]] = {}
+    for r in rows:
+        by_trial.setdefault(int(r["trial"]), []).append(r)
+    complete = sorted((max(int(r["id"]) for r in rs), t) for t, rs in by_trial.items() if len(rs) == len(order))
+    rest = sorted(t for t, rs in by_trial.items() if len(rs) != len(order))
+    return [r for t in [t for _, t in complete] + rest
+            for r in sorted(by_trial[t], key=lambda r: order[r["policy"]])]
+
+
+def _proxy_command(camp: Any, out: Path) -> str:
+    """The `certirank rank --proxy` command that reads the export as the campaign reads its units."""
+    e = camp.config["engine"]
+    return shlex.join(["certirank", "rank", str(out), "--proxy", "proxy", "--label-rate", repr(e["label_rate"]),
+                       "--alpha", repr(e["alpha"]), "--n-max", str(e["n_max"]), "--order", "file"])
 
 
 def _rank_command(camp: Any, out: Path, show: bool) -> str:

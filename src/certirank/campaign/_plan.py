@@ -142,7 +142,8 @@ class Schedule:
                     ) -> Schedule:
         """The schedule of a configuration, with the plan changes of ``amendments`` ((entry id, change) in log
         order, each change ``{"environments", "seed", "from_trial"}``) applied."""
-        policies = list(config["engine"]["ranker"]["policies"])
+        eng = config["engine"]
+        policies = list(eng["ranker"]["policies"] if "ranker" in eng else eng["policies"])  # AnyRank, proxy
         plan = config.get("plan")
         draw = config["engine"].get("environment_draw")
         segments: list[Segment] = []

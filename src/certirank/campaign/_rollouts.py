@@ -60,8 +60,16 @@ def next_rollouts(camp: Any, count: int | None, remember: bool | None) -> list[S
         order = [q for q in schedule.order(r) if (q, r) in set(need)] if schedule.order_seed is not None else None
         out.append(Suggestion(policy=camp._shown(p), trial=int(r), environment=schedule.environment(r),
                               shown_at=head.last_id, block=block, position=None if order is None else
-                              order.index(p) + 1, faults=faults.get((p, r), 0), launch=launch_line(camp, p, r)))
+                              order.index(p) + 1, faults=faults.get((p, r), 0), launch=launch_line(camp, p, r),
+                              label=_label(camp, r)))
     return out
+
+
+def _label(camp: Any, trial: int) -> str | None:
+    if camp.kind != "proxy":
+        return None
+    from ._proxy_rollouts import label_text
+    return label_text(camp, trial)
 
 
 def _needed(camp: Any, count: int | None) -> list[tuple[str, int]]:
@@ -223,31 +231,39 @@ def _rollout_entry(camp: Any, policy: Any, trial: Any, by: Any, note: Any, shown
 
 
 def record(camp: Any, policy: Any, trial: Any, score: Any, *, by: Any, note: Any, ahead: bool,
-           shown_at: Any, tags: Any, idempotency_key: Any) -> Record:
-    if camp.kind != "anyrank":
+           shown_at: Any, tags: Any, idempotency_key: Any, proxy: Any = None) -> Record:
+    if camp.kind == "leaderboard":
         raise StateError("a leaderboard campaign records whole runs: use add_run (campaign add-run DB FILE)")
     name, r, who, note, shown, given = _rollout_entry(camp, policy, trial, by, note, shown_at, tags)
-    raw, value = check_score(camp, score)
+    if camp.kind == "proxy":
+        from ._proxy_rollouts import proxy_entry
+        raw, value, payload, extra = proxy_entry(camp, r, score, proxy, given, check_score)
+    else:
+        if proxy is not None:
+            raise ParameterError("proxy is for a proxy campaign (one made with --label-rate); this campaign records "
+                                 "real scores only")
+        raw, value = check_score(camp, score)
+        payload, extra = _payload(tags=given), {}
 
     def build(take: Callable[[], Any], facts: dict[str, Any]) -> tuple[dict[str, Any], Any]:
         # recheck against the design in force at this head (an amendment may have closed the tag list)
         check_tags_given(given, camp._design.tags, camp._design.open_tags)
         _gate(camp, name, r, facts, ahead, shown, camp._engine, "record")
         row = {"action": "record", "policy": name, "trial": r, "score": value, "raw_score": raw, "by": who,
-               "note": note, "ahead": int(bool(ahead)), "payload": _payload(tags=given)}
+               "note": note, "ahead": int(bool(ahead)), "payload": payload}
         engine = take()
         engine.apply(row)
         return row, engine
 
     request = {"verb": "record", "policy": name, "trial": r, "score": value, "raw_score": raw, "by": who,
-               "note": note, "ahead": bool(ahead), "tags": given}
+               "note": note, "ahead": bool(ahead), "tags": given, **extra}
     return camp._write(build, _gather(camp, name, r, shown), request, idempotency_key,
                        after=lambda conn, row: camp._store.forget(conn, name, r))
 
 
 def fault(camp: Any, policy: Any, trial: Any, reason: Any, *, by: Any, note: Any, ahead: bool, shown_at: Any,
           tags: Any, idempotency_key: Any) -> Record:
-    if camp.kind != "anyrank":
+    if camp.kind == "leaderboard":
         raise StateError("faults are for rollouts; a leaderboard campaign records whole runs")
     name, r, who, note, shown, given = _rollout_entry(camp, policy, trial, by, note, shown_at, tags)
     reason = _check_reason(reason)

@@ -130,6 +130,12 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
         termination = None if not eng.done else res.termination
         res = dataclasses.replace(res, undecided_details=_forecasts(eng, res))
         left = remaining(res, eng.n_max)
+    elif camp.kind == "proxy":  # every policy runs every trial; the open pairs' details are proxy_rank's own
+        counts = eng.recorded()
+        rollouts = {shown(p): int(counts[p]) for p in names}
+        complete = bool(res.complete)
+        termination = None if not eng.done else ("budget used up" if eng.units >= eng.n_max else res.termination)
+        left = remaining(res, eng.n_max)
     else:
         rollouts = {shown(p): int(eng.replicates) for p in names}
         m = len(names)
@@ -148,7 +154,7 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
         if left is not None:
             left["per_policy"] = dict(sorted((camp._names.code_of[p], v) for p, v in left["per_policy"].items()))
     design = camp._design
-    verdicts = _verdicts(ranking, left) if camp.kind == "anyrank" else []
+    verdicts = _verdicts(ranking, left) if camp.kind != "leaderboard" else []
     estimates = _estimates(eng, camp.config["engine"]["ranker"]["alpha"], shown) if camp.kind == "anyrank" else {}
     if not show_names:
         estimates = dict(sorted(estimates.items()))
@@ -264,7 +270,7 @@ def _estimates(eng: Any, alpha: float, shown: Any) -> dict[str, dict[str, Any]]:
 def next_rollouts(camp: Any, count: Any = None, remember: Any = None) -> NextRollouts:
     """What ``campaign next --json`` prints and ``/api/v1/next`` answers."""
     todo = camp.next(count, remember=remember)
-    st = None if todo or camp.kind != "anyrank" else camp.status()
+    st = None if todo or camp.kind == "leaderboard" else camp.status()
     return NextRollouts(path=str(camp.path), suggestions=todo, done=bool(st and st.done),
                         termination=st.termination if st else None)
 

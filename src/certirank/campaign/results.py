@@ -32,6 +32,14 @@ class Suggestion(ResultMixin):
     position: int | None = None
     faults: int = 0
     launch: str | None = None
+    #: a proxy campaign's label draw for this trial: "real + proxy" or "proxy only" (None for other campaigns)
+    label: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if out.get("label") is None:  # other campaigns' suggestions print exactly as before
+            out.pop("label", None)
+        return out
 
 
 @dataclass(frozen=True)
@@ -67,6 +75,14 @@ class Record(ResultMixin):
     tags: list[str] = field(default_factory=list)
     fault: str | None = None
     changes: dict[str, Any] | None = None
+    #: a proxy campaign's proxy score of the rollout, in [0, 1] (None for other campaigns)
+    proxy: float | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = super().to_dict()
+        if out.get("proxy") is None:  # other campaigns' entries print exactly as before
+            out.pop("proxy", None)
+        return out
 
     @property
     def live(self) -> bool:
@@ -78,6 +94,8 @@ class Record(ResultMixin):
         not be performed, '' for an entry without one (undo, unblinding, a leaderboard replicate)."""
         if self.action != "record" or not self.policy:
             return ""
+        if self.proxy is not None and self.score is None:
+            return "none (proxy only)"
         return "missing" if self.score is None else format(self.raw_score if self.raw_score is not None
                                                            else self.score, "g")
 

@@ -63,8 +63,9 @@ def _open(db: Path) -> Any:
 @campaign_app.command("init")
 def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
              policies: str | None = typer.Option(None, "--policies", help="Policies to rank, comma-separated."),
-             kind: str = typer.Option("anyrank", "--kind", help="anyrank (robot rollouts, default) or leaderboard "
-                                      "(BB-EDGE: whole runs of every model)."),
+             kind: str = typer.Option("anyrank", "--kind", help="anyrank (robot rollouts, default), leaderboard "
+                                      "(BB-EDGE: whole runs of every model) or proxy (rollouts with a proxy score "
+                                      "each; implied by --label-rate)."),
              models: str | None = typer.Option(None, "--models", help="Leaderboard models, comma-separated."),
              alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole answer."),
              method: str | None = typer.Option(None, "--method", help="AnyRank: anyrank, anyrank0, anyrank-inf, "
@@ -116,6 +117,10 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
              margin: float | None = declared("margin", None, verb="Campaign.init",
                                              extra_help="AnyRank campaigns: status and page show the pairs "
                                                         "certified equivalent."),
+             label_rate: float | None = declared("label_rate", None, verb="Campaign.init",
+                                                 extra_help="A proxy campaign: every rollout records a proxy "
+                                                            "(simulator / world model) score, and the trials the "
+                                                            "campaign draws (seeded by --seed) a real score too."),
              by: str | None = BY_OPT, as_json: bool = JSON_OPT) -> None:
     """Create a campaign file; its design is locked (by hash) from now on: only amendments that keep the
     guarantee may change it (campaign amend)."""
@@ -145,13 +150,13 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
                        about=about, tags=_names(tags, "--tags"), open_tags=open_tags or None,
                        checklist=None if checklist is None else _read_lines(checklist, "checklist"),
                        launch=launch, checkpoints=_pairs(checkpoint, "--checkpoint"), design=design,
-                       by=by, **options) as c:
+                       by=by, label_rate=label_rate, **options) as c:
         info = {"path": str(db), "kind": c.kind, "policies": c.policies, "blind": c.blind,
                 "config_sha256": c.config_sha256, "design": c.design.to_dict(), "config": _shown_config(c)}
 
     def render(d: dict[str, Any]) -> None:
         console.print(f"Created {d['kind']} campaign {one_line(d['path'])} with {len(d['policies'])} "
-                      f"{'policies' if d['kind'] == 'anyrank' else 'models'}"
+                      f"{'models' if d['kind'] == 'leaderboard' else 'policies'}"
                       + (" (blind: codes " + ", ".join(d["policies"]) + ")" if d["blind"] else "") + ".")
         src = d["design"].get("source")
         console.print(f"Design locked (sha256 {d['config_sha256'][:16]}..."
@@ -236,17 +241,24 @@ def next_cmd(db: Path = DB_ARG, count: int | None = typer.Option(None, "--count"
     has_env = any(s.environment is not None for s in todo)
     has_block = any(s.block is not None for s in todo)
     has_faults = any(s.faults for s in todo)
+    has_label = any(s.label for s in todo)  # a proxy campaign: which rollouts need a real label
     cols = [*(["block"] if has_block else []), "trial", *(["environment"] if has_env else []),
-            "code" if blind_now else "policy", *(["faults"] if has_faults else [])]
+            "code" if blind_now else "policy", *(["faults"] if has_faults else []), *(["label"] if has_label else [])]
     for col in cols:
         t.add_column(col)
     for s in todo:
         t.add_row(*([str(s.block)] if has_block else []), str(s.trial), *([_cell(s.environment or "")] if has_env else []),
-                  _cell(s.policy), *([str(s.faults) if s.faults else ""] if has_faults else []))
+                  _cell(s.policy), *([str(s.faults) if s.faults else ""] if has_faults else []),
+                  *([s.label or ""] if has_label else []))
     console.print(t)
     for s in todo:
         if s.launch:
             console.print(f"Start {one_line(s.policy)}: {one_line(s.launch)}", markup=False, soft_wrap=True)
+    if has_label:
+        console.print(f"Then: certirank campaign record {_q(db)} {'CODE' if blind_now else 'POLICY'} TRIAL --proxy P "
+                      f"[SCORE] (proxy and score in {range_text}; the real SCORE exactly where the label says 'real + "
+                      "proxy'; --fault REASON if it could not be judged)", markup=False)
+        return
     console.print(f"Then: certirank campaign record {_q(db)} {'CODE' if blind_now else 'POLICY'} TRIAL SCORE (score "
                   f"in {range_text}; 'missing' if the run could not be performed; --fault REASON if it could not be "
                   "judged)", markup=False)
@@ -302,6 +314,9 @@ def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
                fault: str | None = typer.Option(None, "--fault", help="The rollout could not be judged (e-stop, "
                                                 "reset failure): REASON. Stored, never counted as a failure, and "
                                                 "offered again by next."),
+               proxy: str | None = typer.Option(None, "--proxy", help="A proxy campaign: the rollout's proxy score "
+                                                "(simulator / world model), required on every rollout; the real "
+                                                "SCORE only on the trials drawn for a real label."),
                idempotency_key: str | None = KEY_OPT, as_json: bool = JSON_OPT) -> None:
     """Record one rollout (one transaction; refused with the reason, and nothing changes, if it cannot count)."""
     from ..errors import ParameterError
@@ -313,16 +328,18 @@ def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
         raise ParameterError(f"{what} (see 'certirank campaign record --help')")
     if fault is not None and score is not None:
         raise ParameterError(f"a rollout is either judged (SCORE {score}) or a fault (--fault), not both")
-    if fault is None and score is None:
-        raise ParameterError("give the SCORE (or 'missing'), or --fault REASON for a rollout that could not be "
-                             "judged")
+    if fault is not None and proxy is not None:
+        raise ParameterError(f"a rollout is either judged (--proxy {proxy}) or a fault (--fault), not both")
     with _open(db) as c:
+        if fault is None and score is None and proxy is None and c.kind != "proxy":  # a proxy campaign says why
+            raise ParameterError("give the SCORE (or 'missing'), or --fault REASON for a rollout that could not be "
+                                 "judged")
         if fault is not None:
             rec = c.fault(policy, trial, fault, by=by, note=note, ahead=ahead, tags=tag,
                           idempotency_key=idempotency_key)
         else:
             rec = c.record(policy, trial, score, by=by, note=note, ahead=ahead, tags=tag,
-                           idempotency_key=idempotency_key)
+                           idempotency_key=idempotency_key, **({} if proxy is None else {"proxy": proxy}))
 
     def render(r: Any) -> None:
         tags = f" [{one_line(', '.join(r.tags))}]" if r.tags else ""
@@ -331,8 +348,9 @@ def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
             console.print(f"Logged fault {r.id}: {one_line(r.policy)} trial {r.trial} could not be judged "
                           f"({one_line(r.fault)}){tags}{who}; it is offered again by next.")
         else:
-            console.print(f"Recorded entry {r.id}: {one_line(r.policy)} trial {r.trial} score {r.score_text}{tags}"
-                          f"{who}.")
+            px = "" if r.proxy is None else f" proxy {r.proxy:g}"
+            console.print(f"Recorded entry {r.id}: {one_line(r.policy)} trial {r.trial} score {r.score_text}{px}"
+                          f"{tags}{who}.")
     emit(rec, as_json, render)
 
 
@@ -375,7 +393,7 @@ def status_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT,
 
 
 def _render_status(st: Any) -> None:
-    if st.campaign == "anyrank":
+    if st.campaign != "leaderboard":
         from .rank import render_anyrank
         render_anyrank(st.result, title=f"{st.path}: certified ranking after {st.records} rollouts"
                        + (" (blind codes)" if st.blind and not st.unblinded else ""), full=False)
@@ -416,7 +434,8 @@ def _render_status(st: Any) -> None:
         console.print("Tags: " + "; ".join(f"{t}: " + ", ".join(f"{p} {n}" for p, n in per.items())
                                            for t, per in st.tags.items()) + ".")
     for line in st.warnings:
-        err_console.print(f"warning: {line}")
+        if not line.startswith("note: "):  # notes are printed with the record's warnings already
+            err_console.print(f"warning: {line}")
     console.print(f"Test: {st.test}.")
     if st.amendments:
         console.print(f"Design amended {st.amendments} time(s) (see campaign log).")

@@ -162,9 +162,16 @@ def proxy_rank(v: ProxyViews, *, label_rate: float, alpha: float = 0.05, margin:
     k = len(pols) * (len(pols) - 1) // 2
     level = alpha / k
     rels, open_pairs, details, eq = [], [], [], []
+    units = int(v.proxy.notna().any(axis=1).sum())
     for i in range(len(pols)):
         for j in range(i + 1, len(pols)):
             a, b = pols[i], pols[j]
+            if units == 0:  # a campaign before its first complete trial (a file with no unit is refused earlier)
+                open_pairs.append((a, b))
+                details.append({"pair": [a, b], "trials": 0, "labels": 0, "pvalue": 1.0, "p_less": 1.0,
+                                "p_more": 1.0, "level": level, "budget_exhausted": False, "futile": False,
+                                "verdict": "undecided", "p_equivalent": None, "more_needed": None, "forecast": None})
+                continue
             r = proxy_compare(v, a, b, label_rate=label_rate, alpha=level, margin=margin, n_max=n_max,
                               futility=futility)
             if r.decision is not None:
@@ -193,7 +200,6 @@ def proxy_rank(v: ProxyViews, *, label_rate: float, alpha: float = 0.05, margin:
                       stopped="data exhausted" if open_pairs else "complete ranking")
     if margin is not None:
         rk = rk.with_equivalent(eq, margin)
-    units = int(v.proxy.notna().any(axis=1).sum())
     return RankingResult(method="proxy-bonferroni", alpha=alpha, guarantee="paper", ties="allow", policies=pols,
                          ranking=rk, undecided_details=details, total_samples=int(labelled.to_numpy().sum()),
                          iterations=units, n_max=n_max, margin=margin, about="policy", order=v.plan.to_dict(),
