@@ -334,7 +334,7 @@ def _fault_warnings(rollouts: Mapping[str, int], faults: Mapping[str, int]) -> l
 def plan(camp: Any, count: Any = 2) -> Plan:
     if isinstance(count, bool) or not isinstance(count, int) or not 1 <= count <= 1000:
         raise ParameterError(f"count (blocks to show) must be a whole number from 1 to 1000, got {count!r}")
-    if camp.kind != "anyrank":
+    if camp.kind == "leaderboard":
         raise StateError("a leaderboard campaign has no schedule of environments: each run scores every model on "
                          "every item")
     with camp._store.read() as conn:

@@ -228,13 +228,14 @@ def api_router(page: Any) -> APIRouter:
 
     @r.post(f"{V1}/record", name="v1_record", responses=_schema(Record), openapi_extra=_body(
         {"policy": "string", "trial": "integer", "score": "number", "tags": "array", "note": "string",
-         "by": "string", "shown_at": "integer", "ahead": "boolean"}, ["policy", "trial", "score"]),
-        summary="Record one rollout (campaign record --json)")
+         "by": "string", "shown_at": "integer", "ahead": "boolean", "proxy": "number"}, ["policy", "trial", "score"]),
+        summary="Record one rollout (campaign record --json; a proxy campaign: proxy, and score null on the "
+                "trials not drawn for a real label)")
     async def record(request: Request) -> Response:
         return await write(request, lambda c, b, k: c.record(
             b.text("policy", required=True), b.whole("trial", required=True), _score(b), by=b.text("by"),
             note=b.text("note"), ahead=b.flag("ahead"), shown_at=b.whole("shown_at"), tags=b.tags(),
-            idempotency_key=k), "Not recorded",
+            idempotency_key=k, **({"proxy": b.get("proxy")} if b.get("proxy") is not None else {})), "Not recorded",
             lambda rec: f"Recorded #{rec.id}: {rec.policy}, trial {rec.trial}, score {rec.score_text}"
                         + (f" [{', '.join(rec.tags)}]" if rec.tags else "") + ".")
 

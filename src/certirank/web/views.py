@@ -203,7 +203,7 @@ def design_view(camp: Any) -> dict[str, Any]:
     from ..errors import CertirankError
     design = {"config_sha256": camp.config_sha256, **camp.design.to_dict()}
     plan, problem = None, None
-    if camp.kind == "anyrank":
+    if camp.kind != "leaderboard":
         try:
             plan = camp.plan(2).to_dict()
         except CertirankError as exc:  # no environments: the schedule is the engine's trial order
