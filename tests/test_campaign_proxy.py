@@ -213,3 +213,12 @@ def test_a_lying_proxy_keeps_the_error_rate():
                 recs.append((p, t, y if drawn else None, f))
         errors += bool(ProxyEngine(cfg, recs).result().ranking.relations)
     assert errors <= binom.isf(1e-3, runs, alpha), errors
+
+
+def test_amendments_keep_the_draw_and_the_budget_locked(tmp_path):
+    c = Campaign.init(tmp_path / "m.campaign", ["A", "B"], label_rate=0.5, seed=4, n_max=10)
+    with pytest.raises(ParameterError, match="cannot be amended in a proxy campaign"):
+        c.amend(n_max=20, reason="more")
+    rec = c.amend(checklist=["gripper pads"], reason="rig")
+    assert rec.action == "amend" and c.design.checklist == ("gripper pads",)
+    assert c.status().remaining["n_max"] == 10

@@ -61,6 +61,9 @@ def amend(camp: Any, requested: Mapping[str, Any], *, reason: Any, design: Any, 
     for key in requested:
         if key not in AMENDABLE:
             raise ParameterError(refusal(key))
+        if key in _ANYRANK_ONLY and camp.kind == "proxy":
+            raise ParameterError(f"{key} cannot be amended in a proxy campaign: its budget, schedule and label draw "
+                                 "are locked at init; it may amend its checklist only")
         if key in _ANYRANK_ONLY and camp.kind != "anyrank":
             raise ParameterError(f"{key} is for robot campaigns (--kind anyrank); a leaderboard campaign may amend "
                                  "its checklist only")
