@@ -312,6 +312,21 @@ def test_a_record_made_elsewhere_keeps_what_the_operator_has_entered(robot):
             page.locator(".message.ok", has_text="Recorded #").wait_for(timeout=10_000)
             # the next rollout starts clean: the tag described the one just recorded
             assert not page.locator("#tags input[value='grasp']").is_checked()
+            # bob records the very rollout on ana's screen: her tick described it, so it does not carry over to the
+            # next one; her note does
+            page.wait_for_function(settled, timeout=10_000)
+            shown = page.locator("#current").get_attribute("data-rollout")
+            page.locator("#tags input[value='place']").check()
+            page.fill("form.note input[name=text]", "gripper pads changed")
+            head = page.locator("#run-state").get_attribute("data-head")
+            policy, trial = shown.rsplit("|", 1)
+            Campaign.open(db).record(policy, int(trial), 0.0, by="bob")
+            page.wait_for_function("(h) => document.querySelector('#run-state').getAttribute('data-head') !== h",
+                                   arg=head, timeout=15_000)
+            page.wait_for_function(settled, timeout=10_000)
+            assert page.locator("#current").get_attribute("data-rollout") != shown
+            assert not page.locator("#tags input[value='place']").is_checked()
+            assert page.input_value("form.note input[name=text]") == "gripper pads changed"
             assert not [m for m in console if "favicon" not in m], console
         finally:
             browser.close()
