@@ -171,7 +171,9 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
         difference edges by direct e-Holm at alpha/2 over the L(L-1) directions (margin `tau`), equivalence by
         direct e-Holm at alpha/2 over the L(L-1) directions a -> b with margin -margin (each certifies
         Delta_{a,b} > -margin; both directions of a pair give |Delta| < margin). FWER <= alpha over both kinds
-        of claim (Theorem 1 for each family, union bound).
+        of claim (Theorem 1 for each family, union bound). The equivalent pairs that no edge orders are the
+        ranking's ``equivalent`` (not undecided). The two boards: :class:`~certirank.methods.bbedge.margin.MarginBoards`
+        (a leaderboard campaign with a margin runs the same).
     group_by : str or list of str, optional
         Certify a leaderboard within each group of these columns (``--group-by``): one result per group.
     alpha_across_groups : bool, default False
