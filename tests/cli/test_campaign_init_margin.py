@@ -79,3 +79,14 @@ def test_the_markdown_of_the_leaderboard_verb_lists_the_equivalent_pair(cli, tmp
     assert "A ~ B" in md and "1 equivalent (within 0.1)" in md
     text = cli.words(cli(["leaderboard", whole, "--margin", "0.1"]))
     assert text.count("A ~ B") == 1  # the ranking's own line, not repeated by the verb
+
+
+def test_a_design_file_locks_the_margin_too(cli, tmp_path):
+    design = tmp_path / "design.toml"
+    design.write_text('kind = "leaderboard"\nmodels = ["A", "B"]\nmargin = 0.1\n')
+    init = json.loads(cli.ok(["campaign", "init", tmp_path / "d.campaign", "--design", design, "--json"]))
+    assert init["config"]["engine"]["margin"] == 0.1
+    cli.fails(["campaign", "init", tmp_path / "e.campaign", "--design", design, "--margin", "0.2"],
+              "--margin is given beside --design")
+    design.write_text('kind = "leaderboard"\nmodels = ["A", "B"]\nmargin = 1.0\n')
+    cli.fails(["campaign", "init", tmp_path / "f.campaign", "--design", design], "margin must be a number in (0, 1)")
