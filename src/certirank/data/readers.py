@@ -44,7 +44,7 @@ from .files import (FILE_TYPES, POLICY_COLUMN_NAMES, SUMMARY_LABELS, _SUFFIX_TYP
 from .pairing import isolated_warning, pairing_note
 from .preferences import PREFERENCE_COLUMNS, _preference_columns, validate_preferences
 from ._cells import map_values, to_numbers
-from .table import ALIASES, validate_table
+from .table import ALIASES, near_miss, validate_table
 
 __all__ = ["FORMATS", "load", "write_table", "detect_layout"]
 
@@ -359,6 +359,7 @@ def _from_frame(frame: pd.DataFrame, layout: str | None, *, source: str | None,
                          or frame[c].dtype not in (np.int64, np.float64) for c in typed_columns(frame)):
             raise _AsText  # a label read as a number ('007' as 7), or cells of mixed types
         if file_type != "dataframe":
+            _refuse_misspelt_role(frame, source)
             frame = _file_cells(frame, source, row_offset, notes, score_range)
         table = validate_table(frame, score_range=score_range, source=source, row_offset=row_offset)
         # the data's own run order, read as such (spec 09 §3, data.order); a table loaded before says whether
@@ -436,6 +437,21 @@ def _lab_columns(frame: pd.DataFrame, policy: str | None, score: str | None, sou
         if moved:
             notes.append(f"long table: column {' and '.join(moved)}")
     return frame.rename(columns=rename) if rename else frame
+
+
+def _refuse_misspelt_role(frame: pd.DataFrame, source: str | None) -> None:
+    """A long file without a policy or score column whose header is close to a name read as one ('Succes',
+    'sucess', 'progres', 'polciy'): one line naming both, rather than a guess (the other header is never taken in
+    its place) or the bare "missing column" error."""
+    cols = {str(c).strip() for c in frame.columns}
+    for role, names, option in (("policy", POLICY_COLUMN_NAMES, "policy"),
+                                ("score", tuple(n for g in _LAB_SCORE for n in g), "score")):
+        if role in cols or (role == "policy" and "model" in cols):
+            continue
+        miss = near_miss(frame.columns, names)
+        if miss:
+            raise DataError(f"no {role} column; {miss[0]!r} looks like a misspelling of {miss[1]!r}: rename it, or "
+                            f"choose it with --read-option {option}={miss[0]}", source=source, column=miss[0])
 
 
 def _all_numbers(col: pd.Series) -> bool:
