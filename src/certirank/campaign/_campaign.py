@@ -121,7 +121,8 @@ class Campaign:
         ``seed`` seeds both (default: fresh, stored); ``score_range=(lo, hi)`` declares raw scores that are
         rescaled to [0, 1]; ``blind=True`` gives every policy a stable code shown instead of its name).
         ``kind="leaderboard"``: ``models`` (or ``policies``), ``alpha``, ``tau``, ``blocks`` ("items" or
-        "replicate"), ``top_k``, ``method`` (BB-EDGE).
+        "replicate"), ``top_k``, ``method`` (BB-EDGE). ``margin`` (either kind): an equivalence margin in (0, 1),
+        locked with the rest; a leaderboard then runs the two boards of ``leaderboard(..., margin=)``.
 
         The operator's design: ``tags`` (the failure stages etc. a record may carry; a closed list unless
         ``open_tags=True``; no list = any tag), ``checklist`` (the rig checklist the page shows), ``launch`` (a
