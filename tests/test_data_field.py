@@ -61,6 +61,23 @@ CASES = [
          means={"pi0": 0.5, "ours": 1.0}, paired=2, note="'Method' as 'policy'"),
     Case("misspelled policy header", {"a.csv": _lines("Polciy,env,score", "pi0,a,1", "ours,a,0")},
          error=["a.csv", "'Polciy' looks like a misspelling of 'policy'"]),
+    Case("LLM per-item results: model, question_id, correct", {"a.csv": _lines(
+        "model,question_id,correct", "gpt,q1,1", "gpt,q2,0", "llama,q1,1", "llama,q2,1")},
+         means={"gpt": 0.5, "llama": 1.0}, paired=2, note="'correct' as 'score'"),
+    Case("SWE-bench style: Model, instance_id, resolved as TRUE/FALSE", {"a.csv": _lines(
+        "Model,instance_id,resolved", "a,django-1,TRUE", "a,flask-2,FALSE", "b,django-1,FALSE", "b,flask-2,FALSE")},
+         means={"a": 0.5, "b": 0.0}, paired=2),
+    Case("lm-eval style: doc_id, acc beside acc_norm (acc read, the first of the score names)", {"a.csv": _lines(
+        "model,doc_id,acc,acc_norm", "m1,0,1,0", "m1,1,0,0", "m2,0,1,1", "m2,1,1,1")},
+         means={"m1": 0.5, "m2": 1.0}, paired=2, note="'acc' as 'score'"),
+    Case("two LLM score columns: refused, not guessed", {"a.csv": _lines(
+        "model,doc_id,correct,em", "m1,0,1,1", "m2,0,0,0")},
+         error=["a.csv", "several columns could hold the score ('correct', 'em')", "score=COLUMN"]),
+    Case("a bare id shared by the models names the item", {"a.csv": _lines(
+        "model,id,correct", "m1,q1,1", "m1,q2,0", "m2,q1,0", "m2,q2,0")}, paired=2),
+    Case("a bare id unique to each row numbers the rows: paired by order, said", {"a.csv": _lines(
+        "policy,id,success", "pi0,1,1", "ours,2,0", "pi0,3,1", "ours,4,1")},
+         counts={"pi0": 2, "ours": 2}, note="no environment column"),
     Case("misspelled lab score header", {"a.csv": _lines("policy,trial,Succes", "pi0,0,1", "ours,0,0")},
          error=["a.csv, column 'Succes'", "no score column", "misspelling of 'success'", "score=Succes"]),
     Case("misspelled lab headers: Method, Episode, sucess", {"a.csv": _lines(

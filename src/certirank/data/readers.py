@@ -53,14 +53,21 @@ FORMATS = LAYOUTS + FILE_TYPES + _formats.NAMES
 
 # Extra env aliases accepted in files only: spec 03 §9.1 names long replay data (policy, trial, score) and
 # the RRPS matrix is `test_case,policy,score`. validate_table keeps its own alias list unchanged.
-_FILE_ENV_ALIASES = ("trial", "test_case", "environment", "episode", "episode_ix", "episode_id", "trial_id", "seed")
+_FILE_ENV_ALIASES = ("trial", "test_case", "environment", "episode", "episode_ix", "episode_id", "trial_id", "seed",
+                     # per-item files of LLM evaluations (the item each row scores), after the robot names
+                     "item_id", "question_id", "doc_id", "sample_id", "example_id", "prompt_id", "instance_id",
+                     "problem_id", "task_id", "id")
 # Label columns allowed next to the policy columns of a wide table: at most one environment column and one
 # trial column (then the row label is "<env>#<trial>").
 _WIDE_ID_COLUMNS = ("env", "environment", "item", "task", "scene", "test_case")
 # Column names robot labs use, accepted in files when the canonical name is absent (the policy's:
 # files.POLICY_COLUMN_NAMES). Several candidates for one role are an error rather than a guess; `policy=` /
 # `score=` then name the column. The trial names serve long and wide tables alike.
-_LAB_SCORE = (("score",), ("success", "is_success", "succeeded", "outcome"), ("progress", "task_progress"))
+_LAB_SCORE = (("score",), ("success", "is_success", "succeeded", "outcome"),
+              # per-item LLM results (lm-eval's acc/exact_match, SWE-bench's resolved, HumanEval's passed, pass@1)
+              ("correct", "is_correct", "acc", "accuracy", "exact_match", "em", "passed", "pass", "pass@1", "resolved",
+               "solved"),
+              ("progress", "task_progress", "success_rate"))
 _LAB_TRIAL = ("trial", "episode", "episode_ix", "episode_id", "trial_id", "seed", "rollout")
 # Every header read as the environment/trial of a long file (to name a misspelt one when none is found).
 _ENV_HEADERS = tuple(dict.fromkeys(("env", *(a for a, c in ALIASES.items() if c == "env"), *_FILE_ENV_ALIASES,
@@ -505,8 +512,19 @@ def _file_aliases(frame: pd.DataFrame, notes: list[str] | None = None) -> pd.Dat
         return frame
     for alias in _FILE_ENV_ALIASES:
         if alias in cols:
+            if alias == "id" and not _shared_label(frame, alias):
+                continue  # a bare 'id' unique to each row numbers the rows (a rollout id), not the items
             return frame.rename(columns={c: "env" for c in frame.columns if str(c).strip() == alias})
     return frame
+
+
+def _shared_label(frame: pd.DataFrame, column: str) -> bool:
+    """Whether some label of `column` is scored for two policies (then it names what they share)."""
+    who = next((c for c in ("policy", "model") if c in frame.columns), None)
+    if who is None:
+        return False
+    both = frame[[column, who]].astype(str).drop_duplicates()
+    return bool(both.duplicated(column).any())
 
 
 def _drop_summary_rows(frame: pd.DataFrame, labels: pd.Series, column: str, source: str | None, row_offset: int,
