@@ -61,6 +61,33 @@ CASES = [
          means={"pi0": 0.5, "ours": 1.0}, paired=2, note="'Method' as 'policy'"),
     Case("misspelled policy header", {"a.csv": _lines("Polciy,env,score", "pi0,a,1", "ours,a,0")},
          error=["a.csv", "'Polciy' looks like a misspelling of 'policy'"]),
+    Case("LLM per-item results: model, question_id, correct", {"a.csv": _lines(
+        "model,question_id,correct", "gpt,q1,1", "gpt,q2,0", "llama,q1,1", "llama,q2,1")},
+         means={"gpt": 0.5, "llama": 1.0}, paired=2, note="'correct' as 'score'"),
+    Case("SWE-bench style: Model, instance_id, resolved as TRUE/FALSE", {"a.csv": _lines(
+        "Model,instance_id,resolved", "a,django-1,TRUE", "a,flask-2,FALSE", "b,django-1,FALSE", "b,flask-2,FALSE")},
+         means={"a": 0.5, "b": 0.0}, paired=2),
+    Case("lm-eval style: doc_id, acc beside acc_norm (acc read, the first of the score names)", {"a.csv": _lines(
+        "model,doc_id,acc,acc_norm", "m1,0,1,0", "m1,1,0,0", "m2,0,1,1", "m2,1,1,1")},
+         means={"m1": 0.5, "m2": 1.0}, paired=2, note="'acc' as 'score'"),
+    Case("two LLM score columns: refused, not guessed", {"a.csv": _lines(
+        "model,doc_id,correct,em", "m1,0,1,1", "m2,0,0,0")},
+         error=["a.csv", "several columns could hold the score ('correct', 'em')", "score=COLUMN"]),
+    Case("a bare id shared by the models names the item", {"a.csv": _lines(
+        "model,id,correct", "m1,q1,1", "m1,q2,0", "m2,q1,0", "m2,q2,0")}, paired=2),
+    Case("a bare id unique to each row numbers the rows: paired by order, said", {"a.csv": _lines(
+        "policy,id,success", "pi0,1,1", "ours,2,0", "pi0,3,1", "ours,4,1")},
+         counts={"pi0": 2, "ours": 2}, note="no environment column"),
+    Case("misspelled lab score header", {"a.csv": _lines("policy,trial,Succes", "pi0,0,1", "ours,0,0")},
+         error=["a.csv, column 'Succes'", "no score column", "misspelling of 'success'", "score=Succes"]),
+    Case("misspelled lab headers: Method, Episode, sucess", {"a.csv": _lines(
+        "Method,Episode,sucess", "pi0,0,TRUE", "ours,0,FALSE")},
+         error=["a.csv, column 'sucess'", "misspelling of 'success'"]),
+    Case("misspelled progress header", {"a.csv": _lines("policy,task,progres", "pi0,a,0.5", "ours,a,0.25")},
+         error=["column 'progres'", "misspelling of 'progress'"]),
+    Case("misspelled score header chosen with score=", {"a.csv": _lines(
+        "policy,trial,Succes", "pi0,0,1", "pi0,1,1", "ours,0,0", "ours,1,1")}, options={"score": "Succes"},
+         means={"pi0": 1.0, "ours": 0.5}, paired=2),
     Case("misspelled environment header: paired by order, said", {"a.csv": _lines(
         "policy,enviroment,score", "pi0,a,1", "ours,a,0")}, paired=None,
          note="column 'enviroment' is not read as one"),
@@ -248,3 +275,13 @@ def test_rank_refuses_a_folder_with_a_misspelled_header_in_one_file(cli, tmp_pat
     assert res.exit_code == 2 and "Traceback" not in res.output
     err = [line for line in res.output.splitlines() if line.startswith("error:")]
     assert len(err) == 1 and "C.csv, column 'enviroment'" in err[0] and "never be compared" in err[0]
+
+
+def test_rank_refuses_a_misspelled_score_header_in_one_line(cli, tmp_path):
+    """A lab file whose score header is misspelled ('Succes'): exit 2, one line naming the file, the column and the
+    fix, and the option it names reads the file."""
+    _write(tmp_path, {"a.csv": _lines("Policy,Episode,Succes", *(f"{p},{i},{(i + k) % 2}" for k, p in
+                                                                  enumerate(("pi0", "ours")) for i in range(4)))})
+    cli.fails(["rank", str(tmp_path / "a.csv")], "a.csv, column 'Succes'", "misspelling of 'success'",
+              "--read-option score=Succes")
+    cli.ok(["rank", str(tmp_path / "a.csv"), "--read-option", "score=Succes"])

@@ -271,3 +271,66 @@ def test_the_page_at_the_robot_keys_faults_tags_timer_checklist_and_live_updates
         assert entries[3].tags == ["fold"] and entries[0].score == 1.0 and entries[1].score == 0.0
         assert entries[0].policy == first[0] and {e.by for e in entries[:6]} == {"ana"}
         assert c.status().faults[held[0]] == 1 and c.verify().ok
+
+
+def test_a_record_made_elsewhere_keeps_what_the_operator_has_entered(robot):
+    """The live refetch for another device's record swaps the run panel in; what this operator has ticked or typed
+    and not yet sent survives it: tags and a typed partial score while the same rollout is current, a note always.
+    Then the record this operator sends carries the kept tag."""
+    from certirank.campaign import Campaign
+
+    db, base, login = robot
+    with sync_api.sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_context(viewport={"width": 1100, "height": 1000}).new_page()
+            console: list[str] = []
+            _watch(page, [], console)
+            page.goto(f"{base}{login}")
+            page.fill("#operator", "ana")
+            settled = "() => !document.querySelector('.htmx-request, .htmx-swapping, .htmx-settling')"
+            page.wait_for_function(settled, timeout=10_000)
+            mine = page.locator("#current").get_attribute("data-rollout")
+            page.locator("#tags input[value='grasp']").check()
+            page.fill("form.partial input[name=score]", "0.5")
+            page.fill("form.note input[name=text]", "light from the window")
+            # bob records another rollout than the one on ana's screen
+            other = next(s for s in Campaign.open(db).next(count=6, remember=False)
+                         if f"{s.policy}|{s.trial}" != mine)
+            head = page.locator("#run-state").get_attribute("data-head")
+            Campaign.open(db).record(other.policy, other.trial, 1.0, by="bob")
+            page.wait_for_function("(h) => document.querySelector('#run-state').getAttribute('data-head') !== h",
+                                   arg=head, timeout=15_000)
+            page.wait_for_function(settled, timeout=10_000)
+            assert page.locator("#current").get_attribute("data-rollout") == mine
+            assert page.locator("#tags input[value='grasp']").is_checked()
+            assert not page.locator("#tags input[value='fold']").is_checked()
+            assert page.input_value("form.partial input[name=score]") == "0.5"
+            assert page.input_value("form.note input[name=text]") == "light from the window"
+            with page.expect_response(lambda r: r.url.endswith("/api/v1/record")):
+                page.locator("#btn-success").click()
+            page.locator(".message.ok", has_text="Recorded #").wait_for(timeout=10_000)
+            # the next rollout starts clean: the tag described the one just recorded
+            assert not page.locator("#tags input[value='grasp']").is_checked()
+            # bob records the very rollout on ana's screen: her tick described it, so it does not carry over to the
+            # next one; her note does
+            page.wait_for_function(settled, timeout=10_000)
+            shown = page.locator("#current").get_attribute("data-rollout")
+            page.locator("#tags input[value='place']").check()
+            page.fill("form.note input[name=text]", "gripper pads changed")
+            head = page.locator("#run-state").get_attribute("data-head")
+            policy, trial = shown.rsplit("|", 1)
+            Campaign.open(db).record(policy, int(trial), 0.0, by="bob")
+            page.wait_for_function("(h) => document.querySelector('#run-state').getAttribute('data-head') !== h",
+                                   arg=head, timeout=15_000)
+            page.wait_for_function(settled, timeout=10_000)
+            assert page.locator("#current").get_attribute("data-rollout") != shown
+            assert not page.locator("#tags input[value='place']").is_checked()
+            assert page.input_value("form.note input[name=text]") == "gripper pads changed"
+            assert not [m for m in console if "favicon" not in m], console
+        finally:
+            browser.close()
+    with Campaign.open(db) as c:
+        mine_entry = [e for e in c.log().entries if e.by == "ana"]
+        assert len(mine_entry) == 1 and mine_entry[0].tags == ["grasp"]
+        assert f"{mine_entry[0].policy}|{mine_entry[0].trial}" == mine

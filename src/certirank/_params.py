@@ -694,7 +694,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
           *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler", "progress"))),
     _verb("Campaign.init", *_CAMPAIGN_INIT, MARGIN,
           rules=(*RANKER_RULES, Rule(("top_k", "models"), _top_k_rule),
-                 Rule(("margin", "guarantee", "ties"), _margin_anyrank)),
+                 Rule(("margin", "guarantee", "ties"), _margin_anyrank), Rule(("margin", "top_k"), _margin_top_k)),
           options=(*(p.name for p in ANYRANK_OPTIONS), "margin")),
     _verb("Campaign.open", PATH),
     _verb("Campaign.next", _p("count", Integer(1, 10_000, none=True), "how many runs to hand out"),

@@ -121,7 +121,8 @@ class Campaign:
         ``seed`` seeds both (default: fresh, stored); ``score_range=(lo, hi)`` declares raw scores that are
         rescaled to [0, 1]; ``blind=True`` gives every policy a stable code shown instead of its name).
         ``kind="leaderboard"``: ``models`` (or ``policies``), ``alpha``, ``tau``, ``blocks`` ("items" or
-        "replicate"), ``top_k``, ``method`` (BB-EDGE).
+        "replicate"), ``top_k``, ``method`` (BB-EDGE). ``margin`` (either kind): an equivalence margin in (0, 1),
+        locked with the rest; a leaderboard then runs the two boards of ``leaderboard(..., margin=)``.
         ``label_rate=π`` (``kind="proxy"``): every rollout records a proxy outcome (a simulator's or world model's
         score, ``record(..., proxy=)``) and, on the trials the campaign draws for a real label (each with
         probability π, from the locked ``seed``, independent of the outcomes), the real score too; the ranking is

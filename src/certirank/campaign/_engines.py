@@ -153,37 +153,58 @@ class AnyRankEngine:
 
 
 class LeaderboardEngine:
+    """A leaderboard campaign's engine: one :class:`~certirank.methods.bbedge.Leaderboard` board, or with a margin
+    (``config["margin"]``) the difference and equivalence boards of
+    :class:`~certirank.methods.bbedge.margin.MarginBoards`, the pair ``leaderboard(..., margin=)`` runs. A
+    configuration without a margin has no ``margin`` key and a checkpoint of today's bytes (``board.to_json()``)."""
+
     kind = "leaderboard"
-    fmt = "certirank.bbedge.state/1"
 
     def __init__(self, board: Any) -> None:
         self.board = board
 
+    @property
+    def fmt(self) -> str:
+        from ..methods.bbedge.margin import FORMAT, MarginBoards
+        return FORMAT if isinstance(self.board, MarginBoards) else "certirank.bbedge.state/1"
+
     @staticmethod
     def make_config(models: Sequence[str], *, alpha: float, tau: float, blocks: Any, top_k: int | None,
-                    method: str) -> dict[str, Any]:
-        from ..methods.bbedge import Leaderboard
+                    method: str, margin: float | None = None) -> dict[str, Any]:
         if blocks is not None and not isinstance(blocks, str):
             raise ParameterError("a leaderboard campaign takes blocks='items' or 'replicate' (block labels per "
                                  "item are not supported in campaigns yet)")
-        lb = Leaderboard(models, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, method=method)
-        return {"models": list(lb.models), "alpha": lb.alpha, "tau": lb.tau, "blocks": blocks, "top_k": lb.top_k,
-                "method": lb.method}
+        config: dict[str, Any] = {"models": list(models), "alpha": alpha, "tau": tau, "blocks": blocks,
+                                  "top_k": top_k, "method": method}
+        if margin is not None:  # only then: a configuration without a margin keeps its bytes and its hash
+            config["margin"] = margin
+        held = LeaderboardEngine.fresh(config).board
+        lb = getattr(held, "board", held)  # with a margin, the difference board holds the checked settings
+        return {"models": list(lb.models), "alpha": held.alpha, "tau": lb.tau, "blocks": blocks, "top_k": lb.top_k,
+                "method": lb.method, **({} if margin is None else {"margin": held.margin})}
 
     @classmethod
     def fresh(cls, config: Mapping[str, Any]) -> LeaderboardEngine:
         from ..methods.bbedge import Leaderboard
         c = config
-        return cls(Leaderboard(c["models"], alpha=c["alpha"], tau=c["tau"], blocks=c["blocks"], top_k=c["top_k"],
-                               method=c["method"]))
+        args = dict(tau=c["tau"], blocks=c["blocks"], top_k=c["top_k"], method=c["method"])
+        if c.get("margin") is None:
+            return cls(Leaderboard(c["models"], alpha=c["alpha"], **args))
+        from ..methods.bbedge.margin import MarginBoards
+        return cls(MarginBoards(c["models"], alpha=c["alpha"], margin=c["margin"], **args))
 
     @classmethod
     def restore(cls, blob: bytes) -> LeaderboardEngine:
         from ..methods.bbedge import Leaderboard
-        return cls(Leaderboard.from_json(blob.decode()))
+        from ..methods.bbedge.margin import FORMAT, MarginBoards
+        from .._saved import parse
+        state = parse(blob, Leaderboard._what, Leaderboard._error)
+        if state.get("format") == FORMAT:
+            return cls(MarginBoards.from_dict(state))
+        return cls(Leaderboard.from_dict(state))
 
     def checkpoint(self) -> bytes:
-        return self.board.to_json().encode()  # with its checksum, which Leaderboard.from_json requires
+        return self.board.to_json().encode()  # with its checksum(s), which from_dict requires
 
     @staticmethod
     def differences(a: bytes, b: bytes) -> list[str]:
@@ -203,7 +224,10 @@ class LeaderboardEngine:
             ra, rb = cls.restore(a).result().to_dict(), cls.restore(b).result().to_dict()
         except (CertirankError, ValueError, TypeError, KeyError):
             return None
-        sa.pop("state_sha256", None), sb.pop("state_sha256", None)  # the checksums of the two byte strings
+        for state in (sa, sb):  # the checksums of the two byte strings (of each board, with a margin)
+            for part in (state, state.get("differences"), state.get("equivalence")):
+                if isinstance(part, dict):
+                    part.pop("state_sha256", None)
         worst = [0.0]
         if not (_close(sa, sb, worst) and _close(ra, rb, worst)):
             return None
@@ -222,21 +246,31 @@ class LeaderboardEngine:
             return f"a live replicate is refused by the engine ({exc})"
         # the recorded data, not the betting state: that is recomputed by the engine version that wrote it, and a
         # newer BB-EDGE may differ in its last digits (verify compares it strictly)
-        mine, theirs = self.board.to_state(), fresh.board.to_state()
-        keys = sorted(k for k in set(mine) | set(theirs) if k not in ("families", "state_sha256", "history"))
-        differ = [k for k in keys if mine.get(k) != theirs.get(k)]
+        differ: list[str] = []
+        for board, replayed in zip(_boards(self.board), _boards(fresh.board)):
+            mine, theirs = board.to_dict(), replayed.to_dict()
+            keys = sorted(k for k in set(mine) | set(theirs) if k not in ("families", "state_sha256", "history"))
+            differ += [k for k in keys if mine.get(k) != theirs.get(k) and k not in differ]
         return None if not differ else f"the live replicates are not the ones the checkpoint holds ({', '.join(differ[:4])})"
 
     @staticmethod
     def test_line(config: Mapping[str, Any]) -> str:
-        return (f"BB-EDGE ({config['method']}) on whole runs of every model, alpha = {config['alpha']:g}: valid at "
-                "any stop, for the benchmark's items as fixed")
+        margin = config.get("margin")
+        eq = ("" if margin is None else f", equivalence margin {margin:g} (alpha/2 for the edges, alpha/2 for "
+              "the equivalence claims)")
+        return (f"BB-EDGE ({config['method']}) on whole runs of every model, alpha = {config['alpha']:g}{eq}: valid "
+                "at any stop, for the benchmark's items as fixed")
 
     _SETTINGS = ("models", "alpha", "tau", "method", "stake", "top_k", "resolution", "blocks_source")
 
     def settings(self) -> dict[str, Any]:
-        state = self.board.to_dict()
-        return {k: state.get(k) for k in self._SETTINGS}
+        boards = _boards(self.board)
+        state = boards[0].to_dict()
+        out = {k: state.get(k) for k in self._SETTINGS}
+        if len(boards) == 1:
+            return out
+        return {**out, "alpha": self.board.alpha, "margin": self.board.margin,
+                "boards": [[b.alpha, b.tau, b.method, b.stake, b.resolution] for b in boards]}
 
     @classmethod
     def locked_settings(cls, config: Mapping[str, Any]) -> dict[str, Any]:
@@ -320,7 +354,7 @@ class LeaderboardEngine:
         # a dry run on a copy of the engine: every refusal of the Leaderboard (items not in the benchmark, ...)
         # happens before anything is written
         from ..methods.bbedge import Leaderboard
-        probe = Leaderboard.from_json(self.board.to_json())
+        probe = Leaderboard.from_json(_boards(self.board)[0].to_json())  # both boards take the same panels
         try:
             probe.add_replicate(pd.DataFrame(payload["scores"], index=payload["items"], columns=self.board.models),
                                 replicate=10**12)
@@ -360,6 +394,11 @@ def _close(a: Any, b: Any, worst: list[float]) -> bool:
         worst[0] = max(worst[0], rel)
         return rel <= REPLAY_RTOL
     return type(a) is type(b) and a == b
+
+
+def _boards(board: Any) -> tuple[Any, ...]:
+    """The BB-EDGE boards an engine holds: one, or with a margin the difference and equivalence boards."""
+    return tuple(getattr(board, "boards", (board,)))
 
 
 def engine_class(kind: str) -> type:

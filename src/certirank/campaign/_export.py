@@ -101,6 +101,8 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
             words += ["--blocks", e["blocks"]]
         if e["top_k"]:
             words += ["--top-k", str(e["top_k"])]
+        if e.get("margin") is not None:  # the batch verb runs the same two boards (methods.bbedge.margin)
+            words += ["--margin", repr(float(e["margin"]))]
         command = shlex.join(words)
     with atomic_path(out) as tmp:
         if suffix == ".csv":

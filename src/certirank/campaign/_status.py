@@ -139,7 +139,9 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
     else:
         rollouts = {shown(p): int(eng.replicates) for p in names}
         m = len(names)
-        complete = len({tuple(sorted(e)) for e in res.edges}) == m * (m - 1) // 2 and not res.inconsistent
+        # with a margin, a pair certified equivalent is decided too (the ranking lists it as equivalent)
+        decided = {frozenset(e) for e in res.edges} | {frozenset(e) for e in res.ranking.equivalent}
+        complete = len(decided) == m * (m - 1) // 2 and not res.inconsistent
         termination, left = None, None
     ranking = res if show_names else relabel(res, camp._names.code_of)
     per_fault = {shown(p): 0 for p in names}
@@ -154,7 +156,7 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
         if left is not None:
             left["per_policy"] = dict(sorted((camp._names.code_of[p], v) for p, v in left["per_policy"].items()))
     design = camp._design
-    verdicts = _verdicts(ranking, left) if camp.kind != "leaderboard" else []
+    verdicts = _verdicts(ranking, left) if camp.kind != "leaderboard" else _board_verdicts(ranking)
     estimates = _estimates(eng, camp.config["engine"]["ranker"]["alpha"], shown) if camp.kind == "anyrank" else {}
     if not show_names:
         estimates = dict(sorted(estimates.items()))
@@ -233,6 +235,27 @@ def _verdicts(res: Any, left: Mapping[str, Any] | None) -> list[dict[str, Any]]:
                      "guarantee)" if more is not None else f"at most {budget_left} more rollouts each (the budget left)")
             item.update(verdict="undecided", sentence=f"{a} vs {b}: undecided after {trials} paired trials; {guess}")
         out.append(item)
+    return out
+
+
+def _board_verdicts(res: Any) -> list[dict[str, Any]]:
+    """A leaderboard campaign's verdict per pair: certified (a relation of the ranking), equivalent (certified
+    within the margin, a campaign with one), or undecided after the replicates so far (BB-EDGE gives no forecast
+    of the runs still needed)."""
+    ranking, runs = res.ranking, int(res.replicates)
+    alpha = ranking.alpha if ranking.alpha is not None else res.alpha
+    out: list[dict[str, Any]] = []
+    for r in ranking.relations:
+        how = "directly" if r.via == "test" else "by transitivity"
+        when = "" if r.when is None else f" at replicate {r.when:g}"
+        out.append({"pair": [r.better, r.worse], "verdict": "certified", "better": r.better,
+                    "sentence": f"{r.better} is better than {r.worse} (certified {how}{when}, alpha = {alpha:g})"})
+    for a, b in ranking.equivalent:
+        out.append({"pair": [a, b], "verdict": "equivalent", "sentence": f"{a} and {b} are equivalent within the "
+                    f"margin of {ranking.margin:g} (certified, alpha = {alpha:g})"})
+    for a, b in ranking.undecided:
+        out.append({"pair": [a, b], "verdict": "undecided", "more_needed": None, "sentence": f"{a} vs {b}: undecided "
+                    f"after {runs} replicate{'s' if runs != 1 else ''}; add more runs"})
     return out
 
 

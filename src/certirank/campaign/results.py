@@ -124,10 +124,11 @@ class CampaignStatus(Result):
     tags : {tag: {policy: live records and faults carrying it}}.
     amendments : how many amendments the design has had; ``checklist``: the rig checklist in force.
     warnings : one line each (faults that fall unevenly on one policy, ...).
-    verdicts : per pair of policies (AnyRank), what the operator can act on: ``certified`` (a relation of the
-        ranking), ``equivalent`` (|difference| certified below a margin, when the method reports it), ``futile``
-        (its test can no longer pass within the budget: no continuation can decide it), or ``undecided`` with
-        ``more_needed`` (a forecast, when the method gives one) and ``budget_left``; each with one ``sentence``.
+    verdicts : per pair of policies (of models, for a leaderboard), what the operator can act on: ``certified`` (a
+        relation of the ranking), ``equivalent`` (|difference| certified below a margin, when the method reports
+        it), ``futile`` (AnyRank: its test can no longer pass within the budget), or ``undecided`` with
+        ``more_needed`` (a forecast, when the method gives one; None for a leaderboard) and ``budget_left``
+        (AnyRank); each with one ``sentence``.
     estimates : per policy, its mean score so far and an anytime-valid interval for it (a PrPl-EB confidence
         sequence, spec 01 §5.3, each policy at level alpha on its own): for orientation; the certified claims
         are the pairwise ones.

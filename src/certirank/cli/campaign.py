@@ -115,8 +115,9 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
                                                          "what {checkpoint} becomes (kept in the file, hidden "
                                                          "from a blind operator)."),
              margin: float | None = declared("margin", None, verb="Campaign.init",
-                                             extra_help="AnyRank campaigns: status and page show the pairs "
-                                                        "certified equivalent."),
+                                             extra_help="Status and page show the pairs certified equivalent "
+                                                        "(a leaderboard splits alpha in half between edges and "
+                                                        "equivalence claims, as `leaderboard --margin`)."),
              label_rate: float | None = declared("label_rate", None, verb="Campaign.init",
                                                  extra_help="A proxy campaign: every rollout records a proxy "
                                                             "(simulator / world model) score, and the trials the "
@@ -424,7 +425,14 @@ def _render_status(st: Any) -> None:
         console.print(t)
         for line in res.sentences():
             console.print(f"  {line}")
-        console.print("Every pair is decided." if st.complete else "Some pairs are undecided: add more runs.")
+        for v in st.verdicts:  # with a margin: the pairs certified equivalent, shown as such
+            if v["verdict"] == "equivalent":
+                console.print(f"  {v['verdict']}: {one_line(v['sentence'])}", markup=False)
+        if st.complete:
+            console.print("Every pair is decided. You can stop: every pair is certified"
+                          + (" or equivalent." if res.margin is not None else "."))
+        else:
+            console.print("Some pairs are undecided: add more runs.")
     if any(st.faults.values()):
         console.print("Faults (not counted; offered again until judged): "
                       + ", ".join(f"{p} {n}" for p, n in st.faults.items() if n) + "."

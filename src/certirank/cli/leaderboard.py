@@ -95,9 +95,13 @@ def leaderboard_cmd(
             tk = res.top_k
             extra.append(f"Top-{tk['k']}: not certified yet." if tk["set"] is None else
                          f"Top-{tk['k']} certified at replicate {tk['certified_at']}: {', '.join(tk['set'])}.")
-        if res.margin is not None:
-            pairs = "; ".join(f"{a} ~ {b}" for a, b in res.equivalent) or "none yet"
-            extra.append(f"Equivalent (|difference| < {res.margin:g}, certified): {pairs}.")
+        if res.margin is not None:  # the ranking's own lines list the equivalent pairs no edge orders
+            shown = {frozenset(p) for p in res.ranking.equivalent}
+            also = "; ".join(f"{a} ~ {b}" for a, b in res.equivalent if frozenset((a, b)) not in shown)
+            if also:
+                extra.append(f"Also equivalent (certified different, by less than {res.margin:g}): {also}.")
+            elif not shown:
+                extra.append(f"Equivalent (|difference| < {res.margin:g}, certified): none yet.")
         stake = "" if res.stake == "none" else f" (stake {res.stake})"
         title = (f"{data}: {res.method}{stake}, {len(res.models)} models, {res.replicates} replicate(s), alpha = "
                  f"{res.alpha:g}, tau = {res.tau:g}")

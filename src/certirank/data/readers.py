@@ -44,7 +44,7 @@ from .files import (FILE_TYPES, POLICY_COLUMN_NAMES, SUMMARY_LABELS, _SUFFIX_TYP
 from .pairing import isolated_warning, pairing_note
 from .preferences import PREFERENCE_COLUMNS, _preference_columns, validate_preferences
 from ._cells import map_values, to_numbers
-from .table import ALIASES, validate_table
+from .table import ALIASES, near_miss, validate_table
 
 __all__ = ["FORMATS", "load", "write_table", "detect_layout"]
 
@@ -53,14 +53,21 @@ FORMATS = LAYOUTS + FILE_TYPES + _formats.NAMES
 
 # Extra env aliases accepted in files only: spec 03 §9.1 names long replay data (policy, trial, score) and
 # the RRPS matrix is `test_case,policy,score`. validate_table keeps its own alias list unchanged.
-_FILE_ENV_ALIASES = ("trial", "test_case", "environment", "episode", "episode_ix", "episode_id", "trial_id", "seed")
+_FILE_ENV_ALIASES = ("trial", "test_case", "environment", "episode", "episode_ix", "episode_id", "trial_id", "seed",
+                     # per-item files of LLM evaluations (the item each row scores), after the robot names
+                     "item_id", "question_id", "doc_id", "sample_id", "example_id", "prompt_id", "instance_id",
+                     "problem_id", "task_id", "id")
 # Label columns allowed next to the policy columns of a wide table: at most one environment column and one
 # trial column (then the row label is "<env>#<trial>").
 _WIDE_ID_COLUMNS = ("env", "environment", "item", "task", "scene", "test_case")
 # Column names robot labs use, accepted in files when the canonical name is absent (the policy's:
 # files.POLICY_COLUMN_NAMES). Several candidates for one role are an error rather than a guess; `policy=` /
 # `score=` then name the column. The trial names serve long and wide tables alike.
-_LAB_SCORE = (("score",), ("success", "is_success", "succeeded", "outcome"), ("progress", "task_progress"))
+_LAB_SCORE = (("score",), ("success", "is_success", "succeeded", "outcome"),
+              # per-item LLM results (lm-eval's acc/exact_match, SWE-bench's resolved, HumanEval's passed, pass@1)
+              ("correct", "is_correct", "acc", "accuracy", "exact_match", "em", "passed", "pass", "pass@1", "resolved",
+               "solved"),
+              ("progress", "task_progress", "success_rate"))
 _LAB_TRIAL = ("trial", "episode", "episode_ix", "episode_id", "trial_id", "seed", "rollout")
 # Every header read as the environment/trial of a long file (to name a misspelt one when none is found).
 _ENV_HEADERS = tuple(dict.fromkeys(("env", *(a for a, c in ALIASES.items() if c == "env"), *_FILE_ENV_ALIASES,
@@ -359,6 +366,7 @@ def _from_frame(frame: pd.DataFrame, layout: str | None, *, source: str | None,
                          or frame[c].dtype not in (np.int64, np.float64) for c in typed_columns(frame)):
             raise _AsText  # a label read as a number ('007' as 7), or cells of mixed types
         if file_type != "dataframe":
+            _refuse_misspelt_role(frame, source)
             frame = _file_cells(frame, source, row_offset, notes, score_range)
         table = validate_table(frame, score_range=score_range, source=source, row_offset=row_offset)
         # the data's own run order, read as such (spec 09 §3, data.order); a table loaded before says whether
@@ -438,6 +446,21 @@ def _lab_columns(frame: pd.DataFrame, policy: str | None, score: str | None, sou
     return frame.rename(columns=rename) if rename else frame
 
 
+def _refuse_misspelt_role(frame: pd.DataFrame, source: str | None) -> None:
+    """A long file without a policy or score column whose header is close to a name read as one ('Succes',
+    'sucess', 'progres', 'polciy'): one line naming both, rather than a guess (the other header is never taken in
+    its place) or the bare "missing column" error."""
+    cols = {str(c).strip() for c in frame.columns}
+    for role, names, option in (("policy", POLICY_COLUMN_NAMES, "policy"),
+                                ("score", tuple(n for g in _LAB_SCORE for n in g), "score")):
+        if role in cols or (role == "policy" and "model" in cols):
+            continue
+        miss = near_miss(frame.columns, names)
+        if miss:
+            raise DataError(f"no {role} column; {miss[0]!r} looks like a misspelling of {miss[1]!r}: rename it, or "
+                            f"choose it with --read-option {option}={miss[0]}", source=source, column=miss[0])
+
+
 def _all_numbers(col: pd.Series) -> bool:
     return all(_is_blank(v) or _is_number(v) for v in col.tolist())
 
@@ -489,8 +512,19 @@ def _file_aliases(frame: pd.DataFrame, notes: list[str] | None = None) -> pd.Dat
         return frame
     for alias in _FILE_ENV_ALIASES:
         if alias in cols:
+            if alias == "id" and not _shared_label(frame, alias):
+                continue  # a bare 'id' unique to each row numbers the rows (a rollout id), not the items
             return frame.rename(columns={c: "env" for c in frame.columns if str(c).strip() == alias})
     return frame
+
+
+def _shared_label(frame: pd.DataFrame, column: str) -> bool:
+    """Whether some label of `column` is scored for two policies (then it names what they share)."""
+    who = next((c for c in ("policy", "model") if c in frame.columns), None)
+    if who is None:
+        return False
+    both = frame[[column, who]].astype(str).drop_duplicates()
+    return bool(both.duplicated(column).any())
 
 
 def _drop_summary_rows(frame: pd.DataFrame, labels: pd.Series, column: str, source: str | None, row_offset: int,

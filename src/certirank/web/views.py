@@ -45,7 +45,8 @@ def campaign_view(camp: Any) -> dict[str, Any]:
     decided, n_pairs = len(rk.relations), rk.n_pairs
     unit = "replicates" if leader else "rollouts"
     summary = (f"{len({(min(r.better, r.worse), max(r.better, r.worse)) for r in rk.relations})} of {n_pairs} "
-               f"pairs certified, {len(rk.undecided)} undecided; {status.records} {unit} recorded")
+               f"pairs certified, " + ("" if rk.margin is None else f"{len(rk.equivalent)} equivalent, ")
+               + f"{len(rk.undecided)} undecided; {status.records} {unit} recorded")
     budget = _budget_sentence(status, total)
     if budget:
         summary += f"; {budget}"

@@ -171,7 +171,9 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
         difference edges by direct e-Holm at alpha/2 over the L(L-1) directions (margin `tau`), equivalence by
         direct e-Holm at alpha/2 over the L(L-1) directions a -> b with margin -margin (each certifies
         Delta_{a,b} > -margin; both directions of a pair give |Delta| < margin). FWER <= alpha over both kinds
-        of claim (Theorem 1 for each family, union bound).
+        of claim (Theorem 1 for each family, union bound). The equivalent pairs that no edge orders are the
+        ranking's ``equivalent`` (not undecided). The two boards: :class:`~certirank.methods.bbedge.margin.MarginBoards`
+        (a leaderboard campaign with a margin runs the same).
     group_by : str or list of str, optional
         Certify a leaderboard within each group of these columns (``--group-by``): one result per group.
     alpha_across_groups : bool, default False
@@ -225,35 +227,23 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     from ..._parallel import resolve_backend, session
     resolve_backend(backend, jobs, scheduler)
     level = alpha if margin is None else alpha / 2.0  # margin: alpha split between edges and equivalences
-    board_args = dict(alpha=level, tau=tau, blocks=blk, weights=weights, items=items, method=method, top_k=top_k,
+    board_args = dict(tau=tau, blocks=blk, weights=weights, items=items, method=method, top_k=top_k,
                       pilot=pilot, output=output, keep_history=False, blocks_source=source, blocks_column=column,
                       stake=stake)
-    Leaderboard(models, **board_args)  # checks every option before a cluster is started
+    Leaderboard(models, alpha=level, **board_args)  # checks every option before a cluster is started
     if pilot is not None and pilot >= len(panels):
         raise DataError(f"the data has {len(panels)} replicate(s); a pilot of {pilot} leaves none for confirmation",
                         source=table.attrs.get("source"))
     with session(backend, jobs, scheduler) as where:  # one cluster or runtime for every replicate
-        board = Leaderboard(models, **board_args, backend=backend, jobs=jobs, scheduler=where)
-        eq_board = None
-        if margin is not None:
-            eq_board = Leaderboard(models, **{**board_args, "tau": 0.0, "top_k": None, "pilot": None},
-                                   backend=backend, jobs=jobs, scheduler=where)
-            eq_board.tau = -margin  # H: Delta_{a,b} <= -margin; the e-process is valid for any tau in (-1, 1)
+        where_args = dict(backend=backend, jobs=jobs, scheduler=where)
+        if margin is None:
+            board: Any = Leaderboard(models, alpha=alpha, **board_args, **where_args)
+        else:  # the difference and equivalence boards, each at alpha/2 (one home: margin.MarginBoards)
+            from .margin import MarginBoards
+            board = MarginBoards(models, alpha=alpha, margin=margin, **board_args, **where_args)
         for rid, arr in zip(reps, panels):
             board.add_replicate(arr, replicate=rid)
-            if eq_board is not None:
-                eq_board.add_replicate(arr, replicate=rid)
     res = board.result()
-
-    if eq_board is not None:
-        cert = eq_board.certified_matrix()
-        eq = [[models[a], models[b]] for a in range(len(models)) for b in range(a + 1, len(models))
-              if cert[a, b] and cert[b, a]]
-        eq_note = (f"equivalence margin {margin:g}: alpha = {alpha:g} split in half between the difference edges "
-                   "and the equivalence claims (direct e-Holm at alpha/2 for each)")
-        # alpha stays the whole answer's level (glossary); the guarantee sentence states the edges' half
-        ranking = dataclasses.replace(res.ranking, notes=(*res.ranking.notes, eq_note), alpha=alpha)
-        res = dataclasses.replace(res, margin=margin, equivalent=eq, ranking=ranking, alpha=alpha)
     from ...data.table import dropped_notes
     from ...results import note, reader_warnings
     notes = dropped_notes(table)

@@ -78,6 +78,29 @@ document.addEventListener('DOMContentLoaded', function () {
   // event is newer than what the panel shows (entry ids only grow): the stream's first event after a load, and an
   // event computed before this page's own write was answered, are not news; refetching on them swapped the panel
   // under the operator (ticked tags cleared, checklist boxes unticked until the swap settled, a key press ignored)
+  // What the operator has entered but not sent survives that refetch: the note being typed always; the ticked
+  // tags, a typed partial score and a changed fault reason only while the same rollout is still the one to judge
+  // (they describe it, and must not go with the next rollout's record).
+  function entered() {
+    var cur = document.getElementById('current'), got = {rollout: cur && cur.getAttribute('data-rollout'),
+                                                             tags: [], values: {}};
+    document.querySelectorAll('#tags input[name=tags]').forEach(function (b) { if (b.checked) { got.tags.push(b.value); } });
+    document.querySelectorAll('#run-panel form input[type=number], #run-panel form input[type=text]').forEach(
+      function (el) { if (el.value !== el.defaultValue) { got.values[el.form.className + ' ' + el.name] = el.value; } });
+    return got;
+  }
+  function restore(got) {
+    var cur = document.getElementById('current'), same = cur && cur.getAttribute('data-rollout') === got.rollout;
+    if (same) {
+      document.querySelectorAll('#tags input[name=tags]').forEach(function (b) {
+        if (got.tags.indexOf(b.value) >= 0) { b.checked = true; } });
+    }
+    document.querySelectorAll('#run-panel form input[type=number], #run-panel form input[type=text]').forEach(
+      function (el) {
+        var key = el.form.className + ' ' + el.name;
+        if (key in got.values && (same || el.form.className === 'note')) { el.value = got.values[key]; }
+      });
+  }
   var panel = document.getElementById('run-panel');
   if (panel && window.EventSource && panel.getAttribute('data-events')) {
     var source = new EventSource(panel.getAttribute('data-events'));
@@ -85,7 +108,9 @@ document.addEventListener('DOMContentLoaded', function () {
       var st = JSON.parse(ev.data), state = document.getElementById('run-state');
       var head = state ? parseInt(state.getAttribute('data-head'), 10) : -1;
       if (st.details.last_record_id > head && !busy) {
-        htmx.ajax('GET', panel.getAttribute('data-panel'), {target: '#run-panel', swap: 'innerHTML'});
+        var got = entered();
+        htmx.ajax('GET', panel.getAttribute('data-panel'), {target: '#run-panel', swap: 'innerHTML'})
+          .then(function () { restore(got); });
       }
     });
   }
