@@ -222,3 +222,25 @@ def test_amendments_keep_the_draw_and_the_budget_locked(tmp_path):
     rec = c.amend(checklist=["gripper pads"], reason="rig")
     assert rec.action == "amend" and c.design.checklist == ("gripper pads",)
     assert c.status().remaining["n_max"] == 10
+
+
+def test_a_margin_certifies_equivalent_pairs(tmp_path):
+    """Two equal policies (0.8, 0.8) within a margin of 0.3: the pair is certified equivalent, as `rank --proxy
+    --margin` does on the same units."""
+    c = Campaign.init(tmp_path / "q.campaign", ["B", "C"], label_rate=0.5, seed=6, margin=0.3, n_max=400)
+    _run(c, np.random.default_rng(3), means={"B": 0.8, "C": 0.8}, trials=400)
+    st = c.status()
+    assert st.done and [v["verdict"] for v in st.verdicts] == ["equivalent"], st.verdicts
+    assert "equivalence within 0.3" in st.test and st.ranking.to_dict()["equivalent"]
+
+
+def test_a_design_file_and_blind_codes(tmp_path):
+    design = tmp_path / "design.toml"
+    design.write_text('policies = ["A", "B"]\nlabel_rate = 0.4\nseed = 3\nblind = true\n')
+    c = Campaign.init(tmp_path / "f.campaign", design=design)
+    assert c.kind == "proxy" and c.config["engine"]["label_rate"] == 0.4 and c.blind
+    s = c.next()[0]
+    assert s.policy not in ("A", "B") and s.label == ("real + proxy" if label_drawn(3, 0, 0.4) else "proxy only")
+    rec = c.record(s.policy, s.trial, 1.0 if s.label == "real + proxy" else None, proxy=0.25)
+    assert rec.policy == s.policy and rec.proxy == 0.25
+    assert {p.name for p in c.status().ranking.policies} == set(c.policies)  # codes, not names

@@ -111,3 +111,27 @@ def test_init_refusals_and_a_proxy_on_an_anyrank_campaign(cli, tmp_path):
               "label_rate is for a proxy campaign")
     cli.ok(["campaign", "init", db, "--policies", "A,B", "--seed", "1"])
     cli.fails(["campaign", "record", db, "A", "0", "1", "--proxy", "0.5"], "proxy is for a proxy campaign")
+
+
+def test_a_margin_campaign_replays_with_its_margin(cli, tmp_path):
+    from certirank import Campaign
+    db = str(tmp_path / "m.campaign")
+    cli.ok(["campaign", "init", db, "--policies", "B,C", "--label-rate", "0.5", "--seed", "6", "--margin", "0.3",
+            "--n-max", "400"])
+    rng = np.random.default_rng(3)
+    with Campaign.open(db) as c:
+        for _ in range(400):
+            todo = c.next()
+            if not todo:
+                break
+            for s in todo:
+                y = float(rng.random() < 0.8)
+                f = y if rng.random() < 0.95 else 1.0 - y
+                c.record(s.policy, s.trial, y if s.label == "real + proxy" else None, proxy=f)
+    ex = json.loads(cli.ok(["campaign", "export", db, str(tmp_path / "m.csv"), "--json"]))
+    words = shlex.split(ex["rank_command"])
+    assert words[words.index("--margin") + 1] == "0.3"
+    replay = json.loads(cli.ok([*words[1:], "--json"]))["ranking"]
+    st = json.loads(cli.ok(["campaign", "status", db, "--json"]))["ranking"]
+    assert replay["equivalent"] == st["equivalent"] and st["equivalent"]
+    assert "equivalent" in cli.words(cli(["campaign", "status", db]))

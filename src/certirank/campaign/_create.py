@@ -104,16 +104,18 @@ def _proxy_engine(policies: Any, *, models: Any, alpha: Any, method: Any, prior:
         raise ParameterError("models= is for --kind leaderboard; a proxy campaign takes policies=")
     if policies is None:
         raise ParameterError("give the policies to rank (--policies a,b,c)")
+    options = dict(options)
+    margin = options.pop("margin", None)  # checked by the contract (Campaign.init's margin)
     bad = ([] if method in (None, "proxy-bonferroni") else ["method"]) + (["prior"] if prior is not None else []) \
         + sorted(k for k, v in options.items() if v is not None)
     if bad:
         raise ParameterError(f"{', '.join(bad)}: not used by a proxy campaign (--label-rate takes --policies, "
-                             "--alpha, --n-max, --seed, --environments, --score-range, --blind and the design)")
+                             "--alpha, --n-max, --margin, --seed, --environments, --score-range, --blind and the design)")
     if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
                              or seed < 0):
         raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
     engine = ProxyEngine.make_config(list(policies), alpha=alpha, label_rate=label_rate,
-                                     seed=fresh_seed() if seed is None else int(seed), n_max=n_max)
+                                     seed=fresh_seed() if seed is None else int(seed), n_max=n_max, margin=margin)
     return engine, list(engine["policies"])
 
 

@@ -129,8 +129,9 @@ def _unit_order(rows: list[dict[str, Any]], order: dict[str, int]) -> list[dict[
 def _proxy_command(camp: Any, out: Path) -> str:
     """The `certirank rank --proxy` command that reads the export as the campaign reads its units."""
     e = camp.config["engine"]
+    margin = [] if e.get("margin") is None else ["--margin", repr(e["margin"])]
     return shlex.join(["certirank", "rank", str(out), "--proxy", "proxy", "--label-rate", repr(e["label_rate"]),
-                       "--alpha", repr(e["alpha"]), "--n-max", str(e["n_max"]), "--order", "file"])
+                       "--alpha", repr(e["alpha"]), "--n-max", str(e["n_max"]), *margin, "--order", "file"])
 
 
 def _rank_command(camp: Any, out: Path, show: bool) -> str:

@@ -73,8 +73,8 @@ class ProxyEngine:
 
     # ---------------------------------------------------------------- configuration
     @staticmethod
-    def make_config(policies: Sequence[str], *, alpha: float, label_rate: Any, seed: int, n_max: int | None
-                    ) -> dict[str, Any]:
+    def make_config(policies: Sequence[str], *, alpha: float, label_rate: Any, seed: int, n_max: int | None,
+                    margin: float | None = None) -> dict[str, Any]:
         names = [str(p) for p in policies]
         if len(names) < 2:
             raise ParameterError(f"a proxy campaign ranks at least two policies, got {len(names)}")
@@ -85,8 +85,11 @@ class ProxyEngine:
             raise ParameterError(f"alpha must be in (0, 1), got {alpha!r}")
         if n_max is not None and (isinstance(n_max, bool) or not isinstance(n_max, (int, np.integer)) or n_max < 1):
             raise ParameterError(f"n_max must be a positive number of trials, got {n_max!r}")
-        return {"policies": names, "alpha": float(alpha), "label_rate": check_label_rate(label_rate),
-                "label_seed": int(seed), "n_max": DEFAULT_N_MAX if n_max is None else int(n_max)}
+        out = {"policies": names, "alpha": float(alpha), "label_rate": check_label_rate(label_rate),
+               "label_seed": int(seed), "n_max": DEFAULT_N_MAX if n_max is None else int(n_max)}
+        if margin is not None:  # only when given: a configuration without one reads as before
+            out["margin"] = float(margin)
+        return out
 
     @classmethod
     def fresh(cls, config: Mapping[str, Any]) -> ProxyEngine:
@@ -116,7 +119,8 @@ class ProxyEngine:
     def test_line(config: Mapping[str, Any]) -> str:
         m = len(config["policies"])
         k = m * (m - 1) // 2
-        return (f"prediction-powered e-process on a proxy (simulator / world model) for every trial and a real "
+        eq = "" if config.get("margin") is None else f" (and equivalence within {config['margin']:g})"
+        return (f"prediction-powered e-process{eq} on a proxy (simulator / world model) for every trial and a real "
                 f"outcome on the trials drawn, Bonferroni over K = {k} pairs (each at alpha/{k}), at most n_max = "
                 f"{config['n_max']} trials: valid at any stop when labels are drawn at random with π = "
                 f"{config['label_rate']:g} (drawn by the campaign from its locked seed, independent of the "
@@ -134,12 +138,14 @@ class ProxyEngine:
                 return f"entry {row['id']} ({row['policy']} trial {row['trial']}) is not the result the checkpoint holds"
         return None
 
-    def settings(self) -> dict[str, Any]:
-        return {k: self.config.get(k) for k in ("policies", "alpha", "label_rate", "label_seed")}
+    _SETTINGS = ("policies", "alpha", "label_rate", "label_seed", "margin")
 
-    @staticmethod
-    def locked_settings(config: Mapping[str, Any]) -> dict[str, Any]:
-        return {k: config.get(k) for k in ("policies", "alpha", "label_rate", "label_seed")}
+    def settings(self) -> dict[str, Any]:
+        return {k: self.config.get(k) for k in self._SETTINGS}
+
+    @classmethod
+    def locked_settings(cls, config: Mapping[str, Any]) -> dict[str, Any]:
+        return {k: config.get(k) for k in cls._SETTINGS}
 
     # ---------------------------------------------------------------- the loop
     @property
@@ -241,7 +247,8 @@ class ProxyEngine:
         if self._result is None:
             from ..methods.proxyfile import proxy_rank
             c = self.config
-            self._result = proxy_rank(self.views(), label_rate=c["label_rate"], alpha=c["alpha"], n_max=self._n_max)
+            self._result = proxy_rank(self.views(), label_rate=c["label_rate"], alpha=c["alpha"], n_max=self._n_max,
+                                      margin=c.get("margin"))
         return self._result
 
 
