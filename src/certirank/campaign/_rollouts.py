@@ -34,6 +34,8 @@ def next_rollouts(camp: Any, count: int | None, remember: bool | None) -> list[S
     if remember is None:
         remember = camp.writable
     if camp.kind == "leaderboard":
+        if camp.status().done:
+            return []  # every pair decided (status says why)
         with camp._store.read() as conn:
             head = camp._sync(conn)
             return [Suggestion(policy=None, trial=camp._store.next_replicate(conn), kind="replicate",

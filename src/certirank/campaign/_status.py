@@ -47,6 +47,10 @@ class _Kept:
         self.text: str | None = None
 
 
+#: why a leaderboard campaign whose every pair is decided has stopped (status, `next`, the page)
+LEADERBOARD_SETTLED = "every pair is certified{}: another run cannot add a claim"
+
+
 def status(camp: Any) -> CampaignStatus:
     """The status of ``camp`` now (``Campaign.status``)."""
     return pickle.loads(_kept(camp).pickled)
@@ -142,7 +146,10 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
         # with a margin, a pair certified equivalent is decided too (the ranking lists it as equivalent)
         decided = {frozenset(e) for e in res.edges} | {frozenset(e) for e in res.ranking.equivalent}
         complete = len(decided) == m * (m - 1) // 2 and not res.inconsistent
-        termination, left = None, None
+        # a leaderboard is never finished by its engine (another run is always accepted), but once every pair is
+        # decided another run cannot add a claim: the campaign has stopped, and `next` asks for nothing more
+        termination = LEADERBOARD_SETTLED.format(" or equivalent" if res.margin is not None else "") if complete else None
+        left = None
     ranking = res if show_names else relabel(res, camp._names.code_of)
     per_fault = {shown(p): 0 for p in names}
     for _, p, _, _ in faults:
@@ -163,7 +170,8 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
     return CampaignStatus(path=str(camp.path), campaign=camp.kind, blind=camp.blind,
                           unblinded=bool(camp.blind and show_names), ranking=ranking.ranking, result=ranking,
                           rollouts=rollouts, order={"kind": "arrival"},
-                          records=head.live_records, undone=undone, complete=complete, done=bool(eng.done),
+                          records=head.live_records, undone=undone, complete=complete,
+                          done=bool(eng.done) or (camp.kind == "leaderboard" and complete),
                           termination=termination, remaining=left, last_record_id=head.last_id,
                           head_hash=head.head_hash, config_sha256=camp.config_sha256, about=design.about,
                           faults=per_fault, open_faults=open_faults, tags=tags,
@@ -293,7 +301,7 @@ def _estimates(eng: Any, alpha: float, shown: Any) -> dict[str, dict[str, Any]]:
 def next_rollouts(camp: Any, count: Any = None, remember: Any = None) -> NextRollouts:
     """What ``campaign next --json`` prints and ``/api/v1/next`` answers."""
     todo = camp.next(count, remember=remember)
-    st = None if todo or camp.kind == "leaderboard" else camp.status()
+    st = None if todo else camp.status()
     return NextRollouts(path=str(camp.path), suggestions=todo, done=bool(st and st.done),
                         termination=st.termination if st else None)
 
