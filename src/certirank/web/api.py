@@ -237,6 +237,7 @@ def api_router(page: Any) -> APIRouter:
             note=b.text("note"), ahead=b.flag("ahead"), shown_at=b.whole("shown_at"), tags=b.tags(),
             idempotency_key=k, **({"proxy": b.get("proxy")} if b.get("proxy") is not None else {})), "Not recorded",
             lambda rec: f"Recorded #{rec.id}: {rec.policy}, trial {rec.trial}, score {rec.score_text}"
+                        + ("" if rec.proxy is None else f", proxy {rec.proxy:g}")
                         + (f" [{', '.join(rec.tags)}]" if rec.tags else "") + ".")
 
     @r.post(f"{V1}/fault", name="v1_fault", responses=_schema(Record), openapi_extra=_body(
@@ -315,6 +316,9 @@ def api_router(page: Any) -> APIRouter:
 
 def _score(body: Body) -> Any:
     value = body.data.get("score", ...)
+    if body.get("proxy") is not None and (value is ... or value is None or
+                                          (isinstance(value, str) and not value.strip())):
+        return None  # a proxy campaign's trial not drawn for a real label: the proxy alone
     if value is ...:
         raise ParameterError("the field 'score' is missing (null or \"missing\" for a run that could not be "
                              "performed)")
