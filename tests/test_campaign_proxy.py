@@ -197,15 +197,24 @@ def test_a_lying_proxy_keeps_the_error_rate():
     """Two tied policies (0.5 vs 0.5); A's proxy pushed up by 0.5 (a simulator that flatters A). Any claim is an
     error; over 100 seeded campaigns (each its own label seed) the error count stays within the binomial bound
     of alpha (tail 1e-3). Run through the campaign's engine on the records a campaign would hold."""
-    alpha, runs, n, pi = 0.1, 100, 150, 0.3
+    _lying(alpha=0.1, runs=100, n=150, pi=0.3)
+
+
+@pytest.mark.slow
+def test_a_lying_proxy_keeps_the_error_rate_larger():
+    """The same with three policies (K = 3 pairs, all tied), 400 campaigns of 400 trials."""
+    _lying(alpha=0.1, runs=400, n=400, pi=0.2, policies=("A", "B", "C"))
+
+
+def _lying(alpha: float, runs: int, n: int, pi: float, policies=("A", "B")) -> None:
     errors = 0
     for run in range(runs):
-        cfg = ProxyEngine.make_config(["A", "B"], alpha=alpha, label_rate=pi, seed=run, n_max=n)
+        cfg = ProxyEngine.make_config(list(policies), alpha=alpha, label_rate=pi, seed=run, n_max=n)
         rng = np.random.default_rng(1000 + run)
         recs = []
         for t in range(n):
             drawn = label_drawn(run, t, pi)
-            for p in ("A", "B"):
+            for p in policies:
                 y = float(rng.random() < 0.5)
                 f = y if rng.random() < 0.9 else 1.0 - y
                 if p == "A":
