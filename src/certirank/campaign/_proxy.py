@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from .._validate import check_alpha
 from ..errors import DataError, ParameterError, StateError
 
 __all__ = ["ProxyEngine", "label_drawn", "label_u"]
@@ -81,11 +82,9 @@ class ProxyEngine:
         if len(set(names)) != len(names):
             dup = next(p for p in names if names.count(p) > 1)
             raise ParameterError(f"policy {dup!r} is listed twice")
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or not 0 < float(alpha) < 1:
-            raise ParameterError(f"alpha must be in (0, 1), got {alpha!r}")
         if n_max is not None and (isinstance(n_max, bool) or not isinstance(n_max, (int, np.integer)) or n_max < 1):
             raise ParameterError(f"n_max must be a positive number of trials, got {n_max!r}")
-        out = {"policies": names, "alpha": float(alpha), "label_rate": check_label_rate(label_rate),
+        out = {"policies": names, "alpha": check_alpha(alpha), "label_rate": check_label_rate(label_rate),
                "label_seed": int(seed), "n_max": DEFAULT_N_MAX if n_max is None else int(n_max)}
         if margin is not None:  # only when given: a configuration without one reads as before
             out["margin"] = float(margin)
