@@ -131,11 +131,13 @@ def reader_warnings(table: Any) -> tuple[str, ...]:
 
 class ResultMixin:
     """Mix into a frozen dataclass that is a plain value (not a command's result): ``to_dict()`` is its public
-    fields, ``to_json()`` that as text."""
+    fields, ``to_json()`` that as text. A field declared with ``metadata={"omit_none": True}`` is left out while it is
+    None (a field only some kinds of value have, so the others print as before)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: plain(getattr(self, f.name)) for f in dataclasses.fields(self)  # type: ignore[arg-type]
-                if not f.name.startswith("_")}
+                if not f.name.startswith("_")
+                and not (f.metadata.get("omit_none") and getattr(self, f.name) is None)}
 
     def to_json(self, **kwargs: Any) -> str:
         kwargs.setdefault("indent", 2)

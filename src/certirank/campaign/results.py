@@ -33,13 +33,7 @@ class Suggestion(ResultMixin):
     faults: int = 0
     launch: str | None = None
     #: a proxy campaign's label draw for this trial: "real + proxy" or "proxy only" (None for other campaigns)
-    label: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out = super().to_dict()
-        if out.get("label") is None:  # other campaigns' suggestions print exactly as before
-            out.pop("label", None)
-        return out
+    label: str | None = field(default=None, metadata={"omit_none": True})
 
 
 @dataclass(frozen=True)
@@ -76,13 +70,7 @@ class Record(ResultMixin):
     fault: str | None = None
     changes: dict[str, Any] | None = None
     #: a proxy campaign's proxy score of the rollout, in [0, 1] (None for other campaigns)
-    proxy: float | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        out = super().to_dict()
-        if out.get("proxy") is None:  # other campaigns' entries print exactly as before
-            out.pop("proxy", None)
-        return out
+    proxy: float | None = field(default=None, metadata={"omit_none": True})
 
     @property
     def live(self) -> bool:
