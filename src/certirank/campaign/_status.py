@@ -130,15 +130,15 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
     if camp.kind == "anyrank":
         counts = eng.ranker.recorded()
         rollouts = {shown(p): int(counts[p]) for p in names}
-        complete = bool(res.complete)
-        termination = None if not eng.done else res.termination
+        complete, done = bool(res.complete), bool(eng.done)
+        termination = None if not done else res.termination
         res = dataclasses.replace(res, undecided_details=_forecasts(eng, res))
         left = remaining(res, eng.n_max)
     elif camp.kind == "proxy":  # every policy runs every trial; the open pairs' details are proxy_rank's own
         counts = eng.recorded()
         rollouts = {shown(p): int(counts[p]) for p in names}
-        complete = bool(res.complete)
-        termination = None if not eng.done else ("budget used up" if eng.units >= eng.n_max else res.termination)
+        complete, done = bool(res.complete), bool(eng.done)
+        termination = None if not done else ("budget used up" if eng.units >= eng.n_max else res.termination)
         left = remaining(res, eng.n_max)
     else:
         rollouts = {shown(p): int(eng.replicates) for p in names}
@@ -146,10 +146,10 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
         # with a margin, a pair certified equivalent is decided too (the ranking lists it as equivalent)
         decided = {frozenset(e) for e in res.edges} | {frozenset(e) for e in res.ranking.equivalent}
         complete = len(decided) == m * (m - 1) // 2 and not res.inconsistent
-        # a leaderboard is never finished by its engine (another run is always accepted), but once every pair is
-        # decided another run cannot add a claim: the campaign has stopped, and `next` asks for nothing more
-        termination = LEADERBOARD_SETTLED.format(" or equivalent" if res.margin is not None else "") if complete else None
-        left = None
+        # a leaderboard's engine accepts another run at any time, but once every pair is decided another run cannot
+        # add a claim: the campaign has stopped, and `next` asks for nothing more
+        done, left = complete, None
+        termination = LEADERBOARD_SETTLED.format(" or equivalent" if res.margin is not None else "") if done else None
     ranking = res if show_names else relabel(res, camp._names.code_of)
     per_fault = {shown(p): 0 for p in names}
     for _, p, _, _ in faults:
@@ -171,7 +171,7 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
                           unblinded=bool(camp.blind and show_names), ranking=ranking.ranking, result=ranking,
                           rollouts=rollouts, order={"kind": "arrival"},
                           records=head.live_records, undone=undone, complete=complete,
-                          done=bool(eng.done) or (camp.kind == "leaderboard" and complete),
+                          done=done,
                           termination=termination, remaining=left, last_record_id=head.last_id,
                           head_hash=head.head_hash, config_sha256=camp.config_sha256, about=design.about,
                           faults=per_fault, open_faults=open_faults, tags=tags,
