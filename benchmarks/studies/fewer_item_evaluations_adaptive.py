@@ -68,15 +68,16 @@ def gsm8k(seeds: int, max_draws: int, explore: float | None = None) -> list[dict
         hist = wide.drop(index=models).mean(axis=0).to_numpy()
         scores = wide.loc[models].to_numpy()
         row = {"seed": seed, "target_edges": len(target), "full_table": scores.size}
+        boards = {}
         for key, strategy, about in (("with_replacement", "uniform", "benchmark"), ("uniform", "uniform", "table"),
                                      ("adaptive", "adaptive", "table")):
             b = AdaptiveBoard(models, scores.shape[1], ALPHA, difficulty=hist if strategy == "adaptive" else None,
                               strategy=strategy, seed=seed, n_max=max_draws, about=about,
                               explore=explore if strategy == "adaptive" else None)
-            run_board(b, lambda i, cols: scores[cols, i], max_draws)
+            boards[key] = run_board(b, lambda i, cols: scores[cols, i], max_draws)
             row[key] = evaluations_to(b, target)
         row["oracle"] = evaluations_to(oracle_focus(models, scores, hist, target, seed, max_draws, explore), target)
-        row["gain"], row["ideal_gain"] = variance_gain(models, scores, hist, target, row["uniform"])
+        row["gain"], row["ideal_gain"] = variance_gain(boards["uniform"], scores, hist, target)
         rows.append(row)
     return rows
 
@@ -97,15 +98,14 @@ def oracle_focus(models, scores, hist, target, seed, max_draws, explore):
     return run_board(b, lambda i, cols: scores[cols, i], max_draws)
 
 
-def variance_gain(models, scores, hist, target, uniform_evals):
-    """For the target edge the uniform order certifies last: how much the board's item probabilities (abilities fitted
+def variance_gain(uniform, scores, hist, target):
+    """For the target edge the uniform order (the board `uniform`) certifies last: how much the board's item probabilities (abilities fitted
     on the pair's whole rows: the best case for its predictions) cut the variance of the pair's importance-weighted
     difference against uniform draws, N #disagreements / sum D^2 / q, and the most any probabilities could (q
     proportional to |D|, which needs the answers: N / #disagreements)."""
-    b = AdaptiveBoard(models, scores.shape[1], ALPHA, strategy="uniform", seed=0, about="table")
-    run_board(b, lambda i, cols: scores[cols, i], scores.shape[1])
-    at = {(b.models[a], b.models[c]): int(t) for a, c, t in zip(b.a_idx, b.b_idx, b.certified_at)}
-    a, c = (models.index(m) for m in max(target, key=lambda e: at.get(e, 0)))
+    at = {(uniform.models[a], uniform.models[c]): int(t)
+          for a, c, t in zip(uniform.a_idx, uniform.b_idx, uniform.certified_at)}
+    a, c = (uniform.models.index(m) for m in max(target, key=lambda e: at.get(e, 0)))
     d = scores[a] - scores[c]
     lp = special.logit(np.clip(hist, 0.02, 0.98))
     rates = np.stack([special.expit(lp + _ability(scores[j], lp)) for j in (a, c)])
