@@ -140,8 +140,7 @@ def test_a_campaign_without_a_margin_keeps_todays_bytes(tmp_path):
 
 def test_an_older_leaderboard_campaign_opens_verifies_and_records(tmp_path):
     """A campaign file written before margins (schema 1): it verifies, records a run and verifies again."""
-    if not FIXTURE.exists():
-        pytest.skip("the schema-1 campaign fixture is not in this checkout")
+    assert FIXTURE.exists(), f"the schema-1 campaign fixture {FIXTURE} is part of the repository"
     path = tmp_path / "old.campaign"
     shutil.copy(FIXTURE, path)
     with Campaign.open(path) as c:
