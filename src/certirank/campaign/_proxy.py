@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 
 from .._validate import check_alpha
+from ..evidence.ppi import check_label_rate
 from ..errors import DataError, ParameterError, StateError
 
 __all__ = ["ProxyEngine", "label_drawn", "label_u"]
@@ -41,16 +42,6 @@ def label_u(seed: int, trial: int) -> float:
 def label_drawn(seed: int, trial: int, label_rate: float) -> bool:
     """Whether ``trial`` gets a real label: ``label_u(seed, trial) < label_rate`` (probability ``label_rate``)."""
     return label_u(seed, trial) < float(label_rate)
-
-
-def check_label_rate(label_rate: Any) -> float:
-    if isinstance(label_rate, bool) or not isinstance(label_rate, (int, float, np.integer, np.floating)):
-        raise ParameterError(f"label_rate must be a number in (0, 1], got {label_rate!r}")
-    v = float(label_rate)
-    if not (math.isfinite(v) and 0.0 < v <= 1.0):
-        raise ParameterError(f"label_rate must be in (0, 1] (the probability with which each trial gets a real "
-                             f"label), got {label_rate!r}")
-    return v
 
 
 class ProxyEngine:
