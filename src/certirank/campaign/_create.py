@@ -48,9 +48,7 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
             raise ParameterError("models= is for --kind leaderboard; an AnyRank campaign takes policies=")
         if policies is None:
             raise ParameterError("give the policies to rank (--policies a,b,c)")
-        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
-                                 or seed < 0):
-            raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+        _check_seed(seed)
         # the schedule (environments in balanced blocks, Williams order) is the campaign's, not the Ranker's
         config["engine"] = AnyRankEngine.make_config(
             policies, alpha=alpha, method=method or "anyrank", prior=prior, gamma=gamma, n_max=n_max, ties=ties,
@@ -111,12 +109,17 @@ def _proxy_engine(policies: Any, *, models: Any, alpha: Any, method: Any, prior:
     if bad:
         raise ParameterError(f"{', '.join(bad)}: not used by a proxy campaign (--label-rate takes --policies, "
                              "--alpha, --n-max, --margin, --seed, --environments, --score-range, --blind and the design)")
-    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
-                             or seed < 0):
-        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    _check_seed(seed)
     engine = ProxyEngine.make_config(list(policies), alpha=alpha, label_rate=label_rate,
                                      seed=fresh_seed() if seed is None else int(seed), n_max=n_max, margin=margin)
     return engine, list(engine["policies"])
+
+
+def _check_seed(seed: Any) -> None:
+    """A campaign's seed (also read from design files, which the API's contract does not see)."""
+    if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
+                             or seed < 0):
+        raise ParameterError(f"seed must be a non-negative integer, got {seed!r}")
 
 
 def _check_about(about: Any, kind: str) -> str:
