@@ -25,7 +25,8 @@ items drawn with replacement, importance-weighted grid-mixture e-processes, dire
 2. Simulated IRT boards (2PL, 6 models with abilities (-0.5, -0.5, 0, 0, 0.5, 0.5): three exactly tied
    pairs, 200 items, fresh Bernoulli scores per draw, item rates from 40 other simulated models):
    FWER (any edge between tied models or against the truth) over `--runs` boards, and evaluations until
-   every true edge is certified.
+   every true edge is certified; ``oracle`` is the adaptive board told the tied pairs before the first draw
+   (set aside from the start, no futility forecast): what any rule for which models to score could reach.
 """
 
 from __future__ import annotations
@@ -77,7 +78,8 @@ def gsm8k(seeds: int, max_draws: int, explore: float | None = None) -> list[dict
             boards[key] = run_board(b, lambda i, cols: scores[cols, i], max_draws)
             row[key] = evaluations_to(b, target)
         row["oracle"] = evaluations_to(oracle_focus(models, scores, hist, target, seed, max_draws, explore), target)
-        row["gain"], row["ideal_gain"] = variance_gain(boards["uniform"], scores, hist, target)
+        row["gain"], row["rank_gain"], row["ideal_gain"] = variance_gain(boards["uniform"], scores,
+                                                                          wide.drop(index=models).to_numpy(), target)
         rows.append(row)
     return rows
 
@@ -98,20 +100,43 @@ def oracle_focus(models, scores, hist, target, seed, max_draws, explore):
     return run_board(b, lambda i, cols: scores[cols, i], max_draws)
 
 
-def variance_gain(uniform, scores, hist, target):
-    """For the target edge the uniform order (the board `uniform`) certifies last: how much the board's item probabilities (abilities fitted
-    on the pair's whole rows: the best case for its predictions) cut the variance of the pair's importance-weighted
-    difference against uniform draws, N #disagreements / sum D^2 / q, and the most any probabilities could (q
-    proportional to |D|, which needs the answers: N / #disagreements)."""
+def variance_gain(uniform, scores, others, target):
+    """For the target edge the uniform order (the board `uniform`) certifies last: how much item probabilities cut the
+    variance of the pair's importance-weighted difference against uniform draws, N #disagreements / sum D^2 / q,
+    (1) with the board's predictions (item success rates of the `others` models, each model's ability fitted on its
+    whole row: the best case for them), (2) with a richer predictor: a logistic model on RANK item factors of the
+    others' scores (their SVD), both models' loadings fitted on their whole rows (the best case again), and (3) the
+    most any probabilities could (q proportional to |D|, which needs the answers: N / #disagreements)."""
     at = {(uniform.models[a], uniform.models[c]): int(t)
           for a, c, t in zip(uniform.a_idx, uniform.b_idx, uniform.certified_at)}
     a, c = (uniform.models.index(m) for m in max(target, key=lambda e: at.get(e, 0)))
     d = scores[a] - scores[c]
-    lp = special.logit(np.clip(hist, 0.02, 0.98))
-    rates = np.stack([special.expit(lp + _ability(scores[j], lp)) for j in (a, c)])
-    q = item_probabilities(rates, np.array([[0, 1]]), EXPLORE_TABLE)
+    lp = special.logit(np.clip(others.mean(axis=0), 0.02, 0.98))
     n, dis = d.size, float(np.sum(d * d))
-    return n * dis / float(np.sum(d * d / q)), n / dis
+
+    def gain(rates):
+        q = item_probabilities(rates, np.array([[0, 1]]), EXPLORE_TABLE)
+        return n * dis / float(np.sum(d * d / q))
+
+    plain = gain(np.stack([special.expit(lp + _ability(scores[j], lp)) for j in (a, c)]))
+    factors = np.linalg.svd(others - others.mean(axis=0), full_matrices=False)[2][:RANK].T * np.sqrt(n)
+    x = np.column_stack([np.ones(n), lp, factors])
+    richer = gain(np.stack([_logistic_fit(scores[j], x) for j in (a, c)]))
+    return plain, richer, n / dis
+
+
+#: item factors of the richer predictor in `variance_gain`
+RANK = 10
+
+
+def _logistic_fit(s, x, ridge=1.0):
+    """Fitted success probabilities of a ridge logistic regression of the scores `s` on the item features `x`."""
+    w = np.zeros(x.shape[1])
+    for _ in range(50):
+        p = special.expit(x @ w)
+        h = (x * (p * (1 - p))[:, None]).T @ x + ridge * np.eye(x.shape[1])
+        w += np.linalg.solve(h, x.T @ (s - p) - ridge * w)
+    return special.expit(x @ w)
 
 
 def _ability(s, lp):
@@ -133,16 +158,21 @@ def irt_board(rng, n_items=200, hist_models=40):
 
 def irt(runs: int, max_draws: int) -> dict:
     names = [f"M{j}" for j in range(6)]
-    errors = {"uniform": 0, "adaptive": 0}
-    evals = {"uniform": [], "adaptive": []}
+    errors = {"uniform": 0, "adaptive": 0, "oracle": 0}
+    evals = {"uniform": [], "adaptive": [], "oracle": []}
     for run in range(runs):
         rng = np.random.default_rng(1000 + run)
         theta, probs, hist = irt_board(rng)
         true = {(names[i], names[j]) for i in range(6) for j in range(6) if theta[i] > theta[j]}
-        for strategy in ("uniform", "adaptive"):
+        for strategy in ("uniform", "adaptive", "oracle"):
             srng = np.random.default_rng(rng.integers(2**32))
-            b = AdaptiveBoard(names, probs.shape[1], ALPHA, difficulty=hist if strategy == "adaptive" else None,
-                              strategy=strategy, seed=run, n_max=max_draws)
+            b = AdaptiveBoard(names, probs.shape[1], ALPHA, difficulty=hist if strategy != "uniform" else None,
+                              strategy="uniform" if strategy == "uniform" else "adaptive", seed=run,
+                              n_max=None if strategy == "oracle" else max_draws)
+            if strategy == "oracle":  # told the tied pairs before the first draw, no futility forecast
+                tied = theta[:, None] == theta[None, :]
+                np.fill_diagonal(tied, False)
+                b.dormant = tied
             run_board(b, lambda i, cols: (srng.random(cols.size) < probs[cols, i]).astype(float), max_draws)
             if set(b.edges()) - true:
                 errors[strategy] += 1
@@ -176,7 +206,7 @@ def print_gsm8k(rows: list[dict], max_draws: int) -> None:
           f"{max_draws} draws\n")
     print("| seed | target edges | uniform, with replacement | uniform order | adaptive | saved vs uniform order | "
           "saved vs with replacement | saved vs full table | oracle focus | oracle saved vs uniform order | "
-          "variance gain, hardest pair (ideal) |")
+          f"variance gain, hardest pair: board's predictions, rank-{RANK} item model (ideal) |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     saved, best = [], []
     for r in rows:
@@ -190,7 +220,7 @@ def print_gsm8k(rows: list[dict], max_draws: int) -> None:
         if u is not None and o is not None:
             best.append(1 - o / u)
         print(f"| {r['seed']} | {r['target_edges']} | {_cell(w)} | {_cell(u)} | {_cell(a)} | {sv} | {sw} | {sf} | "
-              f"{_cell(o)} | {so} | {r['gain']:.2f} ({r['ideal_gain']:.2f}) |")
+              f"{_cell(o)} | {so} | {r['gain']:.2f}, {r['rank_gain']:.2f} ({r['ideal_gain']:.2f}) |")
     if saved:
         print(f"\nmedian saving vs uniform order: {np.median(saved):.0%} (range {min(saved):.0%} to {max(saved):.0%})")
     if best:
@@ -202,7 +232,7 @@ def print_irt(res: dict) -> None:
     print(f"\nSimulated IRT boards (6 models, three tied pairs, 200 items), {res['runs']} boards\n")
     print("| strategy | boards with a false edge | FWER (95 % upper) | median evaluations to every true edge |")
     print("|---|---|---|---|")
-    for s in ("uniform", "adaptive"):
+    for s in ("uniform", "adaptive", "oracle"):
         e = res["errors"][s]
         hi = stats.binomtest(e, res["runs"]).proportion_ci(0.95).high
         ev = [v for v in res["evals"][s] if v is not None]
