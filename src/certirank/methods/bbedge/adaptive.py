@@ -120,7 +120,8 @@ class AdaptiveBoard:
         Uniform share of the draw probabilities (default 0.1, or 0.5 with ``about="table"``).
     n_max : int, optional
         Budget of item draws. With it, ``adaptive`` sets aside pairs whose evidence grows too slowly to be
-        certified within `futility` x the draws left (a forecast; it only stops spending on them).
+        certified within `futility` x the draws left (a forecast): they wait until every other pair is decided,
+        then the draws left go to them.
     about : {"benchmark", "table"}
         ``benchmark``: scores are fresh runs (asked for again when an item is drawn again). ``table``: each model's
         score on an item is fixed (one recorded run, the claims are about these scores' averages): a known score is
@@ -173,6 +174,7 @@ class AdaptiveBoard:
         self.n_max = n_max
         self.futility = float(futility)
         self.dormant = np.zeros((m, m), dtype=bool)
+        self._woken = False  # the pairs set aside were taken up again once the others were decided
         self._sum_pay = np.zeros(self.a_idx.size)
         self._sum_sq = np.zeros(self.a_idx.size)
         self._n_pay = np.zeros(self.a_idx.size, dtype=np.int64)
@@ -307,6 +309,11 @@ class AdaptiveBoard:
         if self.strategy == "adaptive" and self.draws % _REFIT == 0:
             self._fit_abilities()
             self._set_aside()
+        if self.dormant.any() and self._open_pairs().size == 0:
+            # every pair not set aside is decided: the draws left of the budget go to the pairs set aside, since a
+            # forecast of futility is no certainty (a true pair set aside early is then certified late, not lost)
+            self.dormant[:] = False
+            self._woken = True
 
     def _table_payoffs(self, item: int, x: np.ndarray, live: np.ndarray, q_i: float,
                        q_min: float) -> tuple[np.ndarray, np.ndarray]:
@@ -327,8 +334,9 @@ class AdaptiveBoard:
     def _set_aside(self) -> None:
         """Pairs forecast to miss the e-Holm cut-off within the budget: the growth per draw of the best
         constant bet at the payoffs' running moments, g = mu^2 / (2 m2) (stake capped at the safe range), against
-        the log e-value still needed. A forecast, like docs/futility.md: it only stops spending on the pair."""
-        if self.n_max is None or self.draws < _MIN_FORECAST:
+        the log e-value still needed. A forecast, like docs/futility.md: it only defers the pair (`_update` takes it up
+        again once the others are decided)."""
+        if self.n_max is None or self.draws < _MIN_FORECAST or self._woken:
             return
         left = self.n_max - self.draws
         k = np.maximum(self._n_pay, 1)
