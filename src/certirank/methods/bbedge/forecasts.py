@@ -17,7 +17,10 @@ pair, the fewest further replicates along either direction (``more_needed``), th
 budget of replicates (``p_decide``) and, with a budget, ``futile``. With an equivalence margin
 (:class:`~certirank.methods.bbedge.margin.MarginBoards`) an equivalence is a third route that needs both
 directions of the equivalence board. It takes the current estimates as the truth and ignores the mixture's
-cost and the overshoot; tests/test_leaderboard_forecast.py measures it against the real continuation.
+cost and the overshoot; v still holds the prediction errors of the first replicates (before the bettor has learnt
+each block), so on boards whose models differ a lot item by item it leans cautious (docs/futility.md: 3 to 11
+times too many replicates after 3 runs of four GSM8K models). tests/test_leaderboard_forecast.py measures it
+against the real continuation.
 """
 
 from __future__ import annotations
