@@ -4,8 +4,8 @@ A forecast, never a guarantee. Each tested direction's log e-value is seen as a 
 read from the state the board already keeps (nothing more is stored or saved):
 
 - with the plug-in stakes (``stake="plugin"``, ``"plugin-eb"``): the bettor's own running sums give, per
-  replicate, the mean linear term a (``lin_sum / r``) and the mean squared prediction error v (``s2 / r``); at the
-  stake it converges to, lambda = clip(a / v, 0, cap), the log e-value grows by g = lambda a - lambda^2 v / 2 per
+  replicate, the mean linear term a (``lin_sum / r``) and the squared prediction error v it will see once it
+  has learnt each block (:func:`_settled_error`, from ``s2`` and the block sums ``C``); at the stake it converges to, lambda = clip(a / v, 0, cap), the log e-value grows by g = lambda a - lambda^2 v / 2 per
   replicate (the second-order expansion the stake maximises, :func:`~certirank.methods.bbedge.core.kelly_stake`)
   with variance lambda^2 v;
 - otherwise (the grid mixture, B10): the mean growth so far, g = log_e / r, with the variance 2 g of a
@@ -17,10 +17,9 @@ pair, the fewest further replicates along either direction (``more_needed``), th
 budget of replicates (``p_decide``) and, with a budget, ``futile``. With an equivalence margin
 (:class:`~certirank.methods.bbedge.margin.MarginBoards`) an equivalence is a third route that needs both
 directions of the equivalence board. It takes the current estimates as the truth and ignores the mixture's
-cost and the overshoot; v still holds the prediction errors of the first replicates (before the bettor has learnt
-each block), so on boards whose models differ a lot item by item it leans cautious (docs/futility.md: 3 to 11
-times too many replicates after 3 runs of four GSM8K models). tests/test_leaderboard_forecast.py measures it
-against the real continuation.
+cost and the overshoot, and the threshold falls as other directions are rejected, so it leans cautious
+(docs/futility.md: 1.6 to 4.8 times too many replicates after 3 runs of four GSM8K models).
+tests/test_leaderboard_forecast.py measures it against the real continuation.
 """
 
 from __future__ import annotations
@@ -51,7 +50,7 @@ def _walks(board: Any) -> dict[tuple[str, str], tuple[Walk, float]]:
         if board.stake in ("plugin", "plugin-eb"):
             th_sum = fam.C @ d.block_weight
             a = (th_sum[fam.a_row] - th_sum[fam.b_row] - r * board.tau) / (2.0 * d.w_star) / r
-            v = np.maximum(fam.s2 / r, 1e-12)
+            v = _settled_error(fam, d.block_weight / d.w_star, r)
             lam = np.clip(a / v, 0.0, PLUGIN_CAP)
             growth, var = lam * a - lam ** 2 * v / 2.0, lam ** 2 * v
         else:
@@ -62,6 +61,27 @@ def _walks(board: Any) -> dict[tuple[str, str], tuple[Walk, float]]:
                 out[(names[i], names[j])] = (Walk(float(growth[k]), float(var[k]), fam.log_c - float(fam.log_e[k])),
                                              float(fam.log_e[k]))
     return out
+
+
+def _settled_error(fam: Any, ratio: np.ndarray, r: int) -> np.ndarray:
+    """Per direction, the squared prediction error v the plug-in bettor will see per replicate once it has learnt
+    each block, from the errors it has seen (``fam.s2``) and the blocks' running sums (``fam.C``).
+
+    A block's half difference z (mean delta, variance sigma^2) is predicted at replicate k by the sum of the k - 1
+    before over k, so its expected squared error is sigma^2 (1 + (k - 1) / k^2) + delta^2 / k^2: over r replicates
+    s2 = V A + D B with V = sum_m q_m^2 sigma_m^2 (what is wanted), D = sum_m q_m^2 delta_m^2, A = sum_k (1 + (k - 1)
+    / k^2), B = sum_k 1 / k^2 (q = w_m / w_*). The running sums give S = sum_m q_m^2 (Z_m / r)^2 with E S = D + V / r,
+    so V = (s2 - B S) / (A - B / r), kept within (0, s2 / r] (s2 / r: the mean error so far, learning included).
+    The margin's kappa (tau / 2r per block) is left out of this correction."""
+    k = np.arange(1, r + 1, dtype=float)
+    big_a, big_b = float(np.sum(1.0 + (k - 1.0) / k ** 2)), float(np.sum(1.0 / k ** 2))
+    cq = fam.C * ratio
+    gram = cq @ (fam.C * ratio).T  # (models, models): sum_m q_m^2 C_i,m C_j,m
+    diag = np.diag(gram)
+    s = (diag[fam.a_row] + diag[fam.b_row] - 2.0 * gram[fam.a_row, fam.b_row]) / (4.0 * r * r)
+    mean = fam.s2 / r
+    v = (fam.s2 - big_b * s) / (big_a - big_b / r)
+    return np.clip(v, 1e-3 * np.maximum(mean, 1e-12), np.maximum(mean, 1e-12))
 
 
 def open_pair_forecasts(board: Any, pairs: Sequence[Sequence[str]], *, equivalence: Any = None,
