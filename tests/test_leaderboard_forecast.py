@@ -240,3 +240,21 @@ def test_every_variant_gives_one_entry_per_undecided_pair(kw):
     for d in res.undecided_details:
         assert d["more_needed"] is None or (isinstance(d["more_needed"], int) and d["more_needed"] >= 1)
         assert d["verdict"] == "undecided"
+
+
+def test_the_campaign_page_shows_a_leaderboards_forecasts(tmp_path):
+    pytest.importorskip("fastapi", reason="the campaign page needs the 'web' extra")
+    from fastapi.testclient import TestClient
+
+    from certirank.web import create_app
+    rng = np.random.default_rng(8)
+    df = _long([_panel(rng) for _ in range(3)])
+    path = tmp_path / "page.campaign"
+    with Campaign.init(path, kind="leaderboard", models=MODELS) as c:
+        for r in range(3):
+            c.add_run(df[df.replicate == r].drop(columns="replicate"))
+        said = [v["sentence"] for v in c.status().verdicts if v.get("more_needed") is not None]
+    assert said
+    page = TestClient(create_app(path, token="t0ken-t0ken"), base_url="http://127.0.0.1").get("/ranking").text
+    for s in said:
+        assert s.replace("'", "&#39;") in page, s
