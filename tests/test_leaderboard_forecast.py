@@ -258,3 +258,15 @@ def test_the_campaign_page_shows_a_leaderboards_forecasts(tmp_path):
     page = TestClient(create_app(path, token="t0ken-t0ken"), base_url="http://127.0.0.1").get("/ranking").text
     for s in said:
         assert s.replace("'", "&#39;") in page, s
+
+
+def test_rank_prints_anyranks_forecasts_only_where_more_trials_may_run(tmp_path):
+    """`rank` text uses the same sentence: with a budget beyond the file, the open pairs' forecasts; at a budget
+    of the file's own size every pair is at its budget, so nothing is forecast."""
+    rng = np.random.default_rng(0)
+    rows = [(p, i, float(rng.random() < q)) for p, q in (("A", 0.4), ("B", 0.45), ("C", 0.7)) for i in range(40)]
+    path = tmp_path / "r.csv"
+    pd.DataFrame(rows, columns=["policy", "env", "score"]).to_csv(path, index=False)
+    beyond = " ".join(_cli("rank", str(path), "--n-max", "200").stdout.split())
+    assert "Forecast, more paired trials to a decision (at the current estimates, not a guarantee):" in beyond
+    assert "Forecast" not in _cli("rank", str(path)).stdout

@@ -63,7 +63,11 @@ def forecast_sentence(result: Any, limit: int | None = MAX_FORECASTS) -> str | N
     the nearest to a decision first, at most `limit` of them (None: all); None when no pair has one. The text,
     the Markdown report and every other renderer say it in these words."""
     unit = getattr(result, "forecast_unit", "paired trials")
-    details = getattr(result, "undecided_details", None) or []
+    # a pair at its budget, or that its exact budget test can no longer decide (AnyRank's own ``futile``, certain),
+    # has nothing to forecast: no more trials may be run for it (a file's data used up still may be)
+    n_max = getattr(result, "n_max", None)
+    details = [d for d in getattr(result, "undecided_details", None) or []
+               if not d.get("futile") and not (n_max is not None and int(d.get("trials", 0)) >= int(n_max))]
     futile = [d for d in details if d.get("verdict") == "futile"]
     more = sorted((d for d in details if d.get("verdict") != "futile" and d.get("more_needed") is not None),
                   key=lambda d: (int(d["more_needed"]), d["pair"]))
