@@ -5,7 +5,8 @@ read from the state the board already keeps (nothing more is stored or saved):
 
 - with the plug-in stakes (``stake="plugin"``, ``"plugin-eb"``): the bettor's own running sums give, per
   replicate, the mean linear term a (``lin_sum / r``) and the squared prediction error v it will see once it
-  has learnt each block (:func:`_settled_error`, from ``s2`` and the block sums ``C``); at the stake it converges to, lambda = clip(a / v, 0, cap), the log e-value grows by g = lambda a - lambda^2 v / 2 per
+  has learnt each block (:func:`_settled_error`, from ``s2`` and the block sums ``C``); at the stake it
+  converges to, lambda = clip(a / v, 0, cap), the log e-value grows by g = lambda a - lambda^2 v / 2 per
   replicate (the second-order expansion the stake maximises, :func:`~certirank.methods.bbedge.core.kelly_stake`)
   with variance lambda^2 v;
 - otherwise (the grid mixture, B10): the mean growth so far, g = log_e / r, with the variance 2 g of a
