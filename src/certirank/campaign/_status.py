@@ -248,8 +248,10 @@ def _verdicts(res: Any, left: Mapping[str, Any] | None) -> list[dict[str, Any]]:
 
 def _board_verdicts(res: Any) -> list[dict[str, Any]]:
     """A leaderboard campaign's verdict per pair: certified (a relation of the ranking), equivalent (certified
-    within the margin, a campaign with one), or undecided after the replicates so far (BB-EDGE gives no forecast
-    of the runs still needed)."""
+    within the margin, a campaign with one), or undecided after the replicates so far with the forecast of the
+    replicates still needed (``more_needed``, from the result's ``undecided_details``: a forecast at the current
+    estimates, never a guarantee; a leaderboard campaign has no budget of replicates, so nothing is futile)."""
+    from ..evidence.forecast import FORECAST_NOTE
     ranking, runs = res.ranking, int(res.replicates)
     alpha = ranking.alpha if ranking.alpha is not None else res.alpha
     out: list[dict[str, Any]] = []
@@ -261,9 +263,15 @@ def _board_verdicts(res: Any) -> list[dict[str, Any]]:
     for a, b in ranking.equivalent:
         out.append({"pair": [a, b], "verdict": "equivalent", "sentence": f"{a} and {b} are equivalent within the "
                     f"margin of {ranking.margin:g} (certified, alpha = {alpha:g})"})
+    details = {frozenset(d["pair"]): d for d in getattr(res, "undecided_details", None) or []}
+    after = f"after {runs} replicate{'s' if runs != 1 else ''}"
     for a, b in ranking.undecided:
-        out.append({"pair": [a, b], "verdict": "undecided", "more_needed": None, "sentence": f"{a} vs {b}: undecided "
-                    f"after {runs} replicate{'s' if runs != 1 else ''}; add more runs"})
+        more = details.get(frozenset((a, b)), {}).get("more_needed")
+        guess = (f"about {int(more)} more replicate{'s' if int(more) != 1 else ''} ({FORECAST_NOTE})"
+                 if more is not None else "no forecast yet (fewer than 2 replicates, or no direction gains evidence)"
+                 "; add more runs")
+        out.append({"pair": [a, b], "verdict": "undecided", "more_needed": more,
+                    "sentence": f"{a} vs {b}: undecided {after}; {guess}"})
     return out
 
 

@@ -28,6 +28,8 @@ def _coded_pair(detail: Mapping[str, Any], c: Any) -> dict[str, Any]:
         out["pair"] = [b, a]
         if "p_less" in detail and "p_more" in detail:
             out["p_less"], out["p_more"] = detail["p_more"], detail["p_less"]
+        if isinstance(detail.get("log_e"), list):  # a leaderboard's: [first -> second, second -> first]
+            out["log_e"] = list(reversed(detail["log_e"]))
     return out
 
 

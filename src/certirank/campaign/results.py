@@ -115,8 +115,9 @@ class CampaignStatus(Result):
     verdicts : per pair of policies (of models, for a leaderboard), what the operator can act on: ``certified`` (a
         relation of the ranking), ``equivalent`` (|difference| certified below a margin, when the method reports
         it), ``futile`` (AnyRank: its test can no longer pass within the budget), or ``undecided`` with
-        ``more_needed`` (a forecast, when the method gives one; None for a leaderboard) and ``budget_left``
-        (AnyRank); each with one ``sentence``.
+        ``more_needed`` (a forecast at the current estimates, never a guarantee: rollouts per policy for AnyRank,
+        further replicates for a leaderboard; None when there is none yet) and ``budget_left`` (AnyRank); each
+        with one ``sentence``.
     estimates : per policy, its mean score so far and an anytime-valid interval for it (a PrPl-EB confidence
         sequence, spec 01 §5.3, each policy at level alpha on its own): for orientation; the certified claims
         are the pairwise ones.

@@ -89,7 +89,7 @@ def leaderboard_cmd(
     suggested = None if suggest_items is None else result.suggest_items(suggest_items, seed=seed or 0)
 
     def render(res: Any) -> None:
-        from ..report.text import ranking_renderables
+        from ..report.text import MAX_FORECASTS, forecast_sentence, ranking_renderables
         extra = []  # the block assumption is part of the guarantee sentence
         if res.top_k is not None:
             tk = res.top_k
@@ -102,6 +102,9 @@ def leaderboard_cmd(
                 extra.append(f"Also equivalent (certified different, by less than {res.margin:g}): {also}.")
             elif not shown:
                 extra.append(f"Equivalent (|difference| < {res.margin:g}, certified): none yet.")
+        said = forecast_sentence(res, None if show_all else MAX_FORECASTS)
+        if said:
+            extra.append(said)
         stake = "" if res.stake == "none" else f" (stake {res.stake})"
         title = (f"{data}: {res.method}{stake}, {len(res.models)} models, {res.replicates} replicate(s), alpha = "
                  f"{res.alpha:g}, tau = {res.tau:g}")

@@ -21,8 +21,9 @@ def ranking_title(res: Any, label: Any) -> str:
 
 def render_anyrank(res: Any, *, title: str, full: bool) -> None:
     """The people-facing output of an AnyRank result (rank and demo), drawn from its Ranking."""
-    from ..report.text import order_sentence, ranking_renderables
+    from ..report.text import MAX_FORECASTS, forecast_sentence, order_sentence, ranking_renderables
     extra = [f"{res.total_samples} trials used in total (mean used = mean over the trials the test used)."]
+    extra += [s for s in (forecast_sentence(res, None if full else MAX_FORECASTS),) if s]
     said = order_sentence(res.order)
     show(ranking_renderables(res.ranking, title=title, full=full, width=console.width, n_label="trials",
                              mean_label="mean used", extra=[said, *extra] if said else extra))

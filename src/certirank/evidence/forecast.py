@@ -35,7 +35,7 @@ from scipy import special
 from .._params import FUTILITY as DECLARED_FUTILITY
 from ..results import ResultMixin
 
-__all__ = ["Forecast", "Side", "forecast", "FUTILITY", "FORECAST_NOTE"]
+__all__ = ["Forecast", "Side", "Walk", "forecast", "open_pair_sentence", "FUTILITY", "FORECAST_NOTE"]
 
 #: a pair is futile when the forecast probability of deciding by the budget is below this
 FUTILITY = 0.1
@@ -70,19 +70,42 @@ class Side:
         return float(growth[best]), var, r
 
     def needed_and_chance(self, h: int) -> tuple[float, float]:
-        g, s2, r = self.outlook()
-        if r == 0.0:
-            return 0.0, 1.0
-        if g <= 0.0:
-            return math.inf, 0.0
-        need = r / g
-        if h <= 0:
-            return need, 0.0
-        sd = math.sqrt(max(s2, 1e-12) * h)
-        # log-space: exp(2 g r / s^2) can overflow where its Phi factor underflows
-        a = special.log_ndtr((h * g - r) / sd)
-        b = 2.0 * g * r / max(s2, 1e-12) + special.log_ndtr((-r - h * g) / sd)
-        return need, float(min(1.0, math.exp(a) + math.exp(b)))
+        return _passage(*self.outlook(), h)
+
+
+@dataclasses.dataclass(frozen=True)
+class Walk:
+    """One one-sided test seen directly as a random walk of its log-wealth: ``growth`` per step, its
+    ``variance``, and the log-wealth ``remaining`` to its threshold (a test whose bettor is not a constant bet on
+    scalar payoffs, e.g. a BB-EDGE direction, whose per-replicate log e-increments give the growth and variance)."""
+
+    growth: float
+    variance: float
+    remaining: float
+
+    def outlook(self) -> tuple[float, float, float]:
+        r = max(float(self.remaining), 0.0)
+        return (math.inf if r == 0.0 else float(self.growth)), float(self.variance), r
+
+    def needed_and_chance(self, h: int) -> tuple[float, float]:
+        return _passage(*self.outlook(), h)
+
+
+def _passage(g: float, s2: float, r: float, h: int) -> tuple[float, float]:
+    """(Wald's steps to pass r at drift g, the Brownian first-passage probability within h steps): the one home
+    of the formula in the module docstring."""
+    if r == 0.0:
+        return 0.0, 1.0
+    if not g > 0.0:
+        return math.inf, 0.0
+    need = r / g
+    if h <= 0:
+        return need, 0.0
+    sd = math.sqrt(max(s2, 1e-12) * h)
+    # log-space: exp(2 g r / s^2) can overflow where its Phi factor underflows
+    a = special.log_ndtr((h * g - r) / sd)
+    b = 2.0 * g * r / max(s2, 1e-12) + special.log_ndtr((-r - h * g) / sd)
+    return need, float(min(1.0, math.exp(a) + math.exp(b)))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,12 +141,24 @@ class Forecast(ResultMixin):
         return f"{head}{'; ' + tail if tail else ''}{verdict} ({self.note})"
 
 
+def open_pair_sentence(a: str, b: str, detail: Any, unit: str) -> str:
+    """An open pair of a ranking or leaderboard in words, from its ``undecided_details`` entry (``verdict``,
+    ``more_needed``): the one wording of a forecast of every method; `unit` says what ``more_needed`` counts
+    ("paired trials", "replicates", "items like these")."""
+    if detail.get("verdict") == "futile":
+        return f"{a} vs {b}: futile (forecast: unlikely to be decided within the budget; not a guarantee)"
+    if detail.get("more_needed") is not None:
+        return (f"{a} vs {b}: undecided (forecast: about {detail['more_needed']} more {unit} at the current "
+                "estimates; not a guarantee)")
+    return f"{a} vs {b}: undecided (not enough evidence yet)"
+
+
 def check_futility(futility: Any) -> float:
     """The futility level as the parameter contract declares it (``certirank._params.FUTILITY``)."""
     return DECLARED_FUTILITY.check(futility)
 
 
-def forecast(routes: Sequence[Sequence[Side]], *, n_seen: int, n_max: int | None = None,
+def forecast(routes: Sequence[Sequence[Side | Walk]], *, n_seen: int, n_max: int | None = None,
              futility: float = FUTILITY) -> Forecast:
     """Forecast of an undecided comparison whose decision is the first route to have all its sides pass.
 

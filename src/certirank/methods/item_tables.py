@@ -80,9 +80,40 @@ def item_table_board(table: Any, *, alpha: float, plan: Any, share: float) -> An
               "source": "default: each pair of models is compared item by item",
               "statement": (f"blocks = items (one block per item), {order.sentence('items')}; assumes items are "
                             "scored independently (no shared cache, judge or batch state)")}
+    details = _open_pair_forecasts(ranking.undecided, models, scores, first, second, p_less, p_more, rejected,
+                                   alpha)
     return dataclasses.replace(
         LeaderboardResult(alpha=alpha, tau=0.0, method="exact-budget", output="current", ranking=ranking,
                           replicates=1, blocks=blocks, top_k=None, epoch=1, n_items=n_items, stages=[],
                           earlier_epochs=[], stake="none", about="policy", _names=tuple(models), _means=means,
-                          _relation=relation),
+                          _relation=relation, undecided_details=details),
         order=order.to_dict())
+
+
+def _open_pair_forecasts(undecided: Any, models: list[str], scores: np.ndarray, first: np.ndarray,
+                         second: np.ndarray, p_less: np.ndarray, p_more: np.ndarray, rejected: np.ndarray,
+                         alpha: float) -> list[dict[str, Any]]:
+    """Per undecided pair: about how many further items like these a longer benchmark would need, at the current
+    estimates (a forecast, never a guarantee). The table is read to its end, so nothing more can be decided within
+    it, and there is no budget beyond it: no futility verdict. As AnyRank's binary forecast
+    (`methods.anyrank.verdicts`): each side bets on the pair's item differences from the wealth its p-value stands
+    for, to the level Holm would hold the pair to next (alpha over the pairs still open; half per side)."""
+    from ..evidence.forecast import Side, forecast
+
+    index = {frozenset((models[i], models[j])): k for k, (i, j) in enumerate(zip(first.tolist(), second.tolist()))}
+    level = alpha / max(1, int(rejected.size - np.count_nonzero(rejected)))
+    target = float(np.log(2.0 / level))
+    n_items = scores.shape[1]
+    out = []
+    for a, b in undecided:
+        k = index[frozenset((a, b))]
+        d = scores[second[k]] - scores[first[k]]  # > 0: the second model scores higher
+        pl, pm = float(p_less[k]), float(p_more[k])
+        routes = [[Side(d, -float(np.log(max(pl, 1e-300))), target)],
+                  [Side(-d, -float(np.log(max(pm, 1e-300))), target)]]
+        fc = forecast(routes, n_seen=n_items)
+        if models[first[k]] != a:  # p_less / p_more follow the pair as listed: "less" = its first model is worse
+            pl, pm = pm, pl
+        out.append({"pair": [a, b], "items": n_items, "p_less": pl, "p_more": pm, "level": level,
+                    "more_needed": fc.more_needed, "forecast": fc.to_dict(), "verdict": "undecided"})
+    return out

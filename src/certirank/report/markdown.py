@@ -347,17 +347,19 @@ def _to_markdown(result: Any, *, title: str | None, x: str | None, y: str | None
     if not isinstance(r, Ranking):
         raise TypeError(f"no Markdown report for {type(result).__name__} (it holds no Ranking)")
     # what each method adds to its ranking's report: a title, the name of its n, a closing note
+    from .text import forecast_sentence
+    forecasts = [s for s in (forecast_sentence(result),) if s]  # AnyRank and leaderboards: undecided_details
     if isinstance(result, RankingResult):
         return ranking_markdown(r, title=title or f"AnyRank ({result.method}, {result.guarantee} guarantee)",
                                 n_label="trials", notes=[f"Rollouts used: {result.total_samples}; stopped because: "
-                                                         f"{r.stopped}."])
+                                                         f"{r.stopped}.", *forecasts])
     if isinstance(result, LeaderboardResult):
         tk = result.top_k
         notes = [] if tk is None else [f"Top-{tk['k']}: " + (
             "not certified yet." if tk["set"] is None else
             f"certified at replicate {tk['certified_at']}: " + ", ".join(map(str, tk["set"])) + ".")]
         return ranking_markdown(r, title=title or f"Leaderboard ({result.method}, {result.replicates} replicate(s))",
-                                n_label=None, notes=notes)
+                                n_label=None, notes=[*notes, *forecasts])
     if isinstance(result, TableRanking):
         return ranking_markdown(r, title=title or f"Table averages (random order, seed {result.seed})",
                                 n_label="rows", notes=[f"All {result.rows} rows seen: these averages are exact, nothing "

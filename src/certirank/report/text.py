@@ -17,7 +17,8 @@ from rich.text import Text
 
 from ..order.result import Ranking
 
-__all__ = ["MAX_ROWS", "ranking_renderables", "table_renderables", "capped_list", "summary_line", "order_sentence"]
+__all__ = ["MAX_ROWS", "ranking_renderables", "table_renderables", "capped_list", "summary_line", "order_sentence",
+           "forecast_sentence"]
 
 # ASCII rules: logs are often read with byte-counting tools (awk 'length > 80'), where "─" counts three
 _HEAD_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=True)
@@ -25,6 +26,7 @@ _HEAD_RULE = box.Box("    \n    \n -- \n    \n    \n    \n    \n    \n", ascii=T
 MAX_ROWS = 30          # table rows shown by default (the rest: --all, or --json)
 MAX_LIST_LINES = 3     # wrapped lines of relations / undecided pairs shown by default
 MAX_SENTENCES = 10     # up to this many relations are written out one sentence per line
+MAX_FORECASTS = 10     # undecided pairs whose forecast is written out (the nearest to a decision first)
 
 
 def _fmt(v: Any, spec: str = ".3f") -> str:
@@ -54,6 +56,29 @@ def order_sentence(order: Mapping[str, Any] | None, what: str = "rows") -> str |
     if kind == "given":
         return f"{what[:1].upper()}{what[1:]} read in file order."
     return None
+
+
+def forecast_sentence(result: Any, limit: int | None = MAX_FORECASTS) -> str | None:
+    """The forecasts of a result's undecided pairs (``undecided_details``: AnyRank, leaderboards) in one sentence,
+    the nearest to a decision first, at most `limit` of them (None: all); None when no pair has one. The text,
+    the Markdown report and every other renderer say it in these words."""
+    unit = getattr(result, "forecast_unit", "paired trials")
+    # a pair at its budget, or that its exact budget test can no longer decide (AnyRank's own ``futile``, certain),
+    # has nothing to forecast: no more trials may be run for it (a file's data used up still may be)
+    n_max = getattr(result, "n_max", None)
+    details = [d for d in getattr(result, "undecided_details", None) or []
+               if not d.get("futile") and not (n_max is not None and int(d.get("trials", 0)) >= int(n_max))]
+    futile = [d for d in details if d.get("verdict") == "futile"]
+    more = sorted((d for d in details if d.get("verdict") != "futile" and d.get("more_needed") is not None),
+                  key=lambda d: (int(d["more_needed"]), d["pair"]))
+    if not futile and not more:
+        return None
+    said = [f"{d['pair'][0]} vs {d['pair'][1]} about {int(d['more_needed'])}" for d in more]
+    said += [f"{d['pair'][0]} vs {d['pair'][1]} futile" for d in futile]
+    shown = said if limit is None else said[:limit]
+    tail = "" if len(shown) == len(said) else f"; ... and {len(said) - len(shown)} more (--json has them all)"
+    return (f"Forecast, more {unit} to a decision (at the current estimates, not a guarantee): "
+            + "; ".join(shown) + tail + ".")
 
 
 def summary_line(r: Ranking) -> str:

@@ -174,16 +174,9 @@ class RankingResult(Result):
         """Every decided and undecided pair in plain words."""
         out = [line for line in self.ranking.sentences() if not line.endswith(": undecided")]
         more = {frozenset(d["pair"]): d for d in self.undecided_details}
-        for a, b in self.undecided:
-            d = more.get(frozenset((a, b)), {})
-            if d.get("verdict") == "futile":
-                out.append(f"{a} vs {b}: futile (forecast: unlikely to be decided within the budget; not a guarantee)")
-            elif d.get("more_needed") is not None:
-                out.append(f"{a} vs {b}: undecided (forecast: about {d['more_needed']} more paired trials at the "
-                           "current estimates; not a guarantee)")
-            else:
-                out.append(f"{a} vs {b}: undecided (not enough evidence yet)")
-        return out
+        from ...evidence.forecast import open_pair_sentence
+        return out + [open_pair_sentence(a, b, more.get(frozenset((a, b)), {}), "paired trials")
+                      for a, b in self.undecided]
 
 
 def _statement(s: _Setup) -> str:

@@ -18,6 +18,7 @@ import numpy as np
 
 from ...errors import StateError
 from .engine import Leaderboard
+from .forecasts import open_pair_forecasts
 from .result import LeaderboardResult
 
 __all__ = ["MarginBoards", "FORMAT"]
@@ -79,7 +80,10 @@ class MarginBoards:
         # alpha stays the whole answer's level (glossary); the guarantee sentence states the edges' half
         ranking = dataclasses.replace(res.ranking, notes=(*res.ranking.notes, note), alpha=self.alpha)
         ranking = ranking.with_equivalent([p for p in eq if frozenset(p) in open_pairs], self.margin)
-        return dataclasses.replace(res, margin=self.margin, equivalent=eq, ranking=ranking, alpha=self.alpha)
+        # the pairs still open, each with the equivalence as a third route of its forecast
+        details = open_pair_forecasts(self.board, ranking.undecided, equivalence=self.equivalence)
+        return dataclasses.replace(res, margin=self.margin, equivalent=eq, ranking=ranking, alpha=self.alpha,
+                                   undecided_details=details)
 
     # ------------------------------------------------------------------------------------------- saved state
     def to_dict(self) -> dict[str, Any]:

@@ -49,6 +49,14 @@ class LeaderboardResult(Result):
         Block resolution, its source and the plain-words assumption it rests on.
     top_k : dict or None
         ``{k, set, certified_at, certified_now, method, ...}``; ``set`` is None until a set is certified.
+    undecided_details : list of dict
+        Per undecided pair (as the ranking lists them), a forecast at the current estimates, never a guarantee
+        (:func:`certirank.methods.bbedge.forecasts.open_pair_forecasts`): ``pair``, ``replicates``, ``log_e``
+        (both directions), ``more_needed`` (further replicates; None when no direction gains evidence, fewer
+        than 2 replicates are in, or the pair is not tested), ``forecast`` and ``verdict`` (``undecided``, or
+        ``futile`` under a budget of replicates). For the single-run binary table (method ``exact-budget``):
+        ``items``, and ``more_needed`` in further items a longer benchmark of items like these would need
+        (:mod:`certirank.methods.item_tables`).
     path_margins : list of dict or None
         With tau > 0 and a consistent graph: every pair joined by a path, with the longest path length d,
         which certifies Delta > d * tau (spec 04 §7, path implication). None when tau = 0.
@@ -74,6 +82,7 @@ class LeaderboardResult(Result):
     """Equivalence margin fixed before the data (``leaderboard(..., margin=)``); None = no equivalence claims."""
     equivalent: list[list[str]] = field(default_factory=list)
     """Pairs certified equivalent: |Delta| < margin (at alpha/2; the edges then use the other alpha/2)."""
+    undecided_details: list[dict[str, Any]] = field(default_factory=list)
     _names: tuple[str, ...] = field(repr=False, default=())
     _means: np.ndarray | None = field(repr=False, default=None)
     _relation: np.ndarray | None = field(repr=False, default=None)
@@ -137,10 +146,20 @@ class LeaderboardResult(Result):
                              "or add a replicate)")
         return suggest(self._names, self._item_names, self._item_rates, self.ranking.undecided, k, seed)
 
+    @property
+    def forecast_unit(self) -> str:
+        """What ``more_needed`` counts: further replicates (runs of every model on every item), or for the
+        single-run binary table further items like these."""
+        return "items like these" if self.method == "exact-budget" else "replicates"
+
     def sentences(self) -> list[str]:
-        """Plain-words statements, one per certified edge."""
+        """Plain-words statements, one per certified edge, then one per undecided pair with its forecast."""
+        from ...evidence.forecast import open_pair_sentence
         tail = f"by more than {self.tau:g}, " if self.tau > 0 else ""
-        return [f"{a} is better than {b} ({tail}{self.ranking.qualifier})" for a, b in self.edges]
+        out = [f"{a} is better than {b} ({tail}{self.ranking.qualifier})" for a, b in self.edges]
+        more = {frozenset(d["pair"]): d for d in self.undecided_details}
+        return out + [open_pair_sentence(a, b, more.get(frozenset((a, b)), {}), self.forecast_unit)
+                      for a, b in self.ranking.undecided]
 
 
 def build_result(lb: Any) -> LeaderboardResult:
@@ -186,10 +205,13 @@ def build_result(lb: Any) -> LeaderboardResult:
         guarantee = f"{guarantee} {edited}"
     ranking = make_ranking(names, rels, kind=lb.method, alpha=lb.alpha, guarantee=guarantee, means=list(means),
                            n=[lb.R] * L, when_unit="replicates", about="benchmark")
+    from .forecasts import open_pair_forecasts
+    details = open_pair_forecasts(lb, ranking.undecided)
     return LeaderboardResult(
         alpha=lb.alpha, tau=lb.tau, method=lb.method, output=lb.output, ranking=ranking, replicates=lb.R,
         blocks=lb.blocks_info(), top_k=lb._top_k_dict(), epoch=lb.epoch, n_items=len(lb.items or []),
         stages=stages, earlier_epochs=list(lb._history), path_margins=margins, stake=lb.stake, about="benchmark",
+        undecided_details=details,
         warnings=() if not edited else (warning(edited.removeprefix("WARNING: ")),), _names=tuple(names), _means=means, _relation=rel,
         _log_e=log_e, _item_names=tuple(lb.items or ()), _item_rates=board_rates(lb))
 
