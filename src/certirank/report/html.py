@@ -163,6 +163,16 @@ def _order_text(order: Any) -> str:
     return ""
 
 
+def _forecasts(rec: Record) -> str:
+    """The forecasts of a record's undecided pairs (AnyRank, leaderboards), in the words of the text report."""
+    from types import SimpleNamespace
+
+    from .text import forecast_sentence
+    said = forecast_sentence(SimpleNamespace(undecided_details=rec.get("undecided_details"), n_max=rec.get("n_max"),
+                                             forecast_unit=rec.get("forecast_unit", "paired trials")))
+    return f"<p>{_e(said)}</p>" if said else ""
+
+
 def _rank(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
     r = rec.ranking
     order = _order_text(rec.inputs.get("order"))
@@ -175,7 +185,8 @@ def _rank(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> None:
                       guarantee=f"<br>Method: <b>{_e(r.kind)}</b> ({_e(rec.inputs.get('guarantee', ''))} guarantee), "
                       f"alpha = <b>{r.alpha:g}</b>: the family-wise error rate of the whole ranking, over all pairs "
                       f"and all stopping times. Assumptions: {_e(assumptions)}; {_e(ties)}.",
-                      summary_extra=f"<p>{rec.details.get('total_samples')} trials used in total.</p>")
+                      summary_extra=f"<p>{rec.details.get('total_samples')} trials used in total.</p>"
+                      + _forecasts(rec))
     if data is not None:
         _scores_section(page, data, r.letters, f"Scores per trial of each policy (all recorded trials), ordered "
                         f"by mean, with the certified letters at alpha = {r.alpha:g} ({r.kind}). Diamond = mean.",
@@ -200,6 +211,7 @@ def _leaderboard(page: _Page, rec: Record, data: Any, opts: dict[str, Any]) -> N
     if tk:
         extra = (f"<p>Top-{tk['k']}: not certified yet.</p>" if tk.get("set") is None else
                  f"<p>Top-{tk['k']} certified at replicate {tk.get('certified_at')}: {_e(', '.join(tk['set']))}.</p>")
+    extra += _forecasts(rec)
     how = ("each pair by the exact budget test, Holm" if r.kind == "exact-budget" else "direct e-Holm")
     _ranking_sections(page, r, "leaderboard", summary_extra=extra,
                       guarantee=f" ({_e(r.kind)}, {how}, alpha = <b>{r.alpha:g}</b>, "

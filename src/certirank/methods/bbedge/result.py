@@ -152,6 +152,10 @@ class LeaderboardResult(Result):
         single-run binary table further items like these."""
         return "items like these" if self.method == "exact-budget" else "replicates"
 
+    def _details(self) -> dict[str, Any]:
+        # a record read back (the HTML report) says its forecasts in the same unit
+        return {"forecast_unit": self.forecast_unit} if self.undecided_details else {}
+
     def sentences(self) -> list[str]:
         """Plain-words statements, one per certified edge, then one per undecided pair with its forecast."""
         from ...evidence.forecast import open_pair_sentence
