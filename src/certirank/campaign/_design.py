@@ -170,9 +170,10 @@ def check_checkpoints(checkpoints: Any, names: Sequence[str]) -> dict[str, str] 
 def check_design(kind: str, names: Sequence[str], *, tags: Any, open_tags: Any, checklist: Any, launch: Any,
                  checkpoints: Any) -> dict[str, Any]:
     """The design block of a configuration, every field checked."""
-    if kind == "leaderboard" and any(v not in (None, False, []) for v in (tags, open_tags, launch, checkpoints)):
-        raise ParameterError("tags, launch and checkpoints are for robot campaigns (--kind anyrank); a "
-                             "leaderboard campaign records whole runs")
+    if kind in ("leaderboard", "items") and any(v not in (None, False, [])
+                                                for v in (tags, open_tags, launch, checkpoints)):
+        raise ParameterError(f"tags, launch and checkpoints are for robot campaigns (--kind anyrank); a {kind} "
+                             "campaign records " + ("whole runs" if kind == "leaderboard" else "scores of drawn items"))
     if not isinstance(open_tags, (bool, type(None))):
         raise ParameterError(f"open_tags must be true or false, got {open_tags!r}")
     design = {"tags": check_tags(tags), "open_tags": bool(open_tags) or tags is None,
@@ -273,7 +274,7 @@ class Design:
 
 
 def default_about(kind: str) -> str:
-    return "benchmark" if kind == "leaderboard" else "policy"
+    return "benchmark" if kind in ("leaderboard", "items") else "policy"
 
 
 def design_now(config: Mapping[str, Any], amendments: Sequence[tuple[int, Mapping[str, Any]]]) -> Design:
@@ -290,7 +291,7 @@ def design_now(config: Mapping[str, Any], amendments: Sequence[tuple[int, Mappin
                 fields[key] = change["to"]
         if payload.get("plan"):
             plans.append((entry, payload["plan"]))
-    schedule = Schedule.from_config(config, plans) if config["kind"] != "leaderboard" else None
+    schedule = Schedule.from_config(config, plans) if config["kind"] not in ("leaderboard", "items") else None
     return Design(about=config.get("about") or default_about(config["kind"]), tags=tuple(fields["tags"]),
                   open_tags=bool(fields["open_tags"]), checklist=tuple(fields["checklist"]),
                   launch=fields["launch"], checkpoints=fields["checkpoints"], source=d.get("source"),
