@@ -99,7 +99,7 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         view = campaign_view(camp)
         pages = [("run", "Run"), ("ranking", "Ranking"), ("design", "Design"), ("history", "History"),
                  ("export", "Export")]
-        if view["kind"] in ("leaderboard", "items"):
+        if view["kind"] == "leaderboard":
             pages = [p for p in pages if p[0] != "run"]
 
         def link(key: str) -> str:
@@ -164,7 +164,7 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
         if form is not None and form.get("return_to") == "history":
             ctx = page_context(request, "history", camp, entries=entry_rows(camp.log().entries), message=message)
             return respond(request, "history.html", ctx, status)
-        if camp.kind in ("leaderboard", "items"):
+        if camp.kind == "leaderboard":
             ctx = page_context(request, "export", camp, message=message)
             return respond(request, "export.html", ctx, status)
         template = "_run_panel.html" if is_htmx(request) else "run.html"
@@ -196,13 +196,13 @@ def create_app(db: str | Path, *, token: str | None = None, read_only: bool = Fa
     @app.get("/", name="home", include_in_schema=False)
     def home(request: Request) -> Response:
         with open_campaign() as camp:
-            target = "ranking_page" if camp.kind in ("leaderboard", "items") else "run_page"
+            target = "ranking_page" if camp.kind == "leaderboard" else "run_page"
         return RedirectResponse(str(request.url_for(target)), status_code=303)
 
     @app.get("/run", response_class=HTMLResponse, name="run_page")
     def run_page(request: Request) -> Response:
         with open_campaign() as camp:
-            if camp.kind in ("leaderboard", "items"):
+            if camp.kind == "leaderboard":
                 return RedirectResponse(str(request.url_for("ranking_page")), status_code=303)
             return respond(request, "run.html", run_context(request, camp))
 

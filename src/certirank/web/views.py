@@ -152,8 +152,13 @@ def run_view(camp: Any) -> dict[str, Any]:
     """The run page at the robot: the current rollout in large type (block, trial, environment, policy or code,
     its place in the trial's order, the command that starts it), the rest of what is needed, the design's tags,
     the fault reasons offered, the last entry to undo."""
-    if camp.kind in ("leaderboard", "items"):
+    if camp.kind == "leaderboard":
         return {"current": None, "later": [], "tags": [], "last": None, "reasons": FAULT_REASONS}
+    if camp.kind == "items":  # the pending draw, recorded with one score per model it lists
+        todo = camp.next(remember=False)
+        entries = [e for e in camp.log().entries if e.action == "record" and e.undone_by is None]
+        return {"current": None, "draw": todo[0].to_dict() if todo else None, "later": [], "tags": [],
+                "last": entry_rows(entries[-1:])[0] if entries else None, "reasons": FAULT_REASONS}
     todo = [s.to_dict() for s in camp.next(count=None, remember=False)]
     per_trial: dict[int, int] = {}
     for t in todo:
