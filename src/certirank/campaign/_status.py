@@ -409,6 +409,9 @@ def plan(camp: Any, count: Any = 2) -> Plan:
     if camp.kind == "leaderboard":
         raise StateError("a leaderboard campaign has no schedule of environments: each run scores every model on "
                          "every item")
+    if camp.kind == "items":
+        raise StateError("an item campaign has no schedule of environments: the campaign draws each item (campaign "
+                         "next shows the pending draw)")
     with camp._store.read() as conn:
         head = camp._sync(conn)
         schedule = camp._design.schedule

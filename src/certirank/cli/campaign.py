@@ -235,7 +235,8 @@ def _design(budget: int | None, n_max: int | None, arms: str | None, bins: str,
 @campaign_app.command("next")
 def next_cmd(db: Path = DB_ARG, count: int | None = typer.Option(None, "--count", help="At most K rollouts."),
              as_json: bool = JSON_OPT) -> None:
-    """The next rollouts to run: policy (or blind code), trial index, environment."""
+    """The next rollouts to run: policy (or blind code), trial index, environment (an item campaign: the pending
+    draw, its item, the models to score and its draw probability)."""
     from ..campaign._status import next_rollouts
     with _open(db) as c:
         # remembered (a suggestion stays valid once handed out) when this user may write
@@ -330,8 +331,9 @@ def _range_text(c: Any) -> str:
 # unknown options pass through as arguments: a score of -2 in a declared range like -5,5 is not an option
 @campaign_app.command("record", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
-               policy: str = typer.Argument(..., help="Policy name or blind code."),
-               trial: int = typer.Argument(..., help="Trial index (from campaign next)."),
+               policy: str = typer.Argument(..., help="Policy name or blind code (an item campaign: the drawn ITEM)."),
+               trial: int = typer.Argument(..., help="Trial index (from campaign next; an item campaign: the DRAW "
+                                           "number)."),
                score: str | None = typer.Argument(None, help="Score in [0, 1] (or the declared range); 'missing' "
                                                   "if the run could not be performed. Left out with --fault."),
                by: str | None = BY_OPT, note: str | None = NOTE_OPT,
@@ -349,7 +351,8 @@ def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
                                                  "exactly the models `next` lists, on the drawn ITEM (given as "
                                                  "POLICY) at draw TRIAL."),
                idempotency_key: str | None = KEY_OPT, as_json: bool = JSON_OPT) -> None:
-    """Record one rollout (one transaction; refused with the reason, and nothing changes, if it cannot count)."""
+    """Record one rollout (one transaction; refused with the reason, and nothing changes, if it cannot count). An
+    item campaign: the drawn ITEM's scores at draw DRAW, --scores MODEL=SCORE,... of exactly the models listed."""
     from ..errors import ParameterError
     # what click let through for the sake of negative scores: a mistyped option is still named as one
     stray = [w for w in (policy, *([score] if score is not None else []), *ctx.args)
