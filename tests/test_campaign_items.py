@@ -196,6 +196,16 @@ def test_the_cli_round_trip_and_its_refusals(tmp_path, cli):
     assert "Draws: 1 of a budget of 50; item evaluations: 3" in cli.words(cli(["campaign", "status", db]))
     with Campaign.open(db) as c:  # the CLI and the API read the same file the same way
         assert c.status().items == st["details"]["items"]
+    rates = tmp_path / "rates.csv"
+    rates.write_text("item,rate\n" + "".join(f"{i},0.{i}\n" for i in range(5)))
+    cli.ok(["campaign", "init", tmp_path / "n.campaign", "--kind", "items", "--models", "a,b", "--items", "5",
+            "--difficulty", rates])
+    with Campaign.open(tmp_path / "n.campaign") as c:  # --items N: items 0..N-1
+        assert c.config["engine"]["items"] == ["0", "1", "2", "3", "4"]
+        assert c.config["engine"]["difficulty"] == [0.0, 0.1, 0.2, 0.3, 0.4]
+    rates.write_text("item,rate\n0,0.5\n9,0.5\n")
+    cli.fails(["campaign", "init", tmp_path / "m.campaign", "--kind", "items", "--models", "a,b", "--items", "5",
+               "--difficulty", rates], "item '9' is not one of the campaign's items")
 
 
 def test_the_engine_checkpoint_replays_and_refuses_an_edited_draw(tmp_path):

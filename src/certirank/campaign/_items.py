@@ -40,8 +40,8 @@ def check_items(items: Any) -> list[str]:
         if not 1 <= int(items) <= MAX_ITEMS:
             raise ParameterError(f"items must be between 1 and {MAX_ITEMS}, got {items}")
         return [str(i) for i in range(int(items))]
-    if isinstance(items, str) and items.strip().isdigit() and not Path(items).exists():
-        return check_items(int(items))
+    if isinstance(items, str) and items.strip().isascii() and items.strip().isdigit() and not Path(items).exists():
+        return check_items(int(items))  # `--items N` (a file named like a number is read as a file)
     if isinstance(items, (str, os.PathLike)):
         lines = _read_text(Path(items), "items", "one item name per line")
         names = [ln.strip() for ln in lines if ln.strip() and not ln.lstrip().startswith("#")]
@@ -95,7 +95,7 @@ def check_difficulty(difficulty: Any, items: Sequence[str]) -> list[float] | Non
             raise ParameterError(f"{source}: item {missing[0]!r} has no rate (give one for every item)")
         by_name = {str(k): v for k, v in difficulty.items()}
         values = [by_name[i] for i in items]
-    elif isinstance(difficulty, Sequence) and not isinstance(difficulty, str) or isinstance(difficulty, np.ndarray):
+    elif isinstance(difficulty, (Sequence, np.ndarray)):  # text was read as a path above
         values = list(difficulty)
         if len(values) != len(items):
             raise ParameterError(f"{source}: {len(values)} rates for {len(items)} items (one per item, in order)")

@@ -158,7 +158,7 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
                        about=about, tags=_names(tags, "--tags"), open_tags=open_tags or None,
                        checklist=None if checklist is None else _read_lines(checklist, "checklist"),
                        launch=launch, checkpoints=_pairs(checkpoint, "--checkpoint"), design=design,
-                       by=by, label_rate=label_rate, items=_items_arg(items), difficulty=difficulty,
+                       by=by, label_rate=label_rate, items=items, difficulty=difficulty,
                        **options) as c:
         info = {"path": str(db), "kind": c.kind, "policies": c.policies, "blind": c.blind,
                 "config_sha256": c.config_sha256, "design": c.design.to_dict(), "config": _shown_config(c)}
@@ -172,15 +172,6 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
                       + (f"; {one_line(src['file'])} sha256 {src['sha256'][:16]}..." if src else "")
                       + f"). Next: certirank campaign next {_q(Path(d['path']))}", soft_wrap=True)
     emit(info, as_json, render)
-
-
-def _items_arg(text: str | None) -> Any:
-    """--items: a number of items (a whole number that is not a file) or a file of item names."""
-    if text is None:
-        return None
-    if text.strip().isascii() and text.strip().isdigit() and not Path(text).exists():
-        return int(text)
-    return Path(text)
 
 
 def _shown_config(c: Any) -> dict[str, Any]:
