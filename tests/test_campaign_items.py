@@ -205,7 +205,7 @@ def test_the_cli_round_trip_and_its_refusals(tmp_path, cli):
         assert c.config["engine"]["difficulty"] == [0.0, 0.1, 0.2, 0.3, 0.4]
     rates.write_text("item,rate\n0,0.5\n9,0.5\n")
     cli.fails(["campaign", "init", tmp_path / "m.campaign", "--kind", "items", "--models", "a,b", "--items", "5",
-               "--difficulty", rates], "item '9' is not one of the campaign's items")
+               "--difficulty", rates], "line 3: item '9' is not one of the campaign's items")
 
 
 def test_the_engine_checkpoint_replays_and_refuses_an_edited_draw(tmp_path):

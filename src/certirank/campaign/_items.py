@@ -70,6 +70,7 @@ def check_difficulty(difficulty: Any, items: Sequence[str]) -> list[float] | Non
     if difficulty is None:
         return None
     source = "difficulty"
+    known = set(items)
     if isinstance(difficulty, (str, os.PathLike)):
         source = f"difficulty file {os.fspath(difficulty)}"
         rates: dict[str, str] = {}
@@ -82,12 +83,14 @@ def check_difficulty(difficulty: Any, items: Sequence[str]) -> list[float] | Non
             if not rates and not _is_number(value):  # the header
                 continue
             name = name.strip().strip('"')
+            if name not in known:
+                raise ParameterError(f"{source}, line {k}: item {name!r} is not one of the campaign's items")
             if name in rates:
                 raise ParameterError(f"{source}, line {k}: item {name!r} is listed twice")
             rates[name] = value.strip()
         difficulty = rates
     if isinstance(difficulty, Mapping):
-        unknown = [str(k) for k in difficulty if str(k) not in set(items)]
+        unknown = [str(k) for k in difficulty if str(k) not in known]
         if unknown:
             raise ParameterError(f"{source}: item {unknown[0]!r} is not one of the campaign's items")
         missing = [i for i in items if i not in {str(k) for k in difficulty}]
