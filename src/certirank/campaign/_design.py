@@ -36,7 +36,8 @@ __all__ = ["DESIGN_KEYS", "AMENDABLE", "check_design", "read_design", "refusal",
 #: the keys of a design.toml (the keyword arguments of Campaign.init)
 DESIGN_KEYS = ("kind", "policies", "models", "alpha", "method", "prior", "gamma", "n_max", "ties", "guarantee",
                "bins", "budget", "arms", "environments", "seed", "blind", "score_range", "blocks", "tau", "top_k",
-               "margin", "label_rate", "about", "tags", "open_tags", "checklist", "launch", "checkpoints")
+               "margin", "label_rate", "about", "tags", "open_tags", "checklist", "launch", "checkpoints", "items",
+               "difficulty")
 #: what an amendment may change, and how
 AMENDABLE = {"n_max": "raise the budget per comparison (never lower)",
              "environments": "add environments (from the next block on)",
