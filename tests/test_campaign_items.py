@@ -217,3 +217,15 @@ def test_the_engine_checkpoint_replays_and_refuses_an_edited_draw(tmp_path):
     state["records"][1][3] *= 1.5  # another probability than the board gives: not the draw the board made
     with pytest.raises(StateError, match="does not replay"):
         ItemEngine.restore(json.dumps(state).encode())
+
+
+def test_a_design_file_declares_an_item_campaign(tmp_path):
+    (tmp_path / "rates.csv").write_text("item,rate\n0,0.9\n1,0.5\n2,0.1\n")
+    design = tmp_path / "design.toml"
+    design.write_text(f'kind = "items"\nmodels = ["a", "b"]\nitems = 3\ndifficulty = "{tmp_path / "rates.csv"}"\n'
+                      'about = "table"\nseed = 2\nn_max = 50\n')
+    with Campaign.init(tmp_path / "d.campaign", design=design) as c, \
+            Campaign.init(tmp_path / "a.campaign", kind="items", models=["a", "b"], items=3,
+                          difficulty=[0.9, 0.5, 0.1], about="table", seed=2, n_max=50) as a:
+        assert c.config["engine"] == a.config["engine"] and c.config["about"] == "table"
+        assert c.next()[0].item == a.next()[0].item
