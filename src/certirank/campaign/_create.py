@@ -44,7 +44,7 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
     if kind not in KINDS:
         raise ParameterError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     config: dict[str, Any] = {"format": FORMAT, "kind": kind, "about": _check_about(about, kind)}
-    if kind in ("anyrank", "proxy") and (items is not None or difficulty is not None):
+    if kind != "items" and (items is not None or difficulty is not None):
         raise ParameterError("items and difficulty are for an item campaign (--kind items)")
     if kind == "anyrank":
         if models is not None:
@@ -65,7 +65,11 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
                                                 label_rate=label_rate, items=items, difficulty=difficulty,
                                                 about=config["about"], seed=seed, n_max=n_max, blind=blind,
                                                 given={"environments": environments, "score_range": score_range,
-                                                       "blocks": blocks, "top_k": top_k}, options=options)
+                                                       "blocks": blocks, "top_k": top_k, "tau": tau or None,
+                                                       "gamma": None if gamma == 1.0 else gamma,
+                                                       "ties": None if ties == "allow" else ties,
+                                                       "guarantee": None if guarantee == "paper" else guarantee},
+                                                options=options)
     elif kind == "proxy":
         config["engine"], names = _proxy_engine(policies, models=models, alpha=alpha, method=method, prior=prior,
                                                  label_rate=label_rate, seed=seed, n_max=n_max, options=options)
@@ -73,8 +77,6 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
         config["plan"] = {"environments": None if environments is None else check_environments(environments),
                           "seed": config["engine"]["label_seed"]}
     else:
-        if items is not None or difficulty is not None:
-            raise ParameterError("items and difficulty are for an item campaign (--kind items)")
         if label_rate is not None:
             raise ParameterError("label_rate is for a proxy campaign (--label-rate π with --policies); a leaderboard "
                                  "campaign records whole runs")
@@ -138,7 +140,7 @@ def _item_engine(policies: Any, *, models: Any, alpha: Any, method: Any, prior: 
     names_in = models if models is not None else policies
     if names_in is None:
         raise ParameterError("give the models to rank (--models a,b,c)")
-    bad = ([] if method in (None, "adaptive-items") else ["method"]) + (["prior"] if prior is not None else []) \
+    bad = (["method"] if method is not None else []) + (["prior"] if prior is not None else []) \
         + (["label_rate"] if label_rate is not None else []) + (["blind"] if blind else []) \
         + [k for k, v in given.items() if v is not None] + sorted(k for k, v in options.items() if v is not None)
     if bad:
