@@ -229,3 +229,18 @@ def test_a_design_file_declares_an_item_campaign(tmp_path):
                           difficulty=[0.9, 0.5, 0.1], about="table", seed=2, n_max=50) as a:
         assert c.config["engine"] == a.config["engine"] and c.config["about"] == "table"
         assert c.next()[0].item == a.next()[0].item
+
+
+def test_two_operators_cannot_record_one_draw_twice_and_a_retry_writes_once(tmp_path):
+    path = tmp_path / "two.campaign"
+    Campaign.init(path, kind="items", models=["x", "y"], items=10, seed=5).close()
+    with Campaign.open(path) as ana, Campaign.open(path) as bo:
+        s = ana.next()[0]
+        assert bo.next()[0] == s  # both were shown draw 1
+        scores = {m: 1.0 for m in s.models}
+        first = ana.record_item(s.item, scores, draw=s.trial, idempotency_key="k-1")
+        again = ana.record_item(s.item, scores, draw=s.trial, idempotency_key="k-1")  # a retried request
+        assert again == first and len(ana.records()) == 1
+        with pytest.raises(ParameterError, match="draw 1 is not the pending draw"):
+            bo.record_item(s.item, scores, draw=s.trial)  # bo's copy was at draw 1: the file has moved on
+        assert len(bo.records()) == 1 and bo.next()[0].trial == 2
