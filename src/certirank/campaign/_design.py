@@ -237,6 +237,10 @@ def read_design(path: Any) -> tuple[dict[str, Any], dict[str, str]]:
         values["tags"] = table.get("names", [])
         if "open" in table:
             values["open_tags"] = table["open"]
+    for key in ("items", "difficulty"):  # an item campaign's files: beside the design file, as its author sees them
+        v = values.get(key)
+        if isinstance(v, str) and not (key == "items" and v.strip().isdigit()) and not Path(v).is_absolute():
+            values[key] = str(p.parent / v)
     return values, {"file": p.name, "sha256": _sha(data)}
 
 
