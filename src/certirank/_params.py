@@ -558,8 +558,9 @@ SHOWN_AT = _p("shown_at", Integer(0, 2**62, none=True), "the log entry at which 
 DESIGN = _p("design", Given("the path of a design.toml", kinds=(str, os.PathLike)),
             "a design.toml holding the campaign's settings (locked by its hash)")
 _CAMPAIGN_DESIGN = (
-    ABOUT.but(constraint=Choice(("policy", "benchmark"), none=True),
-              help="what the campaign's claims are about: policy (robot campaigns) or benchmark (leaderboards)"),
+    ABOUT.but(constraint=Choice(("policy", "benchmark", "table"), none=True),
+              help="what the campaign's claims are about: policy (robot campaigns), benchmark (leaderboards) or, for "
+                   "an item campaign, table (one fixed run per model)"),
     TAGS, _p("open_tags", Given("True or False"), "accept tags beyond the declared list"),
     _p("checklist", Given("a list of checklist items (text)", kinds=(list, tuple)), "the rig checklist the page shows"),
     _p("launch", Text(1000, "a command template", none=True),
@@ -569,14 +570,21 @@ _CAMPAIGN_DESIGN = (
     DESIGN)
 _CAMPAIGN_INIT = (
     PATH, POLICIES.but(constraint=Names(2, "policy names", none=True)),
-    _p("kind", Choice(("anyrank", "leaderboard", "proxy")), "what a campaign runs: anyrank (rollouts), leaderboard "
-       "(runs) or proxy (rollouts with a proxy score each and a real score on the trials drawn)"),
+    _p("kind", Choice(("anyrank", "leaderboard", "proxy", "items")), "what a campaign runs: anyrank (rollouts), "
+       "leaderboard (runs), proxy (rollouts with a proxy score each and a real score on the trials drawn) or items "
+       "(a leaderboard scored item by item, the items drawn toward the undecided pairs)"),
     MODELS.but(constraint=Names(2, "model names", none=True)), ALPHA,
     _p("method", Choice(ANYRANK_METHODS + BBEDGE_METHODS, none=True), "the procedure (by kind; default its first)"),
     PRIOR, GAMMA, N_MAX, TIES_P, GUARANTEE, ENVIRONMENTS, SEED,
     _p("blind", Flag(), "show policies as codes until unblinded"), SCORE_RANGE, BLOCKS, TAU, TOP_K,
     *_CAMPAIGN_DESIGN, BY, LABEL_RATE.but(help="probability with which the campaign draws each trial for a real "
                                                "label (a proxy campaign; seeded, independent of the outcomes)"),
+    _p("items", Given("a number of items, a list of item names or a file (one name per line)",
+                      kinds=(int, list, tuple, str, os.PathLike)),
+       "an item campaign's benchmark items, fixed at init"),
+    _p("difficulty", Given("one success rate per item: a list, a mapping item -> rate or an 'item,rate' file",
+                           kinds=(list, tuple, Mapping, str, os.PathLike)),
+       "an item campaign's per-item success rates from earlier models (speed only), fixed at init"),
     *ANYRANK_OPTIONS)
 CAMPAIGN_PROXY = _p("proxy", OneOf((Real(), Text(100, "a proxy score written as text")), none=True),
                     "a proxy campaign's proxy score of one rollout (simulator / world model), in the score range; "
@@ -702,6 +710,11 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
                                           "default: remember when this user may write the file")),
     _verb("Campaign.record", POLICY, CAMPAIGN_TRIAL, CAMPAIGN_SCORE, BY, NOTE, AHEAD, SHOWN_AT, TAGS, IDEMPOTENCY_KEY,
           CAMPAIGN_PROXY),
+    _verb("Campaign.record_item", _p("item", Text(1000, "an item name"), "the drawn item (campaign next)"),
+          _p("scores", Given("a mapping model -> score in [0, 1], or 'model=score,...' text", kinds=(dict, str)),
+             "the scores of exactly the models the draw lists"),
+          _p("draw", Integer(1, 2**62, none=True), "the draw number (campaign next); checked when given"),
+          BY, NOTE, IDEMPOTENCY_KEY),
     _verb("Campaign.fault", POLICY, CAMPAIGN_TRIAL, _p("reason", Text(200, "a reason"), "why a rollout could not be "
           "judged (e-stop, reset failure, ...)"), BY, NOTE, AHEAD, SHOWN_AT, TAGS, IDEMPOTENCY_KEY),
     _verb("Campaign.note", _p("text", Text(10_000, "a note"), "a free note for the audit trail"), BY, IDEMPOTENCY_KEY),

@@ -82,7 +82,7 @@ def test_the_campaign_runs_the_rankers_exact_test_for_its_design(cli, tmp_path):
     ("policies = ['a', 'b']\nalpha = 'high'\n", "design file"),
     ("policies = ['a', 'b']\nlaunch = 'run {model}'\n", "unknown field {model}"),
     ("policies = ['a', 'b']\nlaunch = 'run {checkpoint}'\n[checkpoints]\na = '/x'\n", "'b' has no checkpoint path"),
-    ("policies = ['a', 'b']\nabout = 'table'\n", "about must be one of policy, benchmark"),
+    ("policies = ['a', 'b']\nabout = 'table'\n", "about must be 'policy' for a anyrank campaign"),
     ("policies = ['a', 'b']\n[tags]\nnames = ['x']\nclosed = true\n", "[tags] takes 'names' and 'open'"),
 ])
 def test_bad_design_files_are_one_line_errors_naming_the_file(cli, tmp_path, text, words):

@@ -18,8 +18,7 @@ def row_extras(row: Mapping[str, Any]) -> dict[str, Any]:
     """What an entry's payload holds for the operator: ``tags``, a fault's ``reason``, an amendment's
     ``changes`` (with ``from_trial`` when the schedule changed). A leaderboard replicate's payload is its scores,
     which are not shown here."""
-    if row.get("action") not in ("record", "fault", "amend") or not row.get("payload") or \
-            (row.get("action") == "record" and row.get("policy") is None):
+    if row.get("action") not in ("record", "fault", "amend") or not row.get("payload"):
         return {}
     try:
         data = json.loads(row["payload"])
@@ -27,6 +26,11 @@ def row_extras(row: Mapping[str, Any]) -> dict[str, Any]:
         return {}
     if not isinstance(data, dict):
         return {}
+    if row["action"] == "record" and row.get("policy") is None:  # a replicate (its scores not shown) or an item draw
+        if "item" not in data:
+            return {}
+        return {"item": str(data["item"]), "scores": {str(k): float(v) for k, v in data["scores"].items()},
+                "probability": float(data["probability"])}
     out: dict[str, Any] = {}
     if data.get("tags"):
         out["tags"] = list(data["tags"])
@@ -44,7 +48,7 @@ def row_extras(row: Mapping[str, Any]) -> dict[str, Any]:
 
 def as_record(row: Mapping[str, Any], names: Names, revealed: bool, schedule: Any) -> Record:
     env = block = None
-    if names.kind != "leaderboard" and row.get("action") in ("record", "fault") and row.get("trial") is not None \
+    if names.kind not in ("leaderboard", "items") and row.get("action") in ("record", "fault") and row.get("trial") is not None \
             and schedule is not None:
         env, block = schedule.environment(int(row["trial"])), schedule.block(int(row["trial"]))
     return Record(id=int(row["id"]), action=row["action"], policy=names.shown(row.get("policy"), revealed),

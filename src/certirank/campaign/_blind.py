@@ -69,6 +69,6 @@ class Names:
         # while blind, a name is refused like any unknown word: accepting it would print its code back
         if text in self.names and not self.hidden(revealed):
             return text
-        what = "policy or code" if self.blind else ("model" if self.kind == "leaderboard" else "policy")
+        what = "policy or code" if self.blind else ("model" if self.kind in ("leaderboard", "items") else "policy")
         raise ParameterError(f"unknown {what} {policy!r}; this campaign's {'codes' if self.blind else 'names'} "
                              f"are: {', '.join(self.listed(revealed))}")

@@ -112,7 +112,8 @@ class Campaign:
              tau: float = 0.0, top_k: int | None = None, about: str | None = None, tags: Sequence[str] | None = None,
              open_tags: bool | None = None, checklist: Sequence[str] | None = None, launch: str | None = None,
              checkpoints: Mapping[str, str] | None = None, design: str | os.PathLike[str] | None = None,
-             by: str | None = None, label_rate: float | None = None, **options: Any) -> Campaign:
+             by: str | None = None, label_rate: float | None = None, items: Any = None, difficulty: Any = None,
+             **options: Any) -> Campaign:
         """Create the campaign file at ``path`` with its design locked by hash (refused if ``path`` exists).
 
         ``kind="anyrank"`` (default): ``policies`` and the :class:`certirank.Ranker` settings (``n_max`` is the
@@ -127,6 +128,11 @@ class Campaign:
         score, ``record(..., proxy=)``) and, on the trials the campaign draws for a real label (each with
         probability π, from the locked ``seed``, independent of the outcomes), the real score too; the ranking is
         the prediction-powered one of ``rank FILE --proxy COLUMN --label-rate π`` (docs/prediction-powered.md).
+        ``kind="items"``: a leaderboard scored item by item (docs/adaptive-items.md): ``models``, ``items`` (a count N,
+        a list of names or a file with one name per line), optionally ``difficulty`` (each item's success rate from
+        earlier models: a list in item order, a mapping or an 'item,rate' file), ``about`` ("benchmark": fresh runs;
+        "table": one fixed run per model), ``seed`` (of the item draws) and ``n_max`` (a budget of draws); ``next``
+        shows the drawn item, the models to score on it and its draw probability, :meth:`record_item` records them.
 
         The operator's design: ``tags`` (the failure stages etc. a record may carry; a closed list unless
         ``open_tags=True``; no list = any tag), ``checklist`` (the rig checklist the page shows), ``launch`` (a
@@ -141,7 +147,8 @@ class Campaign:
                              n_max=n_max, ties=ties, guarantee=guarantee, environments=environments, seed=seed,
                              blind=blind, score_range=score_range, blocks=blocks, tau=tau, top_k=top_k, about=about,
                              tags=tags, open_tags=open_tags, checklist=checklist, launch=launch,
-                             checkpoints=checkpoints, design=design, options=options, label_rate=label_rate)
+                             checkpoints=checkpoints, design=design, options=options, label_rate=label_rate,
+                             items=items, difficulty=difficulty)
         create_file(target, config, by=by)
         return cls(target)
 
@@ -391,6 +398,16 @@ class Campaign:
         from ._rollouts import record
         return record(self, policy, trial, score, by=by, note=note, ahead=ahead, shown_at=shown_at, tags=tags,
                       idempotency_key=idempotency_key, proxy=proxy)
+
+    @validated("Campaign.record_item")
+    def record_item(self, item: str, scores: Mapping[str, float] | str, *, draw: int | None = None,
+                    by: str | None = None, note: str | None = None, idempotency_key: str | None = None) -> Record:
+        """Record the scores of an item campaign's pending draw: exactly the item :meth:`next` shows and the scores
+        of exactly the models it lists (``{model: score in [0, 1]}``); ``draw`` (optional) must be its draw number.
+        Anything else is refused and nothing is written: the guarantee needs each item's draw probability, which
+        is stored with the record."""
+        from ._item_rollouts import record_item
+        return record_item(self, item, scores, draw=draw, by=by, note=note, idempotency_key=idempotency_key)
 
     @validated("Campaign.fault")
     def fault(self, policy: str, trial: int, reason: str, *, by: str | None = None, note: str | None = None,

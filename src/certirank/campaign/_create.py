@@ -34,7 +34,8 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
                 score_range: Sequence[float] | None, blocks: Any, tau: float, top_k: int | None,
                 options: Mapping[str, Any], about: str | None = None, tags: Any = None, open_tags: Any = None,
                 checklist: Any = None, launch: Any = None, checkpoints: Any = None,
-                source: Mapping[str, str] | None = None, label_rate: Any = None) -> dict[str, Any]:
+                source: Mapping[str, str] | None = None, label_rate: Any = None, items: Any = None,
+                difficulty: Any = None) -> dict[str, Any]:
     """The campaign's configuration, every setting checked by the engine that will run it, with its design
     (estimand, schedule seed, tags, checklist, launch template; see ``_design``)."""
     kind = str(kind).strip().lower()
@@ -43,6 +44,8 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
     if kind not in KINDS:
         raise ParameterError(f"kind must be one of {', '.join(KINDS)}, got {kind!r}")
     config: dict[str, Any] = {"format": FORMAT, "kind": kind, "about": _check_about(about, kind)}
+    if kind != "items" and (items is not None or difficulty is not None):
+        raise ParameterError("items and difficulty are for an item campaign (--kind items)")
     if kind == "anyrank":
         if models is not None:
             raise ParameterError("models= is for --kind leaderboard; an AnyRank campaign takes policies=")
@@ -57,6 +60,16 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
         config["score_range"] = None if score_range is None else _check_range(score_range)
         config["plan"] = {"environments": None if environments is None else check_environments(environments),
                           "seed": fresh_seed() if seed is None else int(seed)}
+    elif kind == "items":
+        config["engine"], names = _item_engine(policies, models=models, alpha=alpha, method=method, prior=prior,
+                                                label_rate=label_rate, items=items, difficulty=difficulty,
+                                                about=config["about"], seed=seed, n_max=n_max, blind=blind,
+                                                given={"environments": environments, "score_range": score_range,
+                                                       "blocks": blocks, "top_k": top_k, "tau": tau or None,
+                                                       "gamma": None if gamma == 1.0 else gamma,
+                                                       "ties": None if ties == "allow" else ties,
+                                                       "guarantee": None if guarantee == "paper" else guarantee},
+                                                options=options)
     elif kind == "proxy":
         config["engine"], names = _proxy_engine(policies, models=models, alpha=alpha, method=method, prior=prior,
                                                  label_rate=label_rate, seed=seed, n_max=n_max, options=options)
@@ -81,7 +94,7 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
         config["engine"] = LeaderboardEngine.make_config(names_in, alpha=alpha, tau=tau, blocks=blocks,
                                                          top_k=top_k, method=method or "bb-edge", margin=margin)
         names = list(config["engine"]["models"])
-    _check_names(names, "model" if kind == "leaderboard" else "policy")
+    _check_names(names, "model" if kind in ("leaderboard", "items") else "policy")
     config["blind"] = bool(blind)
     config["codes"] = make_codes(names, seed) if blind else None
     design = check_design(kind, names, tags=tags, open_tags=open_tags, checklist=checklist, launch=launch,
@@ -115,6 +128,30 @@ def _proxy_engine(policies: Any, *, models: Any, alpha: Any, method: Any, prior:
     return engine, list(engine["policies"])
 
 
+def _item_engine(policies: Any, *, models: Any, alpha: Any, method: Any, prior: Any, label_rate: Any, items: Any,
+                 difficulty: Any, about: str, seed: Any, n_max: Any, blind: Any, given: Mapping[str, Any],
+                 options: Mapping[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """An item campaign's engine configuration: the models, the benchmark's items and their success rates from
+    earlier models (both fixed now, before the data, and hashed with the rest), alpha, the estimand, the locked
+    seed of the item draws and the budget of draws. Nothing of AnyRank's or BB-EDGE's settings applies."""
+    from ._items import ItemEngine
+    if items is None:
+        raise ParameterError("an item campaign needs the benchmark's items (--items FILE or --items N)")
+    names_in = models if models is not None else policies
+    if names_in is None:
+        raise ParameterError("give the models to rank (--models a,b,c)")
+    bad = (["method"] if method is not None else []) + (["prior"] if prior is not None else []) \
+        + (["label_rate"] if label_rate is not None else []) + (["blind"] if blind else []) \
+        + [k for k, v in given.items() if v is not None] + sorted(k for k, v in options.items() if v is not None)
+    if bad:
+        raise ParameterError(f"{', '.join(bad)}: not used by an item campaign (--kind items takes --models, --items, "
+                             "--difficulty, --alpha, --about, --seed, --n-max)")
+    _check_seed(seed)
+    engine = ItemEngine.make_config(list(names_in), items=items, difficulty=difficulty, alpha=alpha, about=about,
+                                    seed=fresh_seed() if seed is None else int(seed), n_max=n_max)
+    return engine, list(engine["models"])
+
+
 def _check_seed(seed: Any) -> None:
     """A campaign's seed (also read from design files, which the API's contract does not see)."""
     if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer))
@@ -127,6 +164,12 @@ def _check_about(about: Any, kind: str) -> str:
     if about is None:
         return default
     text = str(about).strip().lower() if isinstance(about, str) else about
+    if kind == "items":  # one recorded run per model (a cached table) or fresh runs on every draw
+        if text not in ("benchmark", "table"):
+            raise ParameterError(f"about must be 'benchmark' or 'table' for an item campaign, got {about!r}: "
+                                 "benchmark = each model's expected score over fresh runs on these items, table = "
+                                 "the averages of one fixed run (a score once seen is known)")
+        return text
     if text != default:
         what = ("a robot campaign's claims are about the policies: their expected score per rollout in the "
                 "environments drawn (spec 09 §2)" if kind != "leaderboard" else
@@ -218,7 +261,7 @@ INIT_DEFAULTS = {"kind": "anyrank", "alpha": 0.05, "method": None, "gamma": 1.0,
 #: make_config's named settings; any other key goes to the engine as an option (metric, budget, arms, ...)
 _NAMED = ("kind", "policies", "models", "alpha", "method", "prior", "gamma", "n_max", "ties", "guarantee",
           "environments", "seed", "blind", "score_range", "blocks", "tau", "top_k", "about", "tags", "open_tags",
-          "checklist", "launch", "checkpoints", "label_rate")
+          "checklist", "launch", "checkpoints", "label_rate", "items", "difficulty")
 
 
 def config_of(settings: Mapping[str, Any], source: Mapping[str, str] | None = None) -> dict[str, Any]:

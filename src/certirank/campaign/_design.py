@@ -36,7 +36,8 @@ __all__ = ["DESIGN_KEYS", "AMENDABLE", "check_design", "read_design", "refusal",
 #: the keys of a design.toml (the keyword arguments of Campaign.init)
 DESIGN_KEYS = ("kind", "policies", "models", "alpha", "method", "prior", "gamma", "n_max", "ties", "guarantee",
                "bins", "budget", "arms", "environments", "seed", "blind", "score_range", "blocks", "tau", "top_k",
-               "margin", "label_rate", "about", "tags", "open_tags", "checklist", "launch", "checkpoints")
+               "margin", "label_rate", "about", "tags", "open_tags", "checklist", "launch", "checkpoints", "items",
+               "difficulty")
 #: what an amendment may change, and how
 AMENDABLE = {"n_max": "raise the budget per comparison (never lower)",
              "environments": "add environments (from the next block on)",
@@ -170,9 +171,10 @@ def check_checkpoints(checkpoints: Any, names: Sequence[str]) -> dict[str, str] 
 def check_design(kind: str, names: Sequence[str], *, tags: Any, open_tags: Any, checklist: Any, launch: Any,
                  checkpoints: Any) -> dict[str, Any]:
     """The design block of a configuration, every field checked."""
-    if kind == "leaderboard" and any(v not in (None, False, []) for v in (tags, open_tags, launch, checkpoints)):
-        raise ParameterError("tags, launch and checkpoints are for robot campaigns (--kind anyrank); a "
-                             "leaderboard campaign records whole runs")
+    if kind in ("leaderboard", "items") and any(v not in (None, False, [])
+                                                for v in (tags, open_tags, launch, checkpoints)):
+        raise ParameterError(f"tags, launch and checkpoints are for robot campaigns (--kind anyrank); a {kind} "
+                             "campaign records " + ("whole runs" if kind == "leaderboard" else "scores of drawn items"))
     if not isinstance(open_tags, (bool, type(None))):
         raise ParameterError(f"open_tags must be true or false, got {open_tags!r}")
     design = {"tags": check_tags(tags), "open_tags": bool(open_tags) or tags is None,
@@ -235,6 +237,10 @@ def read_design(path: Any) -> tuple[dict[str, Any], dict[str, str]]:
         values["tags"] = table.get("names", [])
         if "open" in table:
             values["open_tags"] = table["open"]
+    for key in ("items", "difficulty"):  # an item campaign's files: beside the design file, as its author sees them
+        v = values.get(key)
+        if isinstance(v, str) and not (key == "items" and v.strip().isdigit()) and not Path(v).is_absolute():
+            values[key] = str(p.parent / v)
     return values, {"file": p.name, "sha256": _sha(data)}
 
 
@@ -273,7 +279,7 @@ class Design:
 
 
 def default_about(kind: str) -> str:
-    return "benchmark" if kind == "leaderboard" else "policy"
+    return "benchmark" if kind in ("leaderboard", "items") else "policy"
 
 
 def design_now(config: Mapping[str, Any], amendments: Sequence[tuple[int, Mapping[str, Any]]]) -> Design:
@@ -290,7 +296,7 @@ def design_now(config: Mapping[str, Any], amendments: Sequence[tuple[int, Mappin
                 fields[key] = change["to"]
         if payload.get("plan"):
             plans.append((entry, payload["plan"]))
-    schedule = Schedule.from_config(config, plans) if config["kind"] != "leaderboard" else None
+    schedule = Schedule.from_config(config, plans) if config["kind"] not in ("leaderboard", "items") else None
     return Design(about=config.get("about") or default_about(config["kind"]), tags=tuple(fields["tags"]),
                   open_tags=bool(fields["open_tags"]), checklist=tuple(fields["checklist"]),
                   launch=fields["launch"], checkpoints=fields["checkpoints"], source=d.get("source"),

@@ -17,7 +17,7 @@ import numpy as np
 from ..errors import CertirankError, DataError, ParameterError
 from . import _blob
 
-KINDS = ("anyrank", "leaderboard", "proxy")
+KINDS = ("anyrank", "leaderboard", "proxy", "items")
 
 
 class AnyRankEngine:
@@ -407,4 +407,7 @@ def engine_class(kind: str) -> type:
     if kind == "proxy":
         from ._proxy import ProxyEngine
         return ProxyEngine
+    if kind == "items":
+        from ._items import ItemEngine
+        return ItemEngine
     return AnyRankEngine if kind == "anyrank" else LeaderboardEngine

@@ -21,7 +21,7 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
 
     AnyRank: ``policy, trial, score, environment, schedule_block, tags, faults, fault_reasons, by, note,
     recorded_at, record_id`` sorted by trial then policy, so that ``certirank rank OUT`` replays it in trial order (``rank_command`` is the exact command
-    line with this campaign's settings). Leaderboard: ``model, item, replicate, score``. In blind mode the
+    line with this campaign's settings). Leaderboard: ``model, item, replicate, score``. Items: see :func:`_item_frame`. In blind mode the
     policies are written as codes unless ``unblind=True`` (which unblinds the campaign, see :meth:`unblind`).
     """
     import pandas as pd
@@ -50,7 +50,9 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
             faults.setdefault((r["policy"], int(r["trial"])), []).append(row_extras(r).get("fault") or "")
     show = camp._revealed or not camp.blind
     names = camp._names.names
-    if camp.kind != "leaderboard":
+    if camp.kind == "items":
+        frame, command = _item_frame(rows), ""
+    elif camp.kind != "leaderboard":
         # under codes, the configured order within a trial would tell which code is which policy
         ordered = names if show else sorted(names, key=lambda p: camp._shown(p))
         order = {p: i for i, p in enumerate(ordered)}
@@ -111,6 +113,23 @@ def export(camp: Any, out: str | os.PathLike[str], *, unblind: bool = False, by:
             frame.to_parquet(tmp, index=False)
     return ExportResult(path=str(out), rows=len(frame), columns=[str(c) for c in frame.columns],
                         rank_command=command)
+
+
+def _item_frame(rows: list[dict[str, Any]]) -> Any:
+    """An item campaign's draws, one row per score: ``draw, item, model, score, probability`` (the item's draw
+    probability, which the guarantee's importance weight 1/(N q) needs), in draw order. No batch command replays it:
+    the weights depend on the draw order and the board's state (``campaign verify`` replays the campaign itself)."""
+    import pandas as pd
+    out: dict[str, list[Any]] = {"draw": [], "item": [], "model": [], "score": [], "probability": [], "by": [],
+                                 "recorded_at": [], "record_id": []}
+    for r in sorted(rows, key=lambda r: int(r["trial"])):
+        x = row_extras(r)
+        for m, v in x["scores"].items():
+            for k, val in (("draw", int(r["trial"])), ("item", x["item"]), ("model", m), ("score", v),
+                           ("probability", x["probability"]), ("by", r["by"]), ("recorded_at", r["at"]),
+                           ("record_id", int(r["id"]))):
+                out[k].append(val)
+    return pd.DataFrame(out)
 
 
 def _unit_order(rows: list[dict[str, Any]], order: dict[str, int]) -> list[dict[str, Any]]:

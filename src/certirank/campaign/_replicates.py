@@ -19,8 +19,10 @@ __all__ = ["add_run"]
 
 def add_run(camp: Any, panel: Any, *, replicate: Any, by: Any, note: Any, idempotency_key: Any) -> Record:
     if camp.kind != "leaderboard":
-        raise StateError("add-run is for leaderboard campaigns; an AnyRank campaign records one rollout at a "
-                         "time (campaign record DB POLICY TRIAL SCORE)")
+        raise StateError("add-run is for leaderboard campaigns; " + (
+            "an item campaign records the drawn item's scores (campaign record DB ITEM DRAW --scores ...)"
+            if camp.kind == "items" else "an AnyRank campaign records one rollout at a time (campaign record DB "
+            "POLICY TRIAL SCORE)"))
     who = _operator(by)
     note = _check_note(note)
     rid_given = None if replicate is None else _check_trial(replicate, "replicate")

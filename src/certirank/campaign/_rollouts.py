@@ -33,6 +33,9 @@ def next_rollouts(camp: Any, count: int | None, remember: bool | None) -> list[S
     _check_count(count)
     if remember is None:
         remember = camp.writable
+    if camp.kind == "items":
+        from ._item_rollouts import next_draw
+        return next_draw(camp)
     if camp.kind == "leaderboard":
         if camp.status().done:
             return []  # every pair decided (status says why)
@@ -236,6 +239,9 @@ def record(camp: Any, policy: Any, trial: Any, score: Any, *, by: Any, note: Any
            shown_at: Any, tags: Any, idempotency_key: Any, proxy: Any = None) -> Record:
     if camp.kind == "leaderboard":
         raise StateError("a leaderboard campaign records whole runs: use add_run (campaign add-run DB FILE)")
+    if camp.kind == "items":
+        raise StateError("an item campaign records the scores of the drawn item: use record_item (campaign record DB "
+                         "ITEM DRAW --scores MODEL=SCORE,...)")
     name, r, who, note, shown, given = _rollout_entry(camp, policy, trial, by, note, shown_at, tags)
     if camp.kind == "proxy":
         from ._proxy_rollouts import proxy_entry
@@ -265,8 +271,9 @@ def record(camp: Any, policy: Any, trial: Any, score: Any, *, by: Any, note: Any
 
 def fault(camp: Any, policy: Any, trial: Any, reason: Any, *, by: Any, note: Any, ahead: bool, shown_at: Any,
           tags: Any, idempotency_key: Any) -> Record:
-    if camp.kind == "leaderboard":
-        raise StateError("faults are for rollouts; a leaderboard campaign records whole runs")
+    if camp.kind in ("leaderboard", "items"):
+        raise StateError(f"faults are for rollouts; a {camp.kind} campaign records "
+                         + ("whole runs" if camp.kind == "leaderboard" else "the scores of drawn items"))
     name, r, who, note, shown, given = _rollout_entry(camp, policy, trial, by, note, shown_at, tags)
     reason = _check_reason(reason)
 

@@ -140,6 +140,12 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
         complete, done = bool(res.complete), bool(eng.done)
         termination = None if not done else ("budget used up" if eng.units >= eng.n_max else res.termination)
         left = remaining(res, eng.n_max)
+    elif camp.kind == "items":  # item evaluations per model; the draws and the pending one in `items`
+        counts = eng.evaluations()
+        rollouts = {shown(p): int(counts[p]) for p in names}
+        complete, done = bool(res.complete), bool(eng.done)
+        termination = None if not done else res.termination
+        left = None
     else:
         rollouts = {shown(p): int(eng.replicates) for p in names}
         m = len(names)
@@ -163,7 +169,8 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
         if left is not None:
             left["per_policy"] = dict(sorted((camp._names.code_of[p], v) for p, v in left["per_policy"].items()))
     design = camp._design
-    verdicts = _verdicts(ranking, left) if camp.kind != "leaderboard" else _board_verdicts(ranking)
+    verdicts = (_board_verdicts(ranking) if camp.kind == "leaderboard" else _item_verdicts(ranking, eng)
+                if camp.kind == "items" else _verdicts(ranking, left))
     estimates = _estimates(eng, camp.config["engine"]["ranker"]["alpha"], shown) if camp.kind == "anyrank" else {}
     if not show_names:
         estimates = dict(sorted(estimates.items()))
@@ -178,7 +185,7 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
                           amendments=len(design.amendments), checklist=list(design.checklist),
                           warnings=[*ranking.warnings, *warnings],
                           test=camp._engine_cls.test_line(_engine_config(camp, eng)), verdicts=verdicts,
-                          estimates=estimates)
+                          estimates=estimates, items=_item_counts(eng) if camp.kind == "items" else None)
 
 
 def _engine_config(camp: Any, eng: Any) -> Mapping[str, Any]:
@@ -273,6 +280,40 @@ def _board_verdicts(res: Any) -> list[dict[str, Any]]:
         out.append({"pair": [a, b], "verdict": "undecided", "more_needed": more,
                     "sentence": f"{a} vs {b}: undecided {after}; {guess}"})
     return out
+
+
+def _item_verdicts(res: Any, eng: Any) -> list[dict[str, Any]]:
+    """An item campaign's verdict per pair: certified (a relation of the ranking, with the draw it was certified
+    at), set aside (the board forecasts it futile within the budget of draws and stops spending on it: a forecast,
+    never a guarantee) or undecided after the draws so far."""
+    ranking, draws = res.ranking, eng.draws
+    out: list[dict[str, Any]] = []
+    for r in ranking.relations:
+        how = "directly" if r.via == "test" else "by transitivity"
+        when = "" if r.when is None else f" at draw {r.when:g}"
+        out.append({"pair": [r.better, r.worse], "verdict": "certified", "better": r.better,
+                    "sentence": f"{r.better} is better than {r.worse} (certified {how}{when}, alpha = {res.alpha:g})"})
+    left = None if eng.n_max is None else max(0, int(eng.n_max) - draws)
+    budget = "" if left is None else f"; {left} draws left in the budget"
+    for d in res.undecided_details:
+        a, b = d["pair"]
+        item = {"pair": [a, b], "trials": draws, "budget_left": left, "more_needed": None}
+        if d["set_aside"]:
+            item.update(verdict="futile", forecast=True, sentence=f"{a} vs {b}: set aside after {draws} draws — "
+                        "forecast unlikely to be certified within the budget, so no more items are drawn for it "
+                        "(a forecast, not a guarantee)")
+        else:
+            item.update(verdict="undecided", sentence=f"{a} vs {b}: undecided after {draws} draw"
+                        f"{'s' if draws != 1 else ''}{budget}")
+        out.append(item)
+    return out
+
+
+def _item_counts(eng: Any) -> dict[str, Any]:
+    draws, n_max = eng.draws, eng.n_max
+    return {"draws": draws, "evaluations": int(sum(eng.evaluations().values())), "n_items": len(eng.config["items"]),
+            "n_max": n_max, "draws_left": None if n_max is None else max(0, int(n_max) - draws),
+            "pending": None if eng.pending is None else dict(eng.pending)}
 
 
 def _estimates(eng: Any, alpha: float, shown: Any) -> dict[str, dict[str, Any]]:
@@ -376,6 +417,9 @@ def plan(camp: Any, count: Any = 2) -> Plan:
     if camp.kind == "leaderboard":
         raise StateError("a leaderboard campaign has no schedule of environments: each run scores every model on "
                          "every item")
+    if camp.kind == "items":
+        raise StateError("an item campaign has no schedule of environments: the campaign draws each item (campaign "
+                         "next shows the pending draw)")
     with camp._store.read() as conn:
         head = camp._sync(conn)
         schedule = camp._design.schedule

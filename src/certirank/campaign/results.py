@@ -34,6 +34,11 @@ class Suggestion(ResultMixin):
     launch: str | None = None
     #: a proxy campaign's label draw for this trial: "real + proxy" or "proxy only" (None for other campaigns)
     label: str | None = field(default=None, metadata={"omit_none": True})
+    #: an item campaign's draw (``kind="item"``, ``trial`` = the draw number): the item, the models to score on it
+    #: and the probability with which it was drawn
+    item: str | None = field(default=None, metadata={"omit_none": True})
+    models: list[str] | None = field(default=None, metadata={"omit_none": True})
+    probability: float | None = field(default=None, metadata={"omit_none": True})
 
 
 @dataclass(frozen=True)
@@ -71,6 +76,10 @@ class Record(ResultMixin):
     changes: dict[str, Any] | None = None
     #: a proxy campaign's proxy score of the rollout, in [0, 1] (None for other campaigns)
     proxy: float | None = field(default=None, metadata={"omit_none": True})
+    #: an item campaign's draw: the item, the models' scores on it and its draw probability
+    item: str | None = field(default=None, metadata={"omit_none": True})
+    scores: dict[str, float] | None = field(default=None, metadata={"omit_none": True})
+    probability: float | None = field(default=None, metadata={"omit_none": True})
 
     @property
     def live(self) -> bool:
@@ -80,6 +89,8 @@ class Record(ResultMixin):
     def score_text(self) -> str:
         """The score as the operator gave it (the raw score with a declared range), 'missing' for a run that could
         not be performed, '' for an entry without one (undo, unblinding, a leaderboard replicate)."""
+        if self.action == "record" and self.scores is not None:  # an item draw: every model's score
+            return ", ".join(f"{m}={v:g}" for m, v in self.scores.items())
         if self.action != "record" or not self.policy:
             return ""
         if self.proxy is not None and self.score is None:
@@ -149,6 +160,10 @@ class CampaignStatus(Result):
     checklist: list[str] = field(default_factory=list)
     verdicts: list[dict[str, Any]] = field(default_factory=list)
     estimates: dict[str, dict[str, Any]] = field(default_factory=dict)
+    #: an item campaign's draws: ``draws``, ``evaluations`` (scores recorded), ``n_items``, ``n_max`` and
+    #: ``draws_left`` (None without a budget), ``pending`` (the next draw: draw, item, models, probability; None when
+    #: done); None for the other kinds
+    items: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = super().to_dict()

@@ -64,8 +64,9 @@ def _open(db: Path) -> Any:
 def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
              policies: str | None = typer.Option(None, "--policies", help="Policies to rank, comma-separated."),
              kind: str = typer.Option("anyrank", "--kind", help="anyrank (robot rollouts, default), leaderboard "
-                                      "(BB-EDGE: whole runs of every model) or proxy (rollouts with a proxy score "
-                                      "each; implied by --label-rate)."),
+                                      "(BB-EDGE: whole runs of every model), proxy (rollouts with a proxy score "
+                                      "each; implied by --label-rate) or items (a leaderboard scored item by item, "
+                                      "the items drawn toward the undecided pairs)."),
              models: str | None = typer.Option(None, "--models", help="Leaderboard models, comma-separated."),
              alpha: float = typer.Option(0.05, "--alpha", help="Family-wise error rate of the whole answer."),
              method: str | None = typer.Option(None, "--method", help="AnyRank: anyrank, anyrank0, anyrank-inf, "
@@ -102,7 +103,13 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
                                                 "the options' names, e.g. policies, alpha, n_max, environments, "
                                                 "tags, checklist, launch, [checkpoints]); its SHA-256 is locked."),
              about: str | None = typer.Option(None, "--about", help="The estimand: policy (robot campaigns) or "
-                                              "benchmark (leaderboards), the only ones a live campaign supports."),
+                                              "benchmark (leaderboards); an item campaign: benchmark (fresh runs, "
+                                              "default) or table (one fixed run per model)."),
+             items: str | None = typer.Option(None, "--items", help="Item campaign: the benchmark's items, a FILE "
+                                              "with one name per line or a number N (items 0..N-1); fixed now."),
+             difficulty: Path | None = typer.Option(None, "--difficulty", help="Item campaign: a CSV 'item,rate' of "
+                                                    "each item's success rate from earlier models (speed only); "
+                                                    "fixed now, before the data."),
              tags: str | None = typer.Option(None, "--tags", help="Tags a record may carry (failure stages, ...), "
                                              "comma-separated: a closed list unless --open-tags."),
              open_tags: bool = typer.Option(False, "--open-tags", help="Accept tags beyond --tags too."),
@@ -151,13 +158,14 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
                        about=about, tags=_names(tags, "--tags"), open_tags=open_tags or None,
                        checklist=None if checklist is None else _read_lines(checklist, "checklist"),
                        launch=launch, checkpoints=_pairs(checkpoint, "--checkpoint"), design=design,
-                       by=by, label_rate=label_rate, **options) as c:
+                       by=by, label_rate=label_rate, items=items, difficulty=difficulty,
+                       **options) as c:
         info = {"path": str(db), "kind": c.kind, "policies": c.policies, "blind": c.blind,
                 "config_sha256": c.config_sha256, "design": c.design.to_dict(), "config": _shown_config(c)}
 
     def render(d: dict[str, Any]) -> None:
         console.print(f"Created {d['kind']} campaign {one_line(d['path'])} with {len(d['policies'])} "
-                      f"{'models' if d['kind'] == 'leaderboard' else 'policies'}"
+                      f"{'models' if d['kind'] in ('leaderboard', 'items') else 'policies'}"
                       + (" (blind: codes " + ", ".join(d["policies"]) + ")" if d["blind"] else "") + ".")
         src = d["design"].get("source")
         console.print(f"Design locked (sha256 {d['config_sha256'][:16]}..."
@@ -218,7 +226,8 @@ def _design(budget: int | None, n_max: int | None, arms: str | None, bins: str,
 @campaign_app.command("next")
 def next_cmd(db: Path = DB_ARG, count: int | None = typer.Option(None, "--count", help="At most K rollouts."),
              as_json: bool = JSON_OPT) -> None:
-    """The next rollouts to run: policy (or blind code), trial index, environment."""
+    """The next rollouts to run: policy (or blind code), trial index, environment (an item campaign: the pending
+    draw, its item, the models to score and its draw probability)."""
     from ..campaign._status import next_rollouts
     with _open(db) as c:
         # remembered (a suggestion stays valid once handed out) when this user may write
@@ -230,6 +239,16 @@ def next_cmd(db: Path = DB_ARG, count: int | None = typer.Option(None, "--count"
         emit(out, True, lambda d: None)
         return
     todo = out.suggestions
+    if todo and todo[0].kind == "item":
+        s = todo[0]
+        console.print(f"Draw {s.trial}: score item {one_line(s.item)} on "
+                      f"{', '.join(one_line(m) for m in s.models) or 'no model (every score is known)'} "
+                      f"(drawn with probability {s.probability:.6g}).", markup=False, soft_wrap=True)
+        scores = ",".join(f"{m}=SCORE" for m in s.models)
+        console.print(f"Then: certirank campaign record {_q(db)} {shlex.quote(s.item)} {s.trial}"
+                      + (f" --scores {shlex.quote(scores)}" if scores else "") + " (scores in [0, 1]; exactly these "
+                      "models on exactly this item)", markup=False, soft_wrap=True)
+        return
     if todo and todo[0].kind == "replicate":
         console.print(f"Run every model on the whole benchmark once more (replicate {todo[0].trial}), then: "
                       f"certirank campaign add-run {_q(db)} RUN.csv", markup=False)
@@ -303,8 +322,9 @@ def _range_text(c: Any) -> str:
 # unknown options pass through as arguments: a score of -2 in a declared range like -5,5 is not an option
 @campaign_app.command("record", context_settings={"ignore_unknown_options": True, "allow_extra_args": True})
 def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
-               policy: str = typer.Argument(..., help="Policy name or blind code."),
-               trial: int = typer.Argument(..., help="Trial index (from campaign next)."),
+               policy: str = typer.Argument(..., help="Policy name or blind code (an item campaign: the drawn ITEM)."),
+               trial: int = typer.Argument(..., help="Trial index (from campaign next; an item campaign: the DRAW "
+                                           "number)."),
                score: str | None = typer.Argument(None, help="Score in [0, 1] (or the declared range); 'missing' "
                                                   "if the run could not be performed. Left out with --fault."),
                by: str | None = BY_OPT, note: str | None = NOTE_OPT,
@@ -318,8 +338,12 @@ def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
                proxy: str | None = typer.Option(None, "--proxy", help="A proxy campaign: the rollout's proxy score "
                                                 "(simulator / world model), required on every rollout; the real "
                                                 "SCORE only on the trials drawn for a real label."),
+               scores: str | None = typer.Option(None, "--scores", help="An item campaign: MODEL=SCORE,... of "
+                                                 "exactly the models `next` lists, on the drawn ITEM (given as "
+                                                 "POLICY) at draw TRIAL."),
                idempotency_key: str | None = KEY_OPT, as_json: bool = JSON_OPT) -> None:
-    """Record one rollout (one transaction; refused with the reason, and nothing changes, if it cannot count)."""
+    """Record one rollout (one transaction; refused with the reason, and nothing changes, if it cannot count). An
+    item campaign: the drawn ITEM's scores at draw DRAW, --scores MODEL=SCORE,... of exactly the models listed."""
     from ..errors import ParameterError
     # what click let through for the sake of negative scores: a mistyped option is still named as one
     stray = [w for w in (policy, *([score] if score is not None else []), *ctx.args)
@@ -332,6 +356,16 @@ def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
     if fault is not None and proxy is not None:
         raise ParameterError(f"a rollout is either judged (--proxy {proxy}) or a fault (--fault), not both")
     with _open(db) as c:
+        if c.kind == "items" or scores is not None:
+            if score is not None or fault is not None or proxy is not None or tag or ahead:
+                raise ParameterError("an item campaign records: certirank campaign record DB ITEM DRAW --scores "
+                                     "MODEL=SCORE,... (no SCORE argument, --fault, --proxy, --tag or --ahead)")
+            rec = c.record_item(policy, scores or "", draw=trial, by=by, note=note, idempotency_key=idempotency_key)
+            emit(rec, as_json, lambda r: console.print(
+                f"Recorded entry {r.id}: draw {r.trial}, item {one_line(r.item)}: "
+                + (", ".join(f"{one_line(m)} {v:g}" for m, v in r.scores.items()) or "no score needed")
+                + f" (probability {r.probability:.6g}).", markup=False, soft_wrap=True))
+            return
         if fault is None and score is None and proxy is None and c.kind != "proxy":  # a proxy campaign says why
             raise ParameterError("give the SCORE (or 'missing'), or --fault REASON for a rollout that could not be "
                                  "judged")
@@ -394,7 +428,9 @@ def status_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT,
 
 
 def _render_status(st: Any) -> None:
-    if st.campaign != "leaderboard":
+    if st.campaign == "items":
+        _render_items(st)
+    elif st.campaign != "leaderboard":
         from .rank import render_anyrank
         render_anyrank(st.result, title=f"{st.path}: certified ranking after {st.records} rollouts"
                        + (" (blind codes)" if st.blind and not st.unblinded else ""), full=False)
@@ -451,6 +487,30 @@ def _render_status(st: Any) -> None:
     console.print(f"Log: {st.records} live record(s), {st.undone} undone; head {st.head_hash}")
 
 
+def _render_items(st: Any) -> None:
+    """An item campaign's status: the certified edges, each open pair, the draws and evaluations, the pending draw."""
+    res, it = st.result, st.items
+    t = Table(title=f"{one_line(st.path)}: adaptive items, {it['draws']} draw(s), alpha = {res.alpha:g}")
+    for col in ("model", "evaluations", "rank interval", "certified above"):
+        t.add_column(col, justify="left" if col == "model" else "right")
+    for m in st.ranking.policies:
+        t.add_row(_cell(m.name), str(st.rollouts.get(m.name, 0)), f"[{m.rank_lo}, {m.rank_hi}]", str(m.better_than))
+    console.print(t)
+    for v in st.verdicts:
+        console.print(f"  {v['verdict']}: {one_line(v['sentence'])}", markup=False)
+    budget = "" if it["n_max"] is None else f" of a budget of {it['n_max']}"
+    console.print(f"Draws: {it['draws']}{budget}; item evaluations: {it['evaluations']} (every model on every item: "
+                  f"{len(st.rollouts) * it['n_items']}).")
+    if st.complete:
+        console.print("Every pair is certified. You can stop.")
+    elif st.done:
+        console.print(f"The campaign has stopped ({st.termination}); the open pairs stay undecided.")
+    elif it["pending"] is not None:
+        p = it["pending"]
+        console.print(f"Next: draw {p['draw']}, item {one_line(p['item'])} on {', '.join(p['models'])} "
+                      f"(probability {p['probability']:.6g}); see campaign next.", markup=False)
+
+
 @campaign_app.command("undo")
 def undo_cmd(db: Path = DB_ARG, record_id: int | None = typer.Argument(None, help="Entry to undo (default: the "
                                                                            "latest record)."),
@@ -466,7 +526,8 @@ def undo_cmd(db: Path = DB_ARG, record_id: int | None = typer.Argument(None, hel
             return
         console.print(f"Undid entry {r.id}"
                       + (f" ({one_line(r.policy)} trial {r.trial}, score {r.score_text})"
-                         if r.policy else f" (replicate {r.trial})") + f" as entry {r.undone_by}; the ranking is "
+                         if r.policy else f" (draw {r.trial}, item {one_line(r.item)})" if r.item is not None
+                         else f" (replicate {r.trial})") + f" as entry {r.undone_by}; the ranking is "
                       "recomputed.")
     emit(rec, as_json, render)
 
@@ -495,7 +556,8 @@ def log_cmd(db: Path = DB_ARG, as_json: bool = JSON_OPT) -> None:
                 sc = ""
             if e.tags:
                 what += f" [{', '.join(e.tags)}]"
-            t.add_row(str(e.id), e.at, _cell(e.by or ""), _cell(what), _cell(e.policy or ""),
+            t.add_row(str(e.id), e.at, _cell(e.by or ""), _cell(what),
+                      _cell(e.policy or ("" if e.item is None else f"item {e.item}")),
                       "" if e.trial is None else str(e.trial), sc, Text(e.note or ""))
         console.print(t)
     emit(lg, as_json, render)
@@ -509,8 +571,10 @@ def export_cmd(db: Path = DB_ARG, out: Path = typer.Argument(..., help="OUT.csv 
     """Write the long table of live records; `certirank rank` on it gives the same certified result."""
     with _open(db) as c:
         res = c.export(out, unblind=unblind, by=by)
-    emit(res, as_json, lambda r: console.print(f"Wrote {r.rows} rows to {one_line(r.path)}. Replay: {r.rank_command}",
-                                               soft_wrap=True))
+    emit(res, as_json, lambda r: console.print(f"Wrote {r.rows} rows to {one_line(r.path)}. "
+                                               + (f"Replay: {r.rank_command}" if r.rank_command else
+                                                  "Replay: certirank campaign verify (the draws' weights depend on "
+                                                  "their order; no batch command replays them)"), soft_wrap=True))
 
 
 @campaign_app.command("verify")

@@ -240,6 +240,17 @@ def api_router(page: Any) -> APIRouter:
                         + ("" if rec.proxy is None else f", proxy {rec.proxy:g}")
                         + (f" [{', '.join(rec.tags)}]" if rec.tags else "") + ".")
 
+    @r.post(f"{V1}/record-item", name="v1_record_item", responses=_schema(Record), openapi_extra=_body(
+        {"item": "string", "draw": "integer", "scores": "object", "note": "string", "by": "string"},
+        ["item", "scores"]),
+        summary="An item campaign: record the scores of the pending draw (campaign record DB ITEM DRAW --scores; a "
+                "form sends one field 'score:MODEL' per model)")
+    async def record_item(request: Request) -> Response:
+        return await write(request, lambda c, b, k: c.record_item(
+            b.text("item", required=True), _item_scores(b), draw=b.whole("draw"), by=b.text("by"),
+            note=b.text("note"), idempotency_key=k), "Not recorded",
+            lambda rec: f"Recorded #{rec.id}: draw {rec.trial}, item {rec.item}: {rec.score_text}.")
+
     @r.post(f"{V1}/fault", name="v1_fault", responses=_schema(Record), openapi_extra=_body(
         {"policy": "string", "trial": "integer", "reason": "string", "tags": "array", "note": "string",
          "by": "string", "shown_at": "integer", "ahead": "boolean"}, ["policy", "trial", "reason"]),
@@ -312,6 +323,15 @@ def api_router(page: Any) -> APIRouter:
                                  ("/api/add-run", add_run, "add_run")):
         r.add_api_route(path, endpoint, methods=["POST"], name=name, include_in_schema=False)
     return r
+
+
+def _item_scores(body: Body) -> Any:
+    """An item draw's scores: the JSON field ``scores`` (an object, or 'model=score,...' text), or from a form one
+    field ``score:MODEL`` per model."""
+    given = body.data.get("scores")
+    if given is not None:
+        return given
+    return {k[len("score:"):]: v for k, v in body.data.items() if k.startswith("score:")}
 
 
 def _score(body: Body) -> Any:

@@ -34,6 +34,7 @@ def campaign_view(camp: Any) -> dict[str, Any]:
     status = camp.status()
     rk = status.ranking
     leader = status.campaign == "leaderboard"
+    items = status.campaign == "items"  # scored item by item: the counts are item evaluations, the records draws
     rows = [{"name": p.name, "letters": p.letters, "mean": _mean(p.mean),
              "count": "-" if status.rollouts.get(p.name) is None else status.rollouts[p.name],
              "interval": f"{p.rank_lo}-{p.rank_hi}" if p.rank_lo != p.rank_hi else str(p.rank_lo)}
@@ -43,7 +44,7 @@ def campaign_view(camp: Any) -> dict[str, Any]:
     pairs.sort(key=lambda r: (r["via"] != "direct test", r["better"], r["worse"]))
     total = sum(v for v in status.rollouts.values() if v is not None)
     decided, n_pairs = len(rk.relations), rk.n_pairs
-    unit = "replicates" if leader else "rollouts"
+    unit = "replicates" if leader else "draws" if items else "rollouts"
     summary = (f"{len({(min(r.better, r.worse), max(r.better, r.worse)) for r in rk.relations})} of {n_pairs} "
                f"pairs certified, " + ("" if rk.margin is None else f"{len(rk.equivalent)} equivalent, ")
                + f"{len(rk.undecided)} undecided; {status.records} {unit} recorded")
@@ -56,11 +57,14 @@ def campaign_view(camp: Any) -> dict[str, Any]:
     lo, hi = camp.config.get("score_range") or (0.0, 1.0)
     captions = [f"{_mean(p.mean)}  {p.letters}" for p in rk.policies]
     return {"name": Path(status.path).name, "kind": status.campaign,
-            "kind_label": "leaderboard (BB-EDGE)" if leader else "policy ranking (AnyRank)",
+            "kind_label": "leaderboard (BB-EDGE)" if leader else "leaderboard, adaptive items" if items
+            else "policy ranking (AnyRank)",
             "blind": bool(status.blind and not status.unblinded), "done": bool(status.done),
             "termination": status.termination, "head": status.last_record_id, "summary": summary,
-            "item_label": "model" if leader else ("code" if status.blind and not status.unblinded else "policy"),
-            "count_label": "replicates" if leader else "rollouts", "rows": rows, "pairs": pairs,
+            "item_label": "model" if leader or items else ("code" if status.blind and not status.unblinded
+                                                           else "policy"),
+            "count_label": "replicates" if leader else "evaluations" if items else "rollouts", "rows": rows,
+            "pairs": pairs, "items": status.items,
             "undecided": [f"{a} vs {b}" for a, b in rk.undecided], "decided": decided,
             # the page's Content-Security-Policy allows no inline style: the stylesheet sizes the graph instead
             "svg": re.sub(r' style="[^"]*"', "", order_svg(names, [(r.better, r.worse) for r in rk.relations],
@@ -150,6 +154,11 @@ def run_view(camp: Any) -> dict[str, Any]:
     the fault reasons offered, the last entry to undo."""
     if camp.kind == "leaderboard":
         return {"current": None, "later": [], "tags": [], "last": None, "reasons": FAULT_REASONS}
+    if camp.kind == "items":  # the pending draw, recorded with one score per model it lists
+        todo = camp.next(remember=False)
+        entries = [e for e in camp.log().entries if e.action == "record" and e.undone_by is None]
+        return {"current": None, "draw": todo[0].to_dict() if todo else None, "later": [], "tags": [],
+                "last": entry_rows(entries[-1:])[0] if entries else None, "reasons": FAULT_REASONS}
     todo = [s.to_dict() for s in camp.next(count=None, remember=False)]
     per_trial: dict[int, int] = {}
     for t in todo:
@@ -204,7 +213,7 @@ def design_view(camp: Any) -> dict[str, Any]:
     from ..errors import CertirankError
     design = {"config_sha256": camp.config_sha256, **camp.design.to_dict()}
     plan, problem = None, None
-    if camp.kind != "leaderboard":
+    if camp.kind not in ("leaderboard", "items"):
         try:
             plan = camp.plan(2).to_dict()
         except CertirankError as exc:  # no environments: the schedule is the engine's trial order
