@@ -24,6 +24,7 @@ import numpy as np
 
 from .._validate import check_alpha
 from ..errors import CertirankError, DataError, ParameterError, StateError
+from ._util import json_differences, replay_mismatch
 
 __all__ = ["ItemEngine", "check_items", "check_difficulty", "item_scores"]
 
@@ -222,10 +223,7 @@ class ItemEngine:
         state = {"format": self.fmt, "config": self.config, "records": [list(r) for r in self.records]}
         return json.dumps(state, sort_keys=True, separators=(",", ":")).encode()
 
-    @staticmethod
-    def differences(a: bytes, b: bytes) -> list[str]:
-        sa, sb = json.loads(a), json.loads(b)
-        return [k for k in sorted(set(sa) | set(sb)) if sa.get(k) != sb.get(k)]
+    differences = staticmethod(json_differences)
 
     @staticmethod
     def test_line(config: Mapping[str, Any]) -> str:
@@ -240,16 +238,7 @@ class ItemEngine:
                 "scored, in order")
 
     def mismatch(self, live: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -> str | None:
-        if len(self.records) != len(live):
-            return f"the log has {len(live)} live records, the checkpoint holds {len(self.records)}"
-        for row, held in zip(live, self.records):
-            try:
-                mine = _row_values(row)
-            except (DataError, ValueError, TypeError, KeyError):
-                return f"entry {row['id']} does not hold an item draw"
-            if mine != held:
-                return f"entry {row['id']} (draw {row['trial']}) is not the draw the checkpoint holds"
-        return None
+        return replay_mismatch(live, self.records, _row_values, "an item draw")
 
     def settings(self) -> dict[str, Any]:
         return {k: self.config.get(k) for k in self._SETTINGS}

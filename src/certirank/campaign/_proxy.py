@@ -23,6 +23,7 @@ import numpy as np
 from .._validate import check_alpha
 from ..evidence.ppi import check_label_rate
 from ..errors import DataError, ParameterError, StateError
+from ._util import json_differences, replay_mismatch
 
 __all__ = ["ProxyEngine", "label_drawn", "label_u"]
 
@@ -100,10 +101,7 @@ class ProxyEngine:
                  "records": [list(r) for r in self.records]}
         return json.dumps(state, sort_keys=True, separators=(",", ":")).encode()
 
-    @staticmethod
-    def differences(a: bytes, b: bytes) -> list[str]:
-        sa, sb = json.loads(a), json.loads(b)
-        return [k for k in sorted(set(sa) | set(sb)) if sa.get(k) != sb.get(k)]
+    differences = staticmethod(json_differences)
 
     @staticmethod
     def test_line(config: Mapping[str, Any]) -> str:
@@ -117,16 +115,7 @@ class ProxyEngine:
                 "outcomes)")
 
     def mismatch(self, live: Sequence[Mapping[str, Any]], config: Mapping[str, Any]) -> str | None:
-        if len(self.records) != len(live):
-            return f"the log has {len(live)} live records, the checkpoint holds {len(self.records)}"
-        for row, held in zip(live, self.records):
-            try:
-                mine = _row_values(row)
-            except (DataError, ValueError, TypeError, KeyError):
-                return f"entry {row['id']} does not hold a proxy score"
-            if mine != held:
-                return f"entry {row['id']} ({row['policy']} trial {row['trial']}) is not the result the checkpoint holds"
-        return None
+        return replay_mismatch(live, self.records, _row_values, "a proxy score")
 
     _SETTINGS = ("policies", "alpha", "label_rate", "label_seed", "margin")
 

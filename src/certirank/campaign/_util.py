@@ -135,3 +135,24 @@ def _check_key(key: Any) -> str | None:
         raise ParameterError(f"the idempotency key must be at most {MAX_KEY} printable ASCII characters (a UUID, "
                              "say)")
     return key
+
+
+def json_differences(a: bytes, b: bytes) -> list[str]:
+    """The top-level keys on which two JSON checkpoints differ (an engine's ``differences``)."""
+    sa, sb = json.loads(a), json.loads(b)
+    return [k for k in sorted(set(sa) | set(sb)) if sa.get(k) != sb.get(k)]
+
+
+def replay_mismatch(live: Any, held: Any, row_values: Any, what: str) -> str | None:
+    """Why a checkpoint that is its list of records (``held``) is not the log's ``live`` rows, read by
+    ``row_values``; None when they agree (an engine's ``mismatch``). `what`: what a row should hold."""
+    if len(held) != len(live):
+        return f"the log has {len(live)} live records, the checkpoint holds {len(held)}"
+    for row, kept in zip(live, held):
+        try:
+            mine = row_values(row)
+        except (ValueError, TypeError, KeyError):  # a DataError is a ValueError
+            return f"entry {row['id']} does not hold {what}"
+        if mine != kept:
+            return f"entry {row['id']} (trial {row['trial']}) is not the record the checkpoint holds"
+    return None
