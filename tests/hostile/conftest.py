@@ -23,7 +23,7 @@ class _Fresh(dict):
         self._tmp = tmp
 
     def __getitem__(self, key: str) -> str:
-        if key in ("camp", "lbcamp", "opcamp", "blindcamp"):
+        if key in ("camp", "lbcamp", "opcamp", "blindcamp", "itemcamp"):
             copy = self._tmp / Path(super().__getitem__(key)).name
             if not copy.exists():
                 shutil.copy(super().__getitem__(key), copy)

@@ -121,12 +121,14 @@ def build_inputs(root: Path) -> dict[str, str]:
                   str(_write(root / "envs.txt", "left\nright\n")), "--tags", "grasp,place", "--launch",
                   "run {checkpoint}", "--checkpoint", "A=/ckpt/a", "--checkpoint", "B=/ckpt/b", "--checkpoint",
                   "C=/ckpt/c"],
-                 ["campaign", "init", str(root / "blind.db"), "--policies", "A,B", "--blind"]):
+                 ["campaign", "init", str(root / "blind.db"), "--policies", "A,B", "--blind"],
+                 # an item campaign of 4 items (seed 0)
+                 ["campaign", "init", str(root / "items.db"), "--kind", "items", "--models", "m1,m2", "--items", "4"]):
         res = invoke(args)
         assert res.exit_code == 0, explain(res)
     paths["camp"], paths["lbcamp"] = root / "camp.db", root / "lb.db"
-    paths["opcamp"], paths["blindcamp"] = root / "op.db", root / "blind.db"
-    for db in (paths["camp"], paths["lbcamp"], paths["opcamp"], paths["blindcamp"]):  # everything in the main file, so a copy of it is the whole campaign
+    paths["opcamp"], paths["blindcamp"], paths["itemcamp"] = root / "op.db", root / "blind.db", root / "items.db"
+    for db in (paths["camp"], paths["lbcamp"], paths["opcamp"], paths["blindcamp"], paths["itemcamp"]):  # everything in the main file, so a copy of it is the whole campaign
         with sqlite3.connect(db) as con:
             con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     # a launch template's own fields are not inputs of the suite: {checkpoint} and {model} stay as they are
