@@ -76,7 +76,9 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
                                                   "'policy,mean', fixed now."),
              gamma: float = typer.Option(1.0, "--gamma", help="Prior strength (>= 0)."),
              n_max: int | None = typer.Option(None, "--n-max", help="Per-comparison budget of paired trials "
-                                                 "(default 5000)."),
+                                                 "(default 5000); with --kind leaderboard, the budget of replicates "
+                                                 "(whole runs; default none): a run beyond it is refused, and open "
+                                                 "pairs unlikely to be decided within it are shown futile."),
              ties: str = typer.Option("allow", "--ties", help="allow or assume_none."),
              guarantee: str = typer.Option("paper", "--guarantee", help="paper or strict."),
              bins: str | None = typer.Option(None, "--bins", help="progress (partial credit; default) or binary: the "
