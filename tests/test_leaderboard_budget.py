@@ -210,3 +210,19 @@ def test_the_page_shows_the_futile_verdict(tmp_path):
     page = TestClient(create_app(path, token="t0ken-t0ken"), base_url="http://127.0.0.1").get("/ranking").text
     for s in said:
         assert s.replace("'", "&#39;") in page, s
+
+
+def test_a_campaign_with_a_margin_keeps_its_budget_on_reopen(tmp_path):
+    rng = np.random.default_rng(9)
+    path = tmp_path / "m.campaign"
+    with Campaign.init(path, kind="leaderboard", models=MODELS, margin=0.05, n_max=3) as c:
+        for _ in range(3):
+            c.add_run(_long([_panel(rng)]).drop(columns="replicate"))
+    with Campaign.open(path) as c:
+        st = c.status()
+        assert st.done and "budget of 3 replicates is reached" in st.termination
+        assert c.result().n_max == 3
+        assert all(v["budget_left"] == 0 for v in st.verdicts if v["verdict"] not in ("certified", "equivalent"))
+        with pytest.raises(StateError, match="budget of 3 replicates"):
+            c.add_run(_long([_panel(rng)]).drop(columns="replicate"))
+        assert c.next() == []

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CertirankError, DataError, ParameterError
+from ..errors import CertirankError, DataError, ParameterError, StateError
 from . import _blob
 
 KINDS = ("anyrank", "leaderboard", "proxy", "items")
@@ -293,7 +293,7 @@ class LeaderboardEngine:
     @property
     def done(self) -> bool:
         """At its budget of replicates (every pair decided is the status's to say: it reads the result)."""
-        n_max = self.board.n_max if not hasattr(self.board, "boards") else self.board.board.n_max
+        n_max = getattr(self.board, "board", self.board).n_max  # with a margin, the difference board's
         return n_max is not None and int(self.board.R) >= int(n_max)
 
     @property
@@ -370,6 +370,8 @@ class LeaderboardEngine:
         try:
             probe.add_replicate(pd.DataFrame(payload["scores"], index=payload["items"], columns=self.board.models),
                                 replicate=10**12)
+        except StateError:  # the board's state refuses it (its budget of replicates is reached), not the file
+            raise
         except CertirankError as exc:  # the Leaderboard does not know the file: name it, as the checks above do
             raise DataError(str(exc), source=source) from None
         return json.dumps(payload, separators=(",", ":"))
