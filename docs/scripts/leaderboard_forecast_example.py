@@ -15,6 +15,7 @@ Same output on every run.
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -71,9 +72,9 @@ def main(outdir: Path) -> None:
     out = CliRunner().invoke(app, ["leaderboard", str(path), "--n-max", str(BUDGET), "--json"])
     if out.exit_code != 0:
         raise SystemExit(out.output)
-    import json
     details = json.loads(out.stdout)["details"]["undecided_details"]
-    print(f"\n$ certirank leaderboard runs.csv --n-max {BUDGET} --json   (undecided_details, {BUDGET - FIRST} runs left)")
+    print(f"\n$ certirank leaderboard runs.csv --n-max {BUDGET} --json   (undecided_details, {BUDGET - FIRST} runs "
+          "left)")
     for d in sorted(details, key=lambda d: -d["forecast"]["p_decide"]):
         a, b = sorted(d["pair"])
         print(f"  {a} vs {b}: {d['verdict']}, P(decide within the budget) = {d['forecast']['p_decide']:.2f}, "

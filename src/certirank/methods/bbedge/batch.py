@@ -214,7 +214,8 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     if routed is not None and n_max is not None:
         raise ParameterError(f"n_max = {n_max} is a budget of replicates for BB-EDGE; this single-run table of 0/1 "
                              "scores is tested pair by pair by the exact budget test, whose budget is the table's "
-                             "items (no futility verdict): leave n_max out, or give method='bb-edge' (--method bb-edge)")
+                             "items (no futility verdict): leave n_max out, or give method='bb-edge' "
+                             "(--method bb-edge)")
     if routed is not None:
         from ...data.table import dropped_notes
         from ...results import note, reader_warnings
