@@ -212,7 +212,8 @@ def test_bad_init_and_open(tmp_path):
     with pytest.raises(ParameterError, match="not a certirank campaign"):
         Campaign.open(other)
     with pytest.raises(ParameterError, match="leaderboard"):
-        Campaign.init(tmp_path / "b.db", ["a", "b"], kind="leaderboard", n_max=5)
+        # (n_max is a leaderboard campaign's budget of replicates: tests/test_leaderboard_budget.py)
+        Campaign.init(tmp_path / "b.db", ["a", "b"], kind="leaderboard", environments=["e1", "e2"])
 
 
 # ============================================================================== undo

@@ -8,12 +8,14 @@ Four GSM8K models of ../shared/data/llm (m47, m63, m38, m59; 1,000 items, one ru
 the semi-synthetic rule of spec 04 §14 (P(correct) = 0.05 + 0.9 x the observed score, independent draws, seed 0).
 The first 3 runs are written to OUTDIR/runs.csv (default: a temporary folder) and ranked through the real CLI
 (``certirank leaderboard runs.csv``: BB-EDGE, with the forecast line); then the same board is fed further runs of
-the same model, one at a time, to show when each pair the forecast spoke of was certified. Same output on every
-run.
+the same model, one at a time, to show when each pair the forecast spoke of was certified; last, the first 3
+runs again under a budget of 13 replicates (``--n-max 13``), with each open pair's verdict (futile or undecided).
+Same output on every run.
 """
 
 from __future__ import annotations
 
+import json
 import sys
 import tempfile
 from pathlib import Path
@@ -29,6 +31,8 @@ from certirank.sim.bbedge_dgp import semi_synthetic_panels
 DATA = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "llm" / "helm_lite_gsm8k.csv"
 MODELS = ["m47", "m63", "m38", "m59"]
 FIRST, MORE = 3, 60
+#: the budget of replicates of the last part (docs/futility.md, "A budget of replicates")
+BUDGET = 13
 
 
 def panels() -> tuple[np.ndarray, list[str]]:
@@ -63,6 +67,18 @@ def main(outdir: Path) -> None:
         at = decided.get(pair)
         real = f"certified at run {at} ({at - FIRST} more)" if at else f"still open after {FIRST + MORE} runs"
         print(f"  {a} vs {b}: forecast {'none' if more is None else f'about {more} more'}; {real}")
+    # the same 3 runs under a budget of BUDGET replicates (BUDGET - 3 left): the forecast chance of a decision
+    # within it, futile below the default 0.1
+    out = CliRunner().invoke(app, ["leaderboard", str(path), "--n-max", str(BUDGET), "--json"])
+    if out.exit_code != 0:
+        raise SystemExit(out.output)
+    details = json.loads(out.stdout)["details"]["undecided_details"]
+    print(f"\n$ certirank leaderboard runs.csv --n-max {BUDGET} --json   (undecided_details, {BUDGET - FIRST} runs "
+          "left)")
+    for d in sorted(details, key=lambda d: -d["forecast"]["p_decide"]):
+        a, b = sorted(d["pair"])
+        print(f"  {a} vs {b}: {d['verdict']}, P(decide within the budget) = {d['forecast']['p_decide']:.2f}, "
+              f"about {d['more_needed']} more")
 
 
 if __name__ == "__main__":

@@ -286,6 +286,11 @@ MARGIN = _p("margin", Real(0.0, 1.0, lo_open=True, hi_open=True, none=True),
 FUTILITY = _p("futility", Real(0.0, 1.0, lo_open=True, hi_open=True),
               "an undecided pair is 'futile' when the forecast chance of deciding by the budget n_max is below this "
               "(a forecast, never a guarantee)")
+#: a leaderboard's budget counts replicates (whole runs), not paired trials: the same name, its own unit
+BOARD_N_MAX = N_MAX.but(help="budget of replicates of a BB-EDGE leaderboard (whole runs of every model on every item, "
+                             "per benchmark version): a replicate beyond it is refused, and an undecided pair is "
+                             "'futile' when its forecast chance of a decision in the replicates left is below futility",
+                        renamed=())
 PROXY_X = _p("proxy_x", Given("a sequence of proxy scores in [0, 1], one per unit"),
              "proxy scores of policy X (simulator, world model, LLM judge), one per unit")
 PROXY_Y = _p("proxy_y", Given("a sequence of proxy scores in [0, 1], one per unit"),
@@ -648,10 +653,11 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
                             help="the BB-EDGE e-process (spec 04); default: the exact budget test of each pair on a "
                                  "whole single-run binary item table, else bb-edge"), WEIGHTS, OUTPUT, SCORE_RANGE, FORMAT,
           STAKE, *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")), ABOUT, MARGIN, GROUP_BY,
-          ALPHA_ACROSS, rules=(*BOARD_RULES, Rule(("margin", "top_k"), _margin_top_k), GROUPS_RULE)),
+          ALPHA_ACROSS, BOARD_N_MAX, FUTILITY,
+          rules=(*BOARD_RULES, Rule(("margin", "top_k"), _margin_top_k), GROUPS_RULE)),
     _verb("Leaderboard", MODELS, ALPHA, TAU, BLOCKS, WEIGHTS, ITEMS, BBEDGE_METHOD, TOP_K, PILOT, EPOCHS, ADDITIONS,
           OUTPUT, KEEP_HISTORY, BLOCKS_SOURCE, BLOCKS_COLUMN, STAKE,
-          *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")),
+          *(p for p in _SIM if p.name in ("backend", "jobs", "scheduler")), BOARD_N_MAX, FUTILITY,
           rules=(*BOARD_RULES, Rule(("top_k", "models"), _top_k_rule),
                  Rule(("pilot", "epochs", "additions"), _pilot_growth_rule))),
     _verb("Leaderboard.add_model", _p("name", Text(MAX_NAME, "a model name"), "the new model's name"),

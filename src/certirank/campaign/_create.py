@@ -80,19 +80,19 @@ def make_config(policies: Sequence[str] | None, *, kind: str, models: Sequence[s
         if label_rate is not None:
             raise ParameterError("label_rate is for a proxy campaign (--label-rate π with --policies); a leaderboard "
                                  "campaign records whole runs")
-        given = {"prior": prior, "n_max": n_max, "environments": environments, "seed": seed,
-                 "score_range": score_range}
+        given = {"prior": prior, "environments": environments, "seed": seed, "score_range": score_range}
         options = dict(options)
         margin = options.pop("margin", None)  # checked by the contract (Campaign.init's margin), as for AnyRank
         bad = [k for k, v in given.items() if v is not None] + (["blind"] if blind else []) + sorted(options)
         if bad:
             raise ParameterError(f"{', '.join(bad)}: not used by a leaderboard campaign (--kind leaderboard "
-                                 "takes --models, --alpha, --tau, --blocks, --top-k, --method, --margin)")
+                                 "takes --models, --alpha, --tau, --blocks, --top-k, --method, --margin, --n-max)")
         names_in = models if models is not None else policies
         if names_in is None:
             raise ParameterError("give the models of the leaderboard (--models a,b,c)")
         config["engine"] = LeaderboardEngine.make_config(names_in, alpha=alpha, tau=tau, blocks=blocks,
-                                                         top_k=top_k, method=method or "bb-edge", margin=margin)
+                                                         top_k=top_k, method=method or "bb-edge", margin=margin,
+                                                         n_max=n_max)
         names = list(config["engine"]["models"])
     _check_names(names, "model" if kind in ("leaderboard", "items") else "policy")
     config["blind"] = bool(blind)

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CertirankError, DataError, ParameterError
+from ..errors import CertirankError, DataError, ParameterError, StateError
 from . import _blob
 
 KINDS = ("anyrank", "leaderboard", "proxy", "items")
@@ -170,24 +170,30 @@ class LeaderboardEngine:
 
     @staticmethod
     def make_config(models: Sequence[str], *, alpha: float, tau: float, blocks: Any, top_k: int | None,
-                    method: str, margin: float | None = None) -> dict[str, Any]:
+                    method: str, margin: float | None = None, n_max: int | None = None) -> dict[str, Any]:
         if blocks is not None and not isinstance(blocks, str):
             raise ParameterError("a leaderboard campaign takes blocks='items' or 'replicate' (block labels per "
                                  "item are not supported in campaigns yet)")
         config: dict[str, Any] = {"models": list(models), "alpha": alpha, "tau": tau, "blocks": blocks,
                                   "top_k": top_k, "method": method}
-        if margin is not None:  # only then: a configuration without a margin keeps its bytes and its hash
+        # each only when given: a configuration without it keeps its bytes and its hash
+        if margin is not None:
             config["margin"] = margin
+        if n_max is not None:  # the budget of replicates (its futility level is the default, FUTILITY)
+            config["n_max"] = n_max
         held = LeaderboardEngine.fresh(config).board
         lb = getattr(held, "board", held)  # with a margin, the difference board holds the checked settings
         return {"models": list(lb.models), "alpha": held.alpha, "tau": lb.tau, "blocks": blocks, "top_k": lb.top_k,
-                "method": lb.method, **({} if margin is None else {"margin": held.margin})}
+                "method": lb.method, **({} if margin is None else {"margin": held.margin}),
+                **({} if n_max is None else {"n_max": lb.n_max})}
 
     @classmethod
     def fresh(cls, config: Mapping[str, Any]) -> LeaderboardEngine:
         from ..methods.bbedge import Leaderboard
         c = config
         args = dict(tau=c["tau"], blocks=c["blocks"], top_k=c["top_k"], method=c["method"])
+        if c.get("n_max") is not None:
+            args["n_max"] = c["n_max"]
         if c.get("margin") is None:
             return cls(Leaderboard(c["models"], alpha=c["alpha"], **args))
         from ..methods.bbedge.margin import MarginBoards
@@ -260,10 +266,12 @@ class LeaderboardEngine:
         margin = config.get("margin")
         eq = ("" if margin is None else f", equivalence margin {margin:g} (alpha/2 for the edges, alpha/2 for "
               "the equivalence claims)")
+        if config.get("n_max") is not None:
+            eq += f", a budget of {config['n_max']} replicates"
         return (f"BB-EDGE ({config['method']}) on whole runs of every model, alpha = {config['alpha']:g}{eq}: valid "
                 "at any stop, for the benchmark's items as fixed")
 
-    _SETTINGS = ("models", "alpha", "tau", "method", "stake", "top_k", "resolution", "blocks_source")
+    _SETTINGS = ("models", "alpha", "tau", "method", "stake", "top_k", "resolution", "blocks_source", "n_max")
 
     def settings(self) -> dict[str, Any]:
         boards = _boards(self.board)
@@ -284,7 +292,9 @@ class LeaderboardEngine:
 
     @property
     def done(self) -> bool:
-        return False  # a leaderboard grows run by run; it is never "finished"
+        """At its budget of replicates (every pair decided is the status's to say: it reads the result)."""
+        n_max = getattr(self.board, "board", self.board).n_max  # with a margin, the difference board's
+        return n_max is not None and int(self.board.R) >= int(n_max)
 
     @property
     def replicates(self) -> int:
@@ -360,6 +370,8 @@ class LeaderboardEngine:
         try:
             probe.add_replicate(pd.DataFrame(payload["scores"], index=payload["items"], columns=self.board.models),
                                 replicate=10**12)
+        except StateError:  # the board's state refuses it (its budget of replicates is reached), not the file
+            raise
         except CertirankError as exc:  # the Leaderboard does not know the file: name it, as the checks above do
             raise DataError(str(exc), source=source) from None
         return json.dumps(payload, separators=(",", ":"))

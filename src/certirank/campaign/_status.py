@@ -49,6 +49,8 @@ class _Kept:
 
 #: why a leaderboard campaign whose every pair is decided has stopped (status, `next`, the page)
 LEADERBOARD_SETTLED = "every pair is certified{}: another run cannot add a claim"
+#: why a leaderboard campaign at its budget of replicates has stopped
+LEADERBOARD_BUDGET = "the budget of {} replicates is reached: another run is refused"
 
 
 def status(camp: Any) -> CampaignStatus:
@@ -152,10 +154,11 @@ def _status(camp: Any, head: Any, eng: Any, undone: int, res: Any, faults: Any, 
         # with a margin, a pair certified equivalent is decided too (the ranking lists it as equivalent)
         decided = {frozenset(e) for e in res.edges} | {frozenset(e) for e in res.ranking.equivalent}
         complete = len(decided) == m * (m - 1) // 2 and not res.inconsistent
-        # a leaderboard's engine accepts another run at any time, but once every pair is decided another run cannot
-        # add a claim: the campaign has stopped, and `next` asks for nothing more
-        done, left = complete, None
-        termination = LEADERBOARD_SETTLED.format(" or equivalent" if res.margin is not None else "") if done else None
+        # once every pair is decided another run cannot add a claim, and at its budget the engine takes none: the
+        # campaign has stopped, and `next` asks for nothing more
+        done, left = complete or bool(eng.done), None
+        termination = (LEADERBOARD_SETTLED.format(" or equivalent" if res.margin is not None else "") if complete
+                       else LEADERBOARD_BUDGET.format(res.n_max) if done else None)
     ranking = res if show_names else relabel(res, camp._names.code_of)
     per_fault = {shown(p): 0 for p in names}
     for _, p, _, _ in faults:
@@ -257,9 +260,11 @@ def _board_verdicts(res: Any) -> list[dict[str, Any]]:
     """A leaderboard campaign's verdict per pair: certified (a relation of the ranking), equivalent (certified
     within the margin, a campaign with one), or undecided after the replicates so far with the forecast of the
     replicates still needed (``more_needed``, from the result's ``undecided_details``: a forecast at the current
-    estimates, never a guarantee; a leaderboard campaign has no budget of replicates, so nothing is futile)."""
+    estimates, never a guarantee), or with a budget of replicates (``--n-max``) futile when the forecast chance of a
+    decision in the replicates left is below the futility level, in AnyRank's words."""
     from ..evidence.forecast import FORECAST_NOTE
     ranking, runs = res.ranking, int(res.replicates)
+    left = None if res.n_max is None else max(0, int(res.n_max) - runs)
     alpha = ranking.alpha if ranking.alpha is not None else res.alpha
     out: list[dict[str, Any]] = []
     for r in ranking.relations:
@@ -273,12 +278,24 @@ def _board_verdicts(res: Any) -> list[dict[str, Any]]:
     details = {frozenset(d["pair"]): d for d in getattr(res, "undecided_details", None) or []}
     after = f"after {runs} replicate{'s' if runs != 1 else ''}"
     for a, b in ranking.undecided:
-        more = details.get(frozenset((a, b)), {}).get("more_needed")
-        guess = (f"about {int(more)} more replicate{'s' if int(more) != 1 else ''} ({FORECAST_NOTE})"
-                 if more is not None else "no forecast yet (fewer than 2 replicates, or no direction gains evidence)"
-                 "; add more runs")
-        out.append({"pair": [a, b], "verdict": "undecided", "more_needed": more,
-                    "sentence": f"{a} vs {b}: undecided {after}; {guess}"})
+        d = details.get(frozenset((a, b)), {})
+        more = d.get("more_needed")
+        item: dict[str, Any] = {"pair": [a, b], "verdict": "undecided", "more_needed": more,
+                                **({} if left is None else {"budget_left": left})}
+        if left == 0:
+            item["sentence"] = f"{a} vs {b}: undecided, the budget of {res.n_max} replicates is used up"
+        elif d.get("verdict") == "futile":
+            fc = d.get("forecast") or {}
+            chance = "" if fc.get("p_decide") is None else f" (about {100 * fc['p_decide']:.0f}% chance)"
+            item.update(verdict="futile", forecast=True, sentence=f"{a} vs {b}: futile at the budget — unlikely to be "
+                        f"decided in the {left} replicate{'s' if left != 1 else ''} left{chance}; {FORECAST_NOTE}")
+        else:
+            beyond = "" if more is None or left is None or int(more) <= left else f", more than the {left} left"
+            guess = (f"about {int(more)} more replicate{'s' if int(more) != 1 else ''}{beyond} ({FORECAST_NOTE})"
+                     if more is not None else "no forecast yet (fewer than 2 replicates, or no direction gains "
+                     "evidence); add more runs")
+            item["sentence"] = f"{a} vs {b}: undecided {after}; {guess}"
+        out.append(item)
     return out
 
 

@@ -76,7 +76,9 @@ def init_cmd(ctx: typer.Context, db: Path = DB_ARG,
                                                   "'policy,mean', fixed now."),
              gamma: float = typer.Option(1.0, "--gamma", help="Prior strength (>= 0)."),
              n_max: int | None = typer.Option(None, "--n-max", help="Per-comparison budget of paired trials "
-                                                 "(default 5000)."),
+                                                 "(default 5000); with --kind leaderboard, the budget of replicates "
+                                                 "(whole runs; default none): a run beyond it is refused, and open "
+                                                 "pairs unlikely to be decided within it are shown futile."),
              ties: str = typer.Option("allow", "--ties", help="allow or assume_none."),
              guarantee: str = typer.Option("paper", "--guarantee", help="paper or strict."),
              bins: str | None = typer.Option(None, "--bins", help="progress (partial credit; default) or binary: the "
@@ -452,21 +454,25 @@ def _render_status(st: Any) -> None:
                           f"{rem['n_max']} paired trials per comparison).")
     else:
         res = st.result
-        t = Table(title=f"{st.path}: {res.method}, {res.replicates} replicate(s), alpha = {res.alpha:g}")
+        budget = "" if res.n_max is None else f" of a budget of {res.n_max}"
+        t = Table(title=f"{st.path}: {res.method}, {res.replicates} replicate(s){budget}, alpha = {res.alpha:g}")
         for col in ("model", "mean", "rank interval", "certified above"):
             t.add_column(col, justify="left" if col == "model" else "right")
         for m in st.ranking.policies:
             t.add_row(m.name, "-" if m.mean is None else f"{m.mean:.3f}", f"[{m.rank_lo}, {m.rank_hi}]",
                       str(m.better_than))
         console.print(t)
-        for line in res.sentences():
+        for line in res.sentences()[:len(res.edges)]:  # the certified edges (sentences() lists them first)
             console.print(f"  {line}")
-        for v in st.verdicts:  # with a margin: the pairs certified equivalent, shown as such
-            if v["verdict"] == "equivalent":
+        # every other pair in the status's words: equivalent, futile at the budget, or undecided with its forecast
+        for v in st.verdicts:
+            if v["verdict"] != "certified":
                 console.print(f"  {v['verdict']}: {one_line(v['sentence'])}", markup=False)
         if st.complete:
             console.print("Every pair is decided. You can stop: every pair is certified"
                           + (" or equivalent." if res.margin is not None else "."))
+        elif st.done:
+            console.print(f"The campaign has stopped ({st.termination}); the open pairs stay undecided.")
         else:
             console.print("Some pairs are undecided: add more runs.")
     if any(st.faults.values()):

@@ -36,6 +36,9 @@ def leaderboard_cmd(
                                         "grid (the spec 04 41-point mixture). Other methods have their own."),
     margin: Optional[float] = declared("margin", None, verb="leaderboard",
                                        extra_help="Alpha is split in half between edges and equivalence claims."),
+    n_max: Optional[int] = declared("n_max", None, verb="leaderboard", extra_help="At least the replicates in the "
+                                    "file; BB-EDGE only (docs/futility.md)."),
+    futility: float = declared("futility", 0.1, verb="leaderboard", extra_help="Used with --n-max."),
     graph: Optional[str] = typer.Option(None, "--graph", help="Also print the confidence graph: dot or mermaid."),
     plot: Optional[Path] = typer.Option(None, "--plot", help="Draw the confidence graph to FILE.png or FILE.svg."),
     format: Optional[str] = FORMAT_OPT,
@@ -80,12 +83,14 @@ def leaderboard_cmd(
     if cols is not None:
         grouped = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
                               stake=stake, backend=backend, jobs=jobs, scheduler=scheduler, about=about, margin=margin,
-                              group_by=cols, alpha_across_groups=alpha_across_groups)
+                              group_by=cols, alpha_across_groups=alpha_across_groups, n_max=n_max,
+                              futility=futility)
         title = f"{data}: {method or 'leaderboard'} in {len(grouped.groups)} groups of {', '.join(cols)}"
         emit_or_markdown(grouped, as_json, markdown, lambda r: render_groups(r, title), title=title)
         return
     result = leaderboard(source, alpha=alpha, tau=tau, blocks=blocks, top_k=top_k, pilot=pilot, method=method,
-                         stake=stake, backend=backend, jobs=jobs, scheduler=scheduler, about=about, margin=margin)
+                         stake=stake, backend=backend, jobs=jobs, scheduler=scheduler, about=about, margin=margin,
+                         n_max=n_max, futility=futility)
     suggested = None if suggest_items is None else result.suggest_items(suggest_items, seed=seed or 0)
 
     def render(res: Any) -> None:
@@ -106,8 +111,9 @@ def leaderboard_cmd(
         if said:
             extra.append(said)
         stake = "" if res.stake == "none" else f" (stake {res.stake})"
-        title = (f"{data}: {res.method}{stake}, {len(res.models)} models, {res.replicates} replicate(s), alpha = "
-                 f"{res.alpha:g}, tau = {res.tau:g}")
+        budget = "" if res.n_max is None else f" of a budget of {res.n_max}"
+        title = (f"{data}: {res.method}{stake}, {len(res.models)} models, {res.replicates} replicate(s){budget}, "
+                 f"alpha = {res.alpha:g}, tau = {res.tau:g}")
         show(ranking_renderables(res.ranking, title=title, full=show_all, width=console.width,
                                  n_label="reps", extra=extra))
         if graph is not None:

@@ -12,6 +12,7 @@ import pandas as pd
 from ..._params import validated
 from ..._compat import keyword_only
 from ...errors import DataError, ParameterError
+from ...evidence.forecast import FUTILITY
 from .engine import Leaderboard
 from .result import LeaderboardResult
 
@@ -130,7 +131,8 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
                 score_range: Any = None, format: str | None = None, stake: str | None = None,
                 backend: str | None = None, jobs: int = 1, scheduler: Any = None,
                 about: str | None = None, margin: float | None = None, group_by: Any = None,
-                alpha_across_groups: bool = False) -> LeaderboardResult:
+                alpha_across_groups: bool = False, n_max: int | None = None,
+                futility: float = FUTILITY) -> LeaderboardResult:
     """Certify a leaderboard from per-item scores of L models over R replicates (BB-EDGE, spec 04).
 
     Parameters
@@ -178,6 +180,13 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
         Certify a leaderboard within each group of these columns (``--group-by``): one result per group.
     alpha_across_groups : bool, default False
         With ``group_by``: split ``alpha`` over the groups (Bonferroni) instead of holding it within each.
+    n_max : int, optional
+        Budget of replicates (whole runs; ``--n-max``), at least the replicates in the data: undecided pairs whose
+        forecast chance of a decision in the replicates left is below ``futility`` get ``verdict: "futile"`` in
+        ``undecided_details`` (a forecast at the current estimates, never a guarantee). BB-EDGE only: the exact
+        budget test of a single-run table of 0/1 scores has the table as its budget.
+    futility : float, default 0.1
+        With ``n_max``: the forecast chance below which an undecided pair is futile.
 
     Returns
     -------
@@ -202,6 +211,11 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     routed, route_note = _item_table_plan(table, about, method=method, tau=tau, blocks=blocks, top_k=top_k,
                                           pilot=pilot, weights=weights, margin=margin, stake=stake, output=output)
     method = method or "bb-edge"
+    if routed is not None and n_max is not None:
+        raise ParameterError(f"n_max = {n_max} is a budget of replicates for BB-EDGE; this single-run table of 0/1 "
+                             "scores is tested pair by pair by the exact budget test, whose budget is the table's "
+                             "items (no futility verdict): leave n_max out, or give method='bb-edge' "
+                             "(--method bb-edge)")
     if routed is not None:
         from ...data.table import dropped_notes
         from ...results import note, reader_warnings
@@ -229,8 +243,11 @@ def leaderboard(data: Any, alpha: float = 0.05, *, tau: float = 0.0, blocks: Any
     level = alpha if margin is None else alpha / 2.0  # margin: alpha split between edges and equivalences
     board_args = dict(tau=tau, blocks=blk, weights=weights, items=items, method=method, top_k=top_k,
                       pilot=pilot, output=output, keep_history=False, blocks_source=source, blocks_column=column,
-                      stake=stake)
+                      stake=stake, n_max=n_max, futility=futility)
     Leaderboard(models, alpha=level, **board_args)  # checks every option before a cluster is started
+    if n_max is not None and len(panels) > n_max:
+        raise DataError(f"the budget n_max = {n_max} is smaller than the data in hand ({len(panels)} replicates); give "
+                        f"n_max >= {len(panels)} or leave it out", source=table.attrs.get("source"))
     if pilot is not None and pilot >= len(panels):
         raise DataError(f"the data has {len(panels)} replicate(s); a pilot of {pilot} leaves none for confirmation",
                         source=table.attrs.get("source"))

@@ -30,6 +30,7 @@ from ..._params import BBEDGE_METHODS, validated
 from ..._saved import Saved, sealed
 from ...errors import ParameterError, StateError
 from . import extend as _extend
+from ...evidence.forecast import FUTILITY
 from .betting import betting_terms
 from .family import _Family, _new_family
 from .panels import read_panel
@@ -123,10 +124,20 @@ class Leaderboard(Saved):
         Where the plug-in stake's betting factor (the O(L^2 M) part of an update) is computed: in this
         process on threads (default), on ``jobs`` local processes, or on a Dask or Ray cluster
         (:func:`certirank._parallel.run_tasks`). The results are the same bits on every backend.
+    n_max : int, optional
+        Budget of replicates of the current benchmark version (whole runs of every model on every item; AnyRank's
+        ``n_max`` counts paired trials). A replicate beyond it is refused (:class:`StateError`), and the result
+        forecasts each undecided pair's chance of a decision in the replicates left: ``futile`` below
+        ``futility``. A forecast at the current estimates, never a guarantee; the budget changes no e-value.
+    futility : float, default 0.1
+        The forecast chance of a decision within the budget below which an undecided pair is ``futile``.
     """
 
     #: where the betting factor runs (set by __init__; a board restored from saved state runs in-process)
     _where: Mapping[str, Any] = MappingProxyType({})
+    #: the budget of replicates (None: none) and the futility level of the forecasts under it
+    n_max: int | None = None
+    futility: float = FUTILITY
 
     @keyword_only(("tau", "blocks", "weights"))
     @validated("Leaderboard")
@@ -135,7 +146,8 @@ class Leaderboard(Saved):
                  top_k: int | None = None, pilot: int | None = None, epochs: int | str = 1,
                  additions: int | str = 0, output: str = "current", keep_history: bool = True,
                  blocks_source: str | None = None, blocks_column: str | None = None, stake: str | None = None,
-                 backend: str | None = None, jobs: int = 1, scheduler: Any = None) -> None:
+                 backend: str | None = None, jobs: int = 1, scheduler: Any = None, n_max: int | None = None,
+                 futility: float = FUTILITY) -> None:
         # the arguments were checked against the declaration of "Leaderboard" (certirank._params), rules included
         names = list(models)
         from ..._parallel import resolve_backend
@@ -146,6 +158,7 @@ class Leaderboard(Saved):
         self.stake = stake if stake is not None else ("plugin" if method in ("bb-edge", "cr-edge") else
                                                       "b10" if method == "bb-edge-pi" else "grid")
         self.keep_history = keep_history
+        self.n_max, self.futility = n_max, futility
         self.models = names
         resolution, labels = self._resolution(blocks)
         if self.method == "cr-edge":
@@ -295,8 +308,12 @@ class Leaderboard(Saved):
         Raises
         ------
         DataError
-            Incomplete or malformed panel. StateError: replicate already added. Nothing changes on error.
+            Incomplete or malformed panel. StateError: replicate already added, or beyond the budget ``n_max``.
+        Nothing changes on error.
         """
+        if self.n_max is not None and self.R >= self.n_max:
+            raise StateError(f"the budget of {self.n_max} replicates is reached (epoch {self.epoch}); a replicate "
+                             "beyond the budget is refused")
         arr, item_names, rep_from_panel = read_panel(panel, self.models, self.items)
         rid = replicate if replicate is not None else rep_from_panel
         if rid is None:
@@ -592,6 +609,6 @@ class Leaderboard(Saved):
 
     def __repr__(self) -> str:
         return (f"Leaderboard({len(self.models)} models, method={self.method!r}, stake={self.stake!r}, "
-                f"alpha={self.alpha}, tau={self.tau}, "
+                f"alpha={self.alpha}, tau={self.tau}, " + ("" if self.n_max is None else f"n_max={self.n_max}, ") +
                 f"blocks={self.resolution!r}, epoch={self.epoch}, replicates={self.R})")
 

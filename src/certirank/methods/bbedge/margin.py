@@ -19,7 +19,7 @@ import numpy as np
 from ...errors import StateError
 from .engine import Leaderboard
 from .forecasts import open_pair_forecasts
-from .result import LeaderboardResult
+from .result import LeaderboardResult, budget_of
 
 __all__ = ["MarginBoards", "FORMAT"]
 
@@ -81,7 +81,8 @@ class MarginBoards:
         ranking = dataclasses.replace(res.ranking, notes=(*res.ranking.notes, note), alpha=self.alpha)
         ranking = ranking.with_equivalent([p for p in eq if frozenset(p) in open_pairs], self.margin)
         # the pairs still open, each with the equivalence as a third route of its forecast
-        details = open_pair_forecasts(self.board, ranking.undecided, equivalence=self.equivalence)
+        details = open_pair_forecasts(self.board, ranking.undecided, equivalence=self.equivalence,
+                                      **budget_of(self.board))
         return dataclasses.replace(res, margin=self.margin, equivalent=eq, ranking=ranking, alpha=self.alpha,
                                    undecided_details=details)
 

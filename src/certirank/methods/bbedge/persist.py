@@ -12,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from ...evidence.forecast import FUTILITY
 from .core import BlockDesign, default_grid
 from .family import _Family, _dec, _enc
 
@@ -47,6 +48,8 @@ def board_state(board: Any) -> dict[str, Any]:
         "families": [f.to_state() for f in board._families],
         "pilot_set": board._pilot_set, "topk_set": board._topk_set, "topk_at": board._topk_at,
         "topk_now": board._topk_now, "topk_conflict": board._topk_conflict,
+        # only with a budget: a board without one keeps the bytes (and checksums) of the states saved before it
+        **({} if board.n_max is None else {"n_max": board.n_max, "futility": board.futility}),
     }
 
 
@@ -61,6 +64,8 @@ def restore_board(cls: type, s: dict[str, Any]) -> Any:
     # states saved before the stake option used the grid (B10 for bb-edge-pi)
     board.stake = s.get("stake", "b10" if board.method == "bb-edge-pi" else "grid")
     board.keep_history = s["keep_history"]
+    board.n_max = None if s.get("n_max") is None else int(s["n_max"])
+    board.futility = float(s.get("futility", FUTILITY))
     board.models = list(s["models"])
     board.resolution, board._labels = s["resolution"], labels
     board.top_k, board.pilot, board.epochs, board.additions = s["top_k"], s["pilot"], s["epochs"], s["additions"]
@@ -96,6 +101,9 @@ def _check_loaded(board: Any) -> None:
         raise ValueError(f"models must be at least 2 distinct names, got {board.models!r}")
     if board._theta_sum.shape != (L,) or any(t.shape != (L,) for t in board._hist_theta):
         raise ValueError(f"the recorded means do not have one value per model ({L} models)")
+    if board.n_max is not None and not (board.n_max >= max(board.R, 1) and 0.0 < board.futility < 1.0):
+        raise ValueError(f"its budget n_max = {board.n_max} (futility {board.futility}) does not hold its {board.R} "
+                         "replicates")
     if len(board._hist_yb) != len(board._hist_theta):
         raise ValueError("recorded replicates and their means differ in number")
     for fam in board._families:

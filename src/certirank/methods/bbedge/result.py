@@ -83,6 +83,11 @@ class LeaderboardResult(Result):
     equivalent: list[list[str]] = field(default_factory=list)
     """Pairs certified equivalent: |Delta| < margin (at alpha/2; the edges then use the other alpha/2)."""
     undecided_details: list[dict[str, Any]] = field(default_factory=list)
+    n_max: int | None = inputs(default=None)
+    """The budget of replicates (``Leaderboard(..., n_max=)``): undecided pairs unlikely to be decided within it
+    are ``futile`` in ``undecided_details`` (a forecast); None = no budget."""
+    futility: float | None = inputs(default=None)
+    """With a budget: the forecast chance of a decision below which a pair is futile."""
     _names: tuple[str, ...] = field(repr=False, default=())
     _means: np.ndarray | None = field(repr=False, default=None)
     _relation: np.ndarray | None = field(repr=False, default=None)
@@ -210,14 +215,19 @@ def build_result(lb: Any) -> LeaderboardResult:
     ranking = make_ranking(names, rels, kind=lb.method, alpha=lb.alpha, guarantee=guarantee, means=list(means),
                            n=[lb.R] * L, when_unit="replicates", about="benchmark")
     from .forecasts import open_pair_forecasts
-    details = open_pair_forecasts(lb, ranking.undecided)
+    details = open_pair_forecasts(lb, ranking.undecided, **budget_of(lb))
     return LeaderboardResult(
         alpha=lb.alpha, tau=lb.tau, method=lb.method, output=lb.output, ranking=ranking, replicates=lb.R,
         blocks=lb.blocks_info(), top_k=lb._top_k_dict(), epoch=lb.epoch, n_items=len(lb.items or []),
         stages=stages, earlier_epochs=list(lb._history), path_margins=margins, stake=lb.stake, about="benchmark",
-        undecided_details=details,
+        undecided_details=details, **budget_of(lb),
         warnings=() if not edited else (warning(edited.removeprefix("WARNING: ")),), _names=tuple(names), _means=means, _relation=rel,
         _log_e=log_e, _item_names=tuple(lb.items or ()), _item_rates=board_rates(lb))
+
+
+def budget_of(lb: Any) -> dict[str, Any]:
+    """The forecast's budget arguments of a board (none without a budget of replicates)."""
+    return {} if lb.n_max is None else {"n_max": int(lb.n_max), "futility": float(lb.futility)}
 
 
 def board_rates(lb: Any) -> np.ndarray | None:
