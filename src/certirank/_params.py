@@ -647,7 +647,9 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
                  Rule(("proxy_x", "proxy_y", "label_rate", "bettor", "bins", "arms", "extendable", "ties"),
                       _proxy_rule), GROUPS_RULE)),
     _verb("check", DATA, CLAIMS, ALPHA.but(constraint=Real(0.0, 1.0, lo_open=True, hi_open=True, none=True)),
-          EVIDENCE_BETTOR, TIES_P, WHOLE_DATA["bins"].but(renamed=()), FORMAT, SCORE_RANGE, *READ, FAIL_ON_P),
+          EVIDENCE_BETTOR, TIES_P, WHOLE_DATA["bins"].but(renamed=()), FORMAT, SCORE_RANGE, *READ, FAIL_ON_P,
+          MARGIN.but(help="non-inferiority margin of the claims written 'A>=B' (mean(A) > mean(B) - margin), fixed "
+                          "before the data")),
     _verb("leaderboard", DATA, ALPHA, TAU, BLOCKS, TOP_K, PILOT,
           BBEDGE_METHOD.but(constraint=dataclasses.replace(BBEDGE_METHOD.constraint, none=True),
                             help="the BB-EDGE e-process (spec 04); default: the exact budget test of each pair on a "

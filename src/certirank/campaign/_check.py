@@ -20,7 +20,7 @@ from typing import Any
 
 from .._validate import check_alpha
 from ..errors import ParameterError, StateError
-from ..methods.check import CheckResult, exit_code, parse_claims
+from ..methods.check import NOT_WORSE, CheckResult, claim_kind, exit_code, parse_claims
 
 __all__ = ["check_campaign", "is_campaign_file"]
 
@@ -53,6 +53,9 @@ def check_campaign(path: str | os.PathLike[str], claims: Any, *, alpha: float | 
     from ._campaign import Campaign
 
     claims, parsed = parse_claims(claims)
+    if any(claim_kind(c) == NOT_WORSE for c in claims):
+        raise ParameterError(f"{path}: a claim 'A>=B' (not worse by a margin) is checked on evaluation data; a campaign "
+                             "file answers claims 'A>B' from its certified ranking")
     with Campaign.open(path) as camp:
         report = camp.verify()
         if not report.ok:

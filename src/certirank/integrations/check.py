@@ -21,7 +21,7 @@ __all__ = ["check"]
 def check(data: Any, claims: Any, *, alpha: float | None = None, bettor: str | None = None, ties: str = "allow",
           bins: Any = None, format: str | None = None, score_range: tuple[float, float] | None = None,
           about: str = "policy", order: str = "random", seed: int = 0, order_by: str | None = None,
-          orders: int = 1, fail_on: str = "any", **read_options: Any) -> CheckResult:
+          orders: int = 1, fail_on: str = "any", margin: float | None = None, **read_options: Any) -> CheckResult:
     """Check claims "A>B" against evaluation data or a campaign file; see `certirank.methods.check.check`.
 
     ``alpha``: default 0.05; for a campaign file its own locked alpha (a smaller one is refused). The
@@ -36,7 +36,7 @@ def check(data: Any, claims: Any, *, alpha: float | None = None, bettor: str | N
         given = {"bettor": bettor is not None, "ties": ties != "allow", "bins": bins is not None,
                  "format": format is not None, "score_range": score_range is not None, "about": about != "policy",
                  "order": order != "random", "seed": seed != 0, "order_by": order_by is not None,
-                 "orders": orders != 1, **dict.fromkeys(read_options, True)}
+                 "orders": orders != 1, "margin": margin is not None, **dict.fromkeys(read_options, True)}
         bad = [k for k, v in given.items() if v]
         if bad:
             raise ParameterError(f"{', '.join(bad)}: not used with a campaign file {data} (its method and settings "
@@ -46,4 +46,4 @@ def check(data: Any, claims: Any, *, alpha: float | None = None, bettor: str | N
 
     return check_table(data, claims, alpha=0.05 if alpha is None else alpha, bettor=bettor, ties=ties, bins=bins,
                        format=format, score_range=score_range, about=about, order=order, seed=seed,
-                       order_by=order_by, orders=orders, fail_on=fail_on, **read_options)
+                       order_by=order_by, orders=orders, fail_on=fail_on, margin=margin, **read_options)

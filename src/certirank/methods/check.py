@@ -10,6 +10,12 @@ is right at once, however many claims are checked. The gate's exit code:
 - 3: some claim is certified the other way.
 
 An exit 0 that is wrong needs a false claim to be certified, which happens with probability <= alpha.
+
+A claim "A>=B" with a margin delta fixed before the data (``margin=``, ``--margin``) is a non-inferiority claim:
+A's mean is not below B's by delta or more (mu_A - mu_B > -delta), the question a pull-request gate asks of a
+change that must not make a model worse. It is tested by the one-sided anytime-valid e-process against -delta
+(the half of `certirank.evidence.equivalence` that certifies it) on the same rows in the same order, and enters
+Holm with the other claims; it is "certified" or "not certified" (never "the other way").
 """
 
 from __future__ import annotations
@@ -27,10 +33,12 @@ from ..multitest.graphical import holm_rejections
 from ..results import Result, inputs, note, reader_warnings
 from .compare import compare_all_rows
 
-__all__ = ["check", "CheckResult", "parse_claim", "EXIT_CODES"]
+__all__ = ["check", "CheckResult", "parse_claim", "claim_kind", "EXIT_CODES"]
 
 EXIT_CODES = {"certified": 0, "not certified": 1, "certified the other way": 3}
-_CLAIM_RE = re.compile(r"^\s*(?P<a>.+?)\s*(?P<op>>|<)\s*(?P<b>.+?)\s*$")
+_CLAIM_RE = re.compile(r"^\s*(?P<a>.+?)\s*(?P<op>>=?|<=?)\s*(?P<b>.+?)\s*$")
+#: the kind of a claim: a difference "A>B", or "A>=B", A not worse than B by the margin (non-inferiority)
+DIFFERENCE, NOT_WORSE = "difference", "not worse"
 
 
 def parse_claims(claims: Any) -> tuple[list[str], list[tuple[str, str]]]:
@@ -42,18 +50,26 @@ def parse_claims(claims: Any) -> tuple[list[str], list[tuple[str, str]]]:
 
 
 def parse_claim(text: str) -> tuple[str, str]:
-    """``"A>B"`` -> ("A", "B") (A claimed better); ``"A<B"`` -> ("B", "A")."""
+    """``"A>B"`` -> ("A", "B") (A claimed better); ``"A<B"`` -> ("B", "A"); ``"A>=B"`` / ``"B<=A"`` -> ("A", "B")
+    (A claimed not worse than B by the margin: :func:`claim_kind`)."""
     if not isinstance(text, str):
         raise ParameterError(f"a claim must be text like 'A>B', got {text!r}")
-    if text.count(">") + text.count("<") != 1:
-        raise ParameterError(f"claim {text!r} must compare two policies with one '>' or '<', e.g. 'A>B'")
+    if text.count(">") + text.count("<") != 1 or text.count("=") > 1:
+        raise ParameterError(f"claim {text!r} must compare two policies with one '>' or '<' (or '>=', '<='), "
+                             "e.g. 'A>B'")
     m = _CLAIM_RE.match(text)
-    if m is None or not m["a"] or not m["b"]:
-        raise ParameterError(f"claim {text!r} must look like 'A>B' (A better than B) or 'A<B'")
+    if m is None or not m["a"] or not m["b"] or "=" in m["a"] + m["b"]:
+        raise ParameterError(f"claim {text!r} must look like 'A>B' (A better than B), 'A<B', or 'A>=B' (A not "
+                             "worse than B by the margin)")
     a, b = m["a"], m["b"]
     if a == b:
         raise ParameterError(f"claim {text!r} compares {a!r} with itself")
-    return (a, b) if m["op"] == ">" else (b, a)
+    return (a, b) if m["op"].startswith(">") else (b, a)
+
+
+def claim_kind(text: str) -> str:
+    """DIFFERENCE for "A>B" / "A<B", NOT_WORSE for "A>=B" / "A<=B" (text already read by :func:`parse_claim`)."""
+    return NOT_WORSE if "=" in text else DIFFERENCE
 
 
 @dataclasses.dataclass(frozen=True)
@@ -98,6 +114,8 @@ class CheckResult(Result):
         out = []
         for c in self.claims:
             base = f"{c['claim']}: {c['status']}"
+            if c.get("margin") is not None:
+                base += f" (claim: mean {c['better']} > mean {c['worse']} - {c['margin']:g})"
             if c["status"] == "certified the other way":
                 base += f" ({c['worse']} is better than {c['better']})"
             p = "-" if c["pvalue"] is None else f"{c['pvalue']:.4g}"
@@ -110,7 +128,7 @@ class CheckResult(Result):
 def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = None, ties: str = "allow",
           bins: Any = None, format: str | None = None, score_range: tuple[float, float] | None = None,
           about: str = "policy", order: str = "random", seed: int = 0, order_by: str | None = None,
-          orders: int = 1, fail_on: str = "any", **read_options: Any) -> CheckResult:
+          orders: int = 1, fail_on: str = "any", margin: float | None = None, **read_options: Any) -> CheckResult:
     """Check claims "A>B" against evaluation data (any input `certirank.load` reads, or a loaded table).
 
     Parameters
@@ -118,7 +136,7 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = N
     data : path or DataFrame
         A long/wide table, an lm-eval output folder, inspect_ai logs, ... (see `certirank.load`).
     claims : str or list of str
-        Each "A>B" (A better than B) or "A<B".
+        Each "A>B" (A better than B) or "A<B"; or "A>=B" (A not worse than B by `margin`: mu_A - mu_B > -margin).
     alpha : float
         Family-wise level over all claims.
     bettor, ties, bins
@@ -137,11 +155,16 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = N
         The gate's exit code: ``any`` fails (1) on a claim not certified yet and (3) on a claim certified the
         other way; ``reversed`` fails only on a claim certified the other way (a pull-request gate that lets
         an undecided change through).
+    margin : float in (0, 1), optional
+        The non-inferiority margin of the claims written "A>=B", fixed before the data (required by them, refused
+        without one).
     """
     from ..data.readers import load
 
     alpha = check_alpha(alpha)
     claims, parsed = parse_claims(claims)
+    kinds = [claim_kind(c) for c in claims]
+    margin = _check_margin(margin, kinds, about=about, orders=orders)
     table = load(data, format=format, score_range=score_range, **read_options)
     names = list(dict.fromkeys(n for pair in parsed for n in pair))
     if about in ("benchmark", "table"):
@@ -157,19 +180,27 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = N
     if runs_note:
         warns.append(note(runs_note))
     share = _whole_table_share(table, bins)
-    for text, (better, worse) in zip(claims, parsed):
+    for text, (better, worse), kind in zip(claims, parsed, kinds):
         try:
             # every row read (compare itself stops at its decision): Holm merges each claim's p-value over all rows
             res = compare_all_rows(table, alpha=alpha, a=better, b=worse, bettor=bettor, ties=ties, bins=bins,
                                    order=order, seed=seed, order_by=order_by, orders=orders, **share)
+            p_not_worse = None if kind == DIFFERENCE else _p_not_worse(table, better, worse, margin, alpha,
+                                                                       order=order, seed=seed, order_by=order_by)
         except DataError as err:
             raise DataError(f"claim {text!r}: {err.bare_message()}", source=err.source) from None
         warns += [w for w in res.warnings if w not in warns]
-        results.append((text, better, worse, res))
-    pvalues = np.array([r[3].pvalue for r in results])
+        results.append((text, better, worse, res, p_not_worse))
+    pvalues = np.array([r[3].pvalue if r[4] is None else r[4] for r in results])
     rejected = holm_rejections(pvalues, alpha)
     rows = []
-    for (text, better, worse, res), rej in zip(results, rejected):
+    for (text, better, worse, res, p_not_worse), rej, p in zip(results, rejected, pvalues):
+        means = res.ranking.means
+        if p_not_worse is not None:
+            rows.append({"claim": text, "better": better, "worse": worse, "margin": margin,
+                         "status": "certified" if rej else "not certified", "pvalue": float(p), "p_claim": float(p),
+                         "p_reverse": None, "pairs": res.n, "mean_better": means[better], "mean_worse": means[worse]})
+            continue
         # a = the claimed better policy: "x>y" is the claim, "x<y" its reverse
         if rej and res.p_more < res.p_less:
             status = "certified"
@@ -177,7 +208,6 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = N
             status = "certified the other way"
         else:
             status = "not certified"
-        means = res.ranking.means
         rows.append({"claim": text, "better": better, "worse": worse, "status": status, "pvalue": res.pvalue,
                      "p_claim": res.p_more, "p_reverse": res.p_less, "pairs": res.n,
                      "mean_better": means[better], "mean_worse": means[worse]})
@@ -185,12 +215,14 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = N
     first = results[0][3]
     when = ("after all rows (averaged over random orders)" if orders > 1
             else "at whatever trial the data ends")
+    not_worse = ("" if margin is None else f"; a claim 'A>=B' says mean(A) > mean(B) - {margin:g}, by the one-sided "
+                 "e-process against the margin")
     statement = (f"With probability at least {100 * (1 - alpha):g}%, every claim reported as certified (either way) "
                  f"is true, {when} (paired tests of compare, Holm over {k} claim{'s' if k != 1 else ''}, alpha = "
-                 f"{alpha:g}; claims about the policies' expected scores).")
+                 f"{alpha:g}; claims about the policies' expected scores{not_worse}).")
     rels = {}
-    for r, (*_, res) in zip(rows, results):
-        if r["status"] != "not certified":
+    for r, (*_, res, _) in zip(rows, results):
+        if r["status"] != "not certified" and "margin" not in r:  # a non-inferiority claim orders no pair
             b, w = (r["better"], r["worse"]) if r["status"] == "certified" else (r["worse"], r["better"])
             rels[(b, w)] = Relation(b, w, "test", res.decided_at, res.pvalue, "pvalue")
     means = {}
@@ -203,6 +235,35 @@ def check(data: Any, claims: Any, *, alpha: float = 0.05, bettor: str | None = N
     return CheckResult(alpha=alpha, ranking=ranking, claims=rows, exit_code=exit_code(rows, fail_on),
                        statement=statement, bettor=first.bettor, ties=first.ties, fail_on=fail_on, about="policy",
                        order=first.order, source=None if source is None else str(source), warnings=tuple(warns))
+
+
+def _check_margin(margin: Any, kinds: list[str], *, about: str, orders: int) -> float | None:
+    """The non-inferiority margin, required by claims "A>=B" and by nothing else."""
+    wanted = NOT_WORSE in kinds
+    if margin is None:
+        if wanted:
+            raise ParameterError("a claim 'A>=B' (A not worse than B) needs its margin, fixed before the data: give "
+                                 "margin= (--margin 0.02 allows A up to 2 points below B)")
+        return None
+    from ..evidence.equivalence import check_margin
+    margin = check_margin(margin)
+    if not wanted:
+        raise ParameterError("--margin is the non-inferiority margin of claims written 'A>=B'; no claim uses it")
+    if about != "policy" or orders != 1:
+        raise ParameterError("a claim 'A>=B' is read from the rows in one order, about the policies (about='policy', "
+                             "orders=1)")
+    return margin
+
+
+def _p_not_worse(table: Any, a: str, b: str, margin: float, alpha: float, *, order: str, seed: int,
+                 order_by: str | None) -> float:
+    """Anytime-valid p-value of H0: mu_a - mu_b <= -margin on the pairs of a and b in compare's read order: the
+    half of the equivalence test that certifies mu_a - mu_b > -margin."""
+    from ..evidence.equivalence import EquivalenceTest
+    from .compare import read_pairs
+    xa, ya = read_pairs(table, a, b, order=order, seed=seed, order_by=order_by)
+    # x = a, y = b: the upper half rejects mu_b - mu_a >= margin
+    return EquivalenceTest(margin, alpha).update_many(xa, ya).p_upper
 
 
 def exit_code(rows: Any, fail_on: str = "any") -> int:

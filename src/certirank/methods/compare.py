@@ -353,7 +353,7 @@ def _verb(x: Any, y: Any, alpha: float, *, a: str | None, b: str | None, pairing
             warns += [warning(w) for w in order_check(wide[[str(a), str(b)]], [(str(a), str(b))])]
         src = table.attrs.get("source")
         runs = [_pairs_from_table(arrange(table, plan, k), str(a), str(b), pairing=pairing)
-                for k in range(plan.orders)]
+                for k in range(plan.orders)]  # read_pairs reads the first the same way
         # the table is in hand: its scale (every value of the whole table), the pairs of a and b (the budget) and
         # its layout (the arms) are known before any pair is read (spec 09 §6)
         from .plan import layout_arms, plan_whole_data
@@ -403,6 +403,15 @@ def _verb(x: Any, y: Any, alpha: float, *, a: str | None, b: str | None, pairing
         wide = pd.DataFrame({names[0]: xa, names[1]: ya})
         res = dataclasses.replace(res, warnings=tuple(warning(w) for w in order_check(wide, [names])))
     return res
+
+
+def read_pairs(table: Any, a: str, b: str, *, order: str, seed: int, order_by: str | None) -> tuple[np.ndarray,
+                                                                                                  np.ndarray]:
+    """The paired scores of `a` and `b` of a validated table (paired by row) in the order compare reads them
+    (one order: spec 09 §3), for a claim ``check`` tests on them beside compare's."""
+    from ..data.order import arrange, read_order
+    plan = read_order(table, order=order, seed=seed, order_by=order_by, orders=1)
+    return _pairs_from_table(arrange(table, plan, 0), a, b)
 
 
 def compare_all_rows(table: Any, *, alpha: float, a: str, b: str, bettor: str | None, ties: str, bins: Any,

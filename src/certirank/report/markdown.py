@@ -275,6 +275,9 @@ def _check_markdown(result: Any, title: str | None, max_chars: int = MAX_CHARS) 
         lines.append("**Certified pairs**")
         lines.append("")
         for c in certified:
+            if c.get("margin") is not None:  # a claim "A>=B": not worse by the margin, no order of the pair
+                lines.append(f"- {_text(c['better'])} is not worse than {_text(c['worse'])} by {c['margin']:g} or more")
+                continue
             b, w = (c["better"], c["worse"]) if c["status"] == "certified" else (c["worse"], c["better"])
             lines.append(f"- {_text(b)} is better than {_text(w)}")
     else:
