@@ -20,6 +20,7 @@ if [ ${#args[@]} -eq 0 ]; then
   exit 2
 fi
 [ -n "$(trim "${CERTIRANK_ALPHA:-}")" ] && args+=(--alpha "$(trim "$CERTIRANK_ALPHA")")
+[ -n "$(trim "${CERTIRANK_MARGIN:-}")" ] && args+=(--margin "$(trim "$CERTIRANK_MARGIN")")
 fail_on=$(trim "${CERTIRANK_FAIL_ON:-any}")
 fail_on=${fail_on:-any}
 if [ "$fail_on" != "any" ] && [ "$fail_on" != "reversed" ]; then

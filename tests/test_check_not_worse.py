@@ -93,3 +93,24 @@ def test_cli(cli, tmp_path):
     assert res.exit_code == 2 and res.stderr.count("\n") <= 1 and "needs its margin" in res.stderr
     res = cli(["check", str(path), "--claim", "new>=old", "--margin", "0"])
     assert res.exit_code == 2 and "Traceback" not in res.stderr
+
+
+def test_the_github_action_passes_the_margin(tmp_path):
+    """The action's input `margin` reaches `check --margin` (and a claim 'A>=B' without it is bad input, exit 2)."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    data = tmp_path / "pr.csv"
+    _table(0.7, 0.7, 1000, 3).to_csv(data, index=False)
+    env = {**os.environ, "CERTIRANK": str(Path(sys.executable).parent / "certirank"), "CERTIRANK_FILES": str(data),
+           "CERTIRANK_CLAIMS": "new>=old", "GITHUB_OUTPUT": str(tmp_path / "out"),
+           "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md")}
+    script = str(root / ".github" / "certirank-check.sh")
+    run = subprocess.run(["bash", script], env={**env, "CERTIRANK_MARGIN": " 0.1 "}, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert "new is not worse than old by 0.1 or more" in (tmp_path / "summary.md").read_text()
+    run = subprocess.run(["bash", script], env={**env, "CERTIRANK_MARGIN": ""}, capture_output=True, text=True)
+    assert run.returncode == 2 and "needs its margin" in run.stderr

@@ -83,7 +83,8 @@ def test_action_declares_its_inputs_and_runs_its_script() -> None:
     steps = action["runs"]["steps"]
     check = next(s for s in steps if s.get("id") == "check")
     assert ".github/certirank-check.sh" in check["run"]
-    assert set(check["env"]) == {"CERTIRANK_FILES", "CERTIRANK_CLAIMS", "CERTIRANK_ALPHA", "CERTIRANK_FAIL_ON"}
+    assert set(check["env"]) == {"CERTIRANK_FILES", "CERTIRANK_CLAIMS", "CERTIRANK_ALPHA", "CERTIRANK_FAIL_ON",
+                                 "CERTIRANK_MARGIN"}
     assert (ROOT / ".github" / "certirank-check.sh").is_file()
 
 
