@@ -75,13 +75,15 @@ def check_difficulty(difficulty: Any, items: Sequence[str]) -> list[float] | Non
     if isinstance(difficulty, (str, os.PathLike)):
         source = f"difficulty file {os.fspath(difficulty)}"
         rates: dict[str, str] = {}
+        first = True
         for k, line in enumerate(_read_text(Path(difficulty), "difficulty", "'item,rate' lines"), start=1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             name, sep, value = line.rpartition(",")
             if not sep:
                 raise ParameterError(f"{source}, line {k}: expected 'item,rate', got {line.strip()!r}")
-            if not rates and not _is_number(value):  # the header
+            header, first = first and name.strip().strip('"') not in known and not _is_number(value), False
+            if header:  # only the first line may be one: a later row's bad rate is refused below
                 continue
             name = name.strip().strip('"')
             if name not in known:
@@ -120,7 +122,7 @@ def check_difficulty(difficulty: Any, items: Sequence[str]) -> list[float] | Non
 
 def _read_text(path: Path, what: str, shape: str) -> list[str]:
     try:
-        return path.read_text(encoding="utf-8").splitlines()
+        return path.read_text(encoding="utf-8-sig").splitlines()  # a spreadsheet's BOM is no part of a name
     except UnicodeDecodeError:
         raise ParameterError(f"{what} file {path} is not a UTF-8 text file ({shape})") from None
     except OSError as exc:
@@ -325,10 +327,12 @@ class ItemEngine:
 
 def _row_values(row: Mapping[str, Any]) -> tuple[int, str, dict[str, float], float]:
     payload = json.loads(row["payload"]) if row.get("payload") else {}
-    if "item" not in payload:
-        raise DataError(f"entry {row.get('id')}: an item campaign's record holds an item draw")
-    return (int(row["trial"]), str(payload["item"]), {str(k): float(v) for k, v in payload["scores"].items()},
-            float(payload["probability"]))
+    try:
+        return (int(row["trial"]), str(payload["item"]), {str(k): float(v) for k, v in payload["scores"].items()},
+                float(payload["probability"]))
+    except (KeyError, TypeError, ValueError, AttributeError):  # a row edited outside certirank
+        raise DataError(f"entry {row.get('id')}: an item campaign's record holds an item draw (item, scores by "
+                        "model, probability)") from None
 
 
 def _result(eng: ItemEngine) -> Any:
