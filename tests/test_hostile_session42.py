@@ -100,3 +100,14 @@ def test_a_pair_with_equal_sums_gets_no_forecast():
         for d in lb.result().undecided_details:
             if sorted(d["pair"]) == ["a", "b"]:
                 assert d["more_needed"] is None, (seed, d)
+
+
+def test_an_item_the_command_line_cannot_record_is_refused_at_init(tmp_path):
+    """An item named '-x' was accepted at init, but `campaign record DB -x DRAW` reads it as an option (with or
+    without `--`): once drawn, a command-line campaign was stuck on that draw."""
+    items = tmp_path / "items.txt"
+    items.write_text("q1\n-x\n")
+    p = _cli("campaign", "init", str(tmp_path / "c.campaign"), "--kind", "items", "--models", "a,b",
+             "--items", str(items))
+    assert p.returncode == 2 and "item '-x' starts with '-'" in p.stderr and "Traceback" not in p.stderr
+    assert not (tmp_path / "c.campaign").exists()

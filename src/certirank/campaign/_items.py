@@ -61,6 +61,9 @@ def check_items(items: Any) -> list[str]:
             raise ParameterError(f"{source}: item {k + 1} has an empty name")
         if name in seen:
             raise ParameterError(f"{source}: item {name!r} is listed twice")
+        if name.startswith("-"):  # `campaign record DB ITEM DRAW` would read it as an option: the draw is stuck
+            raise ParameterError(f"{source}: item {name!r} starts with '-', which the command line reads as an "
+                                 "option; rename it")
         seen.add(name)
     return names
 
