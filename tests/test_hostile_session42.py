@@ -111,3 +111,15 @@ def test_an_item_the_command_line_cannot_record_is_refused_at_init(tmp_path):
              "--items", str(items))
     assert p.returncode == 2 and "item '-x' starts with '-'" in p.stderr and "Traceback" not in p.stderr
     assert not (tmp_path / "c.campaign").exists()
+
+
+@pytest.mark.parametrize("kind", ["leaderboard", "items"])
+def test_amending_the_budget_of_a_board_campaign_says_it_is_locked(tmp_path, kind):
+    """A leaderboard or item campaign has a budget (n_max) since this session; amending it said 'n_max is for robot
+    campaigns (--kind anyrank)', which the same campaign's --n-max contradicts."""
+    db = tmp_path / "b.campaign"
+    extra = {"items": 4} if kind == "items" else {}
+    Campaign.init(db, kind=kind, models=["a", "b"], n_max=3, **extra).close()
+    p = _cli("campaign", "amend", str(db), "n_max=5", "--reason", "more")
+    assert p.returncode == 2 and "robot campaigns" not in p.stderr
+    assert f"n_max cannot be amended in a {kind} campaign" in p.stderr and "locked at init" in p.stderr
