@@ -123,3 +123,15 @@ def test_amending_the_budget_of_a_board_campaign_says_it_is_locked(tmp_path, kin
     p = _cli("campaign", "amend", str(db), "n_max=5", "--reason", "more")
     assert p.returncode == 2 and "robot campaigns" not in p.stderr
     assert f"n_max cannot be amended in a {kind} campaign" in p.stderr and "locked at init" in p.stderr
+
+
+def test_a_model_name_with_an_equals_sign_can_be_scored_from_the_command_line(tmp_path):
+    """`--models 'a=b,c'` is accepted and `next` prints `--scores a=b=SCORE,c=SCORE`, but the scores text was split
+    at the first '=': model 'a' with score 'b=1', refused, so the command line could never record a draw."""
+    db = tmp_path / "e.campaign"
+    with Campaign.init(db, kind="items", models=["a=b", "c"], items=3, seed=0) as c:
+        s = c.next()[0]
+    p = _cli("campaign", "record", str(db), s.item, "1", "--scores", "a=b=1,c=0")
+    assert p.returncode == 0, p.stderr
+    with Campaign.open(db) as c:
+        assert c.records()[-1].scores == {"a=b": 1.0, "c": 0.0}

@@ -147,7 +147,7 @@ def item_scores(scores: Any) -> dict[str, float]:
     if isinstance(scores, str):
         out: dict[str, Any] = {}
         for part in (p for p in scores.split(",") if p.strip()):
-            name, sep, value = part.partition("=")
+            name, sep, value = part.rpartition("=")  # a score holds no '=', a model name may
             if not sep or not name.strip():
                 raise ParameterError(f"scores take MODEL=SCORE pairs separated by commas, got {part.strip()!r}")
             if name.strip() in out:
