@@ -135,3 +135,14 @@ def test_a_model_name_with_an_equals_sign_can_be_scored_from_the_command_line(tm
     assert p.returncode == 0, p.stderr
     with Campaign.open(db) as c:
         assert c.records()[-1].scores == {"a=b": 1.0, "c": 0.0}
+
+
+def test_a_boolean_rate_or_a_missing_item_name_is_refused():
+    """Scores refuse True/False (item_scores); the difficulty rates took True as 1.0, and an item list holding None
+    named an item 'None', both silently."""
+    with pytest.raises(ParameterError, match="rate of item 'a' is True"):
+        check_difficulty([True, 0.5], ["a", "b"])
+    with pytest.raises(ParameterError, match="rate of item 'a' is False"):
+        check_difficulty({"a": False, "b": 0.5}, ["a", "b"])
+    with pytest.raises(ParameterError, match="item 1 has an empty name"):
+        check_items([None, "x"])

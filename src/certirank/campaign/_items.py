@@ -50,7 +50,7 @@ def check_items(items: Any) -> list[str]:
             raise ParameterError(f"items file {os.fspath(items)} lists no item (one name per line)")
         source = f"items file {os.fspath(items)}"
     elif isinstance(items, Sequence):
-        names, source = [str(i).strip() for i in items], "items"
+        names, source = ["" if i is None else str(i).strip() for i in items], "items"
     else:
         raise ParameterError(f"items must be a number of items, a list of item names or a file, got {items!r}")
     if not names or len(names) > MAX_ITEMS:
@@ -117,7 +117,7 @@ def check_difficulty(difficulty: Any, items: Sequence[str]) -> list[float] | Non
             x = float(v)
         except (TypeError, ValueError):
             raise ParameterError(f"{source}: the rate of item {name!r} is {v!r}, expected a number in [0, 1]") from None
-        if not (math.isfinite(x) and 0.0 <= x <= 1.0):
+        if isinstance(v, (bool, np.bool_)) or not (math.isfinite(x) and 0.0 <= x <= 1.0):
             raise ParameterError(f"{source}: the rate of item {name!r} is {v!r}, outside [0, 1]")
         out.append(x)
     return out
