@@ -146,3 +146,25 @@ def test_a_boolean_rate_or_a_missing_item_name_is_refused():
         check_difficulty({"a": False, "b": 0.5}, ["a", "b"])
     with pytest.raises(ParameterError, match="item 1 has an empty name"):
         check_items([None, "x"])
+
+
+def test_the_page_api_needs_the_draw_number_as_the_command_line_does(tmp_path):
+    """`campaign record DB ITEM DRAW` requires the draw (a retried or doubled write is then refused as stale), and
+    the page's rollout route requires the trial; POST /api/v1/record-item took a record without a draw, so a
+    resent request could land on the next draw whenever the same item was drawn again."""
+    pytest.importorskip("fastapi")
+    pytest.importorskip("multipart")
+    from fastapi.testclient import TestClient
+
+    from certirank.web import create_app
+    db = tmp_path / "w.campaign"
+    with Campaign.init(db, kind="items", models=["a", "b"], items=1, seed=0) as c:  # one item: drawn every time
+        s = c.next()[0]
+    auth = {"X-Certirank-Token": "t", "Accept": "application/json"}
+    client = TestClient(create_app(db, token="t"), base_url="http://127.0.0.1")
+    body = {"item": s.item, "scores": {"a": 1, "b": 0}}
+    assert client.post("/api/v1/record-item", json={**body, "draw": 1}, headers=auth).status_code == 200
+    r = client.post("/api/v1/record-item", json=body, headers=auth)  # the same request again, without its draw
+    assert r.status_code == 400 and "'draw' is missing" in r.text
+    with Campaign.open(db) as c:
+        assert len(c.records()) == 1
