@@ -168,3 +168,11 @@ def test_the_page_api_needs_the_draw_number_as_the_command_line_does(tmp_path):
     assert r.status_code == 400 and "'draw' is missing" in r.text
     with Campaign.open(db) as c:
         assert len(c.records()) == 1
+
+
+@pytest.mark.parametrize("name", ["x" * 1001, "a\0b"])
+def test_an_item_name_record_item_would_refuse_is_refused_at_init(name):
+    """record_item takes an item name of at most 1,000 characters without NUL; init took any name, so such an
+    item, once drawn, could never be recorded (the campaign stuck on it)."""
+    with pytest.raises(ParameterError, match=r"items: item 1 must be an item name"):
+        check_items([name, "ok"])

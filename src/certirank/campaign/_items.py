@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import ITEM
 from .._validate import check_alpha
 from ..errors import CertirankError, DataError, ParameterError, StateError
 from ._util import json_differences, replay_mismatch
@@ -59,6 +60,7 @@ def check_items(items: Any) -> list[str]:
     for k, name in enumerate(names):
         if not name:
             raise ParameterError(f"{source}: item {k + 1} has an empty name")
+        ITEM.check(name, f"{source}: item {k + 1}")  # what record_item takes
         if name in seen:
             raise ParameterError(f"{source}: item {name!r} is listed twice")
         if name.startswith("-"):  # `campaign record DB ITEM DRAW` would read it as an option: the draw is stuck
