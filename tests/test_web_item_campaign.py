@@ -59,5 +59,6 @@ def test_the_run_panel_records_the_pending_draw(tmp_path):
         assert (rec.item, rec.scores, rec.by, rec.probability) == (first.item, {"a": 1.0, "b": 0.0}, "ana",
                                                                    first.probability)
         nxt = c.next()[0]
-    r = client.post("/api/v1/record-item", json={"item": nxt.item, "scores": {"a": 0.5, "b": 1}}, headers=AUTH)
+    r = client.post("/api/v1/record-item", json={"item": nxt.item, "draw": nxt.trial, "scores": {"a": 0.5, "b": 1}},
+                    headers=AUTH)
     assert r.status_code == 200 and r.json()["scores"] == {"a": 0.5, "b": 1.0}

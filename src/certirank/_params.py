@@ -268,6 +268,8 @@ TRIAL_INDEX = _p("trial_index", Integer(0), "a trial (= environment) number of a
 SCORE = _p("score", Real(0.0, 1.0, none=True), "one score in [0, 1] (None: the run failed or was impossible)")
 AHEAD = _p("ahead", Flag(), "record a run before the engine asks for it")
 POLICY = _p("policy", Text(1000, "a policy name"), "one policy")
+#: an item campaign's item name: checked at init too, so that every item drawn can be recorded
+ITEM = _p("item", Text(1000, "an item name"), "the drawn item (campaign next)")
 # spec 09 (declared for the `surface` helper's verbs): what a claim is about and the order whole data are read
 ABOUT = _p("about", Choice(ABOUTS, none=True),
            "what a certified claim is about: policy, benchmark or table (spec 09 §2)")
@@ -718,7 +720,7 @@ VERBS: dict[str, Verb] = {v.name: v for v in (
                                           "default: remember when this user may write the file")),
     _verb("Campaign.record", POLICY, CAMPAIGN_TRIAL, CAMPAIGN_SCORE, BY, NOTE, AHEAD, SHOWN_AT, TAGS, IDEMPOTENCY_KEY,
           CAMPAIGN_PROXY),
-    _verb("Campaign.record_item", _p("item", Text(1000, "an item name"), "the drawn item (campaign next)"),
+    _verb("Campaign.record_item", ITEM,
           _p("scores", Given("a mapping model -> score in [0, 1], or 'model=score,...' text", kinds=(dict, str)),
              "the scores of exactly the models the draw lists"),
           _p("draw", Integer(1, 2**62, none=True), "the draw number (campaign next); checked when given"),

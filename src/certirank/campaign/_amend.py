@@ -65,8 +65,10 @@ def amend(camp: Any, requested: Mapping[str, Any], *, reason: Any, design: Any, 
             raise ParameterError(f"{key} cannot be amended in a proxy campaign: its budget, schedule and label draw "
                                  "are locked at init; it may amend its checklist only")
         if key in _ANYRANK_ONLY and camp.kind != "anyrank":
-            raise ParameterError(f"{key} is for robot campaigns (--kind anyrank); this campaign (--kind "
-                                 f"{camp.kind}) may amend its checklist only")
+            # a leaderboard's or item campaign's n_max is a budget too, but locked at init
+            raise ParameterError(f"{key} cannot be amended in a {camp.kind} campaign (only a robot campaign, --kind "
+                                 "anyrank, amends it): it is locked at init; this campaign may amend its checklist "
+                                 "only")
     cur = camp.design
     changes = _changes(camp, cur, requested)
     if not changes:

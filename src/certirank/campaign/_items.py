@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._params import ITEM
 from .._validate import check_alpha
 from ..errors import CertirankError, DataError, ParameterError, StateError
 from ._util import json_differences, replay_mismatch
@@ -50,7 +51,7 @@ def check_items(items: Any) -> list[str]:
             raise ParameterError(f"items file {os.fspath(items)} lists no item (one name per line)")
         source = f"items file {os.fspath(items)}"
     elif isinstance(items, Sequence):
-        names, source = [str(i).strip() for i in items], "items"
+        names, source = ["" if i is None else str(i).strip() for i in items], "items"
     else:
         raise ParameterError(f"items must be a number of items, a list of item names or a file, got {items!r}")
     if not names or len(names) > MAX_ITEMS:
@@ -59,8 +60,12 @@ def check_items(items: Any) -> list[str]:
     for k, name in enumerate(names):
         if not name:
             raise ParameterError(f"{source}: item {k + 1} has an empty name")
+        ITEM.check(name, f"{source}: item {k + 1}")  # what record_item takes
         if name in seen:
             raise ParameterError(f"{source}: item {name!r} is listed twice")
+        if name.startswith("-"):  # `campaign record DB ITEM DRAW` would read it as an option: the draw is stuck
+            raise ParameterError(f"{source}: item {name!r} starts with '-', which the command line reads as an "
+                                 "option; rename it")
         seen.add(name)
     return names
 
@@ -75,13 +80,15 @@ def check_difficulty(difficulty: Any, items: Sequence[str]) -> list[float] | Non
     if isinstance(difficulty, (str, os.PathLike)):
         source = f"difficulty file {os.fspath(difficulty)}"
         rates: dict[str, str] = {}
+        first = True
         for k, line in enumerate(_read_text(Path(difficulty), "difficulty", "'item,rate' lines"), start=1):
             if not line.strip() or line.lstrip().startswith("#"):
                 continue
             name, sep, value = line.rpartition(",")
             if not sep:
                 raise ParameterError(f"{source}, line {k}: expected 'item,rate', got {line.strip()!r}")
-            if not rates and not _is_number(value):  # the header
+            header, first = first and name.strip().strip('"') not in known and not _is_number(value), False
+            if header:  # only the first line may be one: a later row's bad rate is refused below
                 continue
             name = name.strip().strip('"')
             if name not in known:
@@ -112,7 +119,7 @@ def check_difficulty(difficulty: Any, items: Sequence[str]) -> list[float] | Non
             x = float(v)
         except (TypeError, ValueError):
             raise ParameterError(f"{source}: the rate of item {name!r} is {v!r}, expected a number in [0, 1]") from None
-        if not (math.isfinite(x) and 0.0 <= x <= 1.0):
+        if isinstance(v, (bool, np.bool_)) or not (math.isfinite(x) and 0.0 <= x <= 1.0):
             raise ParameterError(f"{source}: the rate of item {name!r} is {v!r}, outside [0, 1]")
         out.append(x)
     return out
@@ -120,7 +127,7 @@ def check_difficulty(difficulty: Any, items: Sequence[str]) -> list[float] | Non
 
 def _read_text(path: Path, what: str, shape: str) -> list[str]:
     try:
-        return path.read_text(encoding="utf-8").splitlines()
+        return path.read_text(encoding="utf-8-sig").splitlines()  # a spreadsheet's BOM is no part of a name
     except UnicodeDecodeError:
         raise ParameterError(f"{what} file {path} is not a UTF-8 text file ({shape})") from None
     except OSError as exc:
@@ -142,7 +149,7 @@ def item_scores(scores: Any) -> dict[str, float]:
     if isinstance(scores, str):
         out: dict[str, Any] = {}
         for part in (p for p in scores.split(",") if p.strip()):
-            name, sep, value = part.partition("=")
+            name, sep, value = part.rpartition("=")  # a score holds no '=', a model name may
             if not sep or not name.strip():
                 raise ParameterError(f"scores take MODEL=SCORE pairs separated by commas, got {part.strip()!r}")
             if name.strip() in out:
@@ -325,10 +332,12 @@ class ItemEngine:
 
 def _row_values(row: Mapping[str, Any]) -> tuple[int, str, dict[str, float], float]:
     payload = json.loads(row["payload"]) if row.get("payload") else {}
-    if "item" not in payload:
-        raise DataError(f"entry {row.get('id')}: an item campaign's record holds an item draw")
-    return (int(row["trial"]), str(payload["item"]), {str(k): float(v) for k, v in payload["scores"].items()},
-            float(payload["probability"]))
+    try:
+        return (int(row["trial"]), str(payload["item"]), {str(k): float(v) for k, v in payload["scores"].items()},
+                float(payload["probability"]))
+    except (KeyError, TypeError, ValueError, AttributeError):  # a row edited outside certirank
+        raise DataError(f"entry {row.get('id')}: an item campaign's record holds an item draw (item, scores by "
+                        "model, probability)") from None
 
 
 def _result(eng: ItemEngine) -> Any:

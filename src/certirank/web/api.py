@@ -242,12 +242,12 @@ def api_router(page: Any) -> APIRouter:
 
     @r.post(f"{V1}/record-item", name="v1_record_item", responses=_schema(Record), openapi_extra=_body(
         {"item": "string", "draw": "integer", "scores": "object", "note": "string", "by": "string"},
-        ["item", "scores"]),
+        ["item", "draw", "scores"]),
         summary="An item campaign: record the scores of the pending draw (campaign record DB ITEM DRAW --scores; a "
                 "form sends one field 'score:MODEL' per model)")
     async def record_item(request: Request) -> Response:
         return await write(request, lambda c, b, k: c.record_item(
-            b.text("item", required=True), _item_scores(b), draw=b.whole("draw"), by=b.text("by"),
+            b.text("item", required=True), _item_scores(b), draw=b.whole("draw", required=True), by=b.text("by"),
             note=b.text("note"), idempotency_key=k), "Not recorded",
             lambda rec: f"Recorded #{rec.id}: draw {rec.trial}, item {rec.item}: {rec.score_text}.")
 

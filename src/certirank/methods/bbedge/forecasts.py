@@ -49,8 +49,12 @@ def _walks(board: Any) -> dict[tuple[str, str], tuple[Walk, float]]:
         if r < MIN_REPLICATES or d is None:
             continue
         if board.stake in ("plugin", "plugin-eb"):
-            th_sum = fam.C @ d.block_weight
-            a = (th_sum[fam.a_row] - th_sum[fam.b_row] - r * board.tau) / (2.0 * d.w_star) / r
+            th_sum, size = fam.C @ d.block_weight, np.abs(fam.C) @ d.block_weight
+            gap = th_sum[fam.a_row] - th_sum[fam.b_row]
+            # a tie (equal weighted sums) can differ in the last bits: a growth of 1e-30 and a forecast of 1e30
+            # replicates; a gap below the sums' rounding is none
+            gap[np.abs(gap) <= 1e-9 * (size[fam.a_row] + size[fam.b_row])] = 0.0
+            a = (gap - r * board.tau) / (2.0 * d.w_star) / r
             v = _settled_error(fam, d.block_weight / d.w_star, r)
             lam = np.clip(a / v, 0.0, PLUGIN_CAP)
             growth, var = lam * a - lam ** 2 * v / 2.0, lam ** 2 * v
