@@ -111,6 +111,15 @@ class Constraint:
         return False
 
 
+def is_number_text(text: str) -> bool:
+    """Whether `text` reads as a float (a header cell or an option's value told from a number)."""
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 def _is_number(value: Any) -> bool:
     return (isinstance(value, (numbers.Real, np.integer, np.floating))
             and not isinstance(value, (bool, np.bool_)))

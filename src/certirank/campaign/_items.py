@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from .._params import ITEM
-from .._validate import check_alpha
+from .._validate import check_alpha, is_number_text
 from ..errors import CertirankError, DataError, ParameterError, StateError
 from ._util import json_differences, replay_mismatch
 
@@ -87,7 +87,7 @@ def check_difficulty(difficulty: Any, items: Sequence[str]) -> list[float] | Non
             name, sep, value = line.rpartition(",")
             if not sep:
                 raise ParameterError(f"{source}, line {k}: expected 'item,rate', got {line.strip()!r}")
-            header, first = first and name.strip().strip('"') not in known and not _is_number(value), False
+            header, first = first and name.strip().strip('"') not in known and not is_number_text(value), False
             if header:  # only the first line may be one: a later row's bad rate is refused below
                 continue
             name = name.strip().strip('"')
@@ -133,13 +133,6 @@ def _read_text(path: Path, what: str, shape: str) -> list[str]:
     except OSError as exc:
         raise ParameterError(f"cannot read {what} file {path}: {exc.strerror or exc}") from None
 
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def item_scores(scores: Any) -> dict[str, float]:
@@ -357,9 +350,7 @@ def _result(eng: ItemEngine) -> Any:
         stopped = "complete ranking"
     elif budget_out:
         stopped = "budget used up"
-    elif b.done:  # the board stops spending on pairs it forecasts futile at the budget
-        stopped = "every open pair set aside (forecast futile within the budget)"
-    else:
+    else:  # pairs set aside wait for the others, then take the draws left: a board stops complete or at its budget
         stopped = None
     guarantee = (f"With probability at least {100 * (1 - c['alpha']):g}%, every ordering reported is correct, at "
                  "whatever time the campaign stops (importance-weighted e-processes over items drawn with known "

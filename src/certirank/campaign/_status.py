@@ -301,7 +301,8 @@ def _board_verdicts(res: Any) -> list[dict[str, Any]]:
 
 def _item_verdicts(res: Any, eng: Any) -> list[dict[str, Any]]:
     """An item campaign's verdict per pair: certified (a relation of the ranking, with the draw it was certified
-    at), set aside (the board forecasts it futile within the budget of draws and stops spending on it: a forecast,
+    at), set aside (the board forecasts it futile within the budget of draws and draws nothing for it until every other
+    pair is decided: a forecast,
     never a guarantee) or undecided after the draws so far."""
     ranking, draws = res.ranking, eng.draws
     out: list[dict[str, Any]] = []
@@ -317,8 +318,8 @@ def _item_verdicts(res: Any, eng: Any) -> list[dict[str, Any]]:
         item = {"pair": [a, b], "trials": draws, "budget_left": left, "more_needed": None}
         if d["set_aside"]:
             item.update(verdict="futile", forecast=True, sentence=f"{a} vs {b}: set aside after {draws} draws — "
-                        "forecast unlikely to be certified within the budget, so no more items are drawn for it "
-                        "(a forecast, not a guarantee)")
+                        "forecast unlikely to be certified within the budget, so no items are drawn for it until "
+                        "every other pair is decided (a forecast, not a guarantee)")
         else:
             item.update(verdict="undecided", sentence=f"{a} vs {b}: undecided after {draws} draw"
                         f"{'s' if draws != 1 else ''}{budget}")

@@ -11,6 +11,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ._common import JSON_OPT, app, console, emit, err_console, one_line, parse_score_range
+from .._validate import is_number_text
 from ._options import declared
 
 campaign_app = typer.Typer(help="Live evaluation campaigns: what to run next, record it, can I stop? "
@@ -349,7 +350,7 @@ def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
     from ..errors import ParameterError
     # what click let through for the sake of negative scores: a mistyped option is still named as one
     stray = [w for w in (policy, *([score] if score is not None else []), *ctx.args)
-             if w.startswith("-") and not _is_number(w)]
+             if w.startswith("-") and not is_number_text(w)]
     if stray or ctx.args:
         what = f"no such option: {stray[0]}" if stray else f"unexpected extra argument(s): {' '.join(ctx.args)}"
         raise ParameterError(f"{what} (see 'certirank campaign record --help')")
@@ -390,13 +391,6 @@ def record_cmd(ctx: typer.Context, db: Path = DB_ARG,
                           f"{tags}{who}.")
     emit(rec, as_json, render)
 
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 @campaign_app.command("add-run")
