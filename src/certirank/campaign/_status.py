@@ -266,12 +266,7 @@ def _board_verdicts(res: Any) -> list[dict[str, Any]]:
     ranking, runs = res.ranking, int(res.replicates)
     left = None if res.n_max is None else max(0, int(res.n_max) - runs)
     alpha = ranking.alpha if ranking.alpha is not None else res.alpha
-    out: list[dict[str, Any]] = []
-    for r in ranking.relations:
-        how = "directly" if r.via == "test" else "by transitivity"
-        when = "" if r.when is None else f" at replicate {r.when:g}"
-        out.append({"pair": [r.better, r.worse], "verdict": "certified", "better": r.better,
-                    "sentence": f"{r.better} is better than {r.worse} (certified {how}{when}, alpha = {alpha:g})"})
+    out = _certified(ranking, alpha, "replicate")
     for a, b in ranking.equivalent:
         out.append({"pair": [a, b], "verdict": "equivalent", "sentence": f"{a} and {b} are equivalent within the "
                     f"margin of {ranking.margin:g} (certified, alpha = {alpha:g})"})
@@ -299,18 +294,23 @@ def _board_verdicts(res: Any) -> list[dict[str, Any]]:
     return out
 
 
-def _item_verdicts(res: Any, eng: Any) -> list[dict[str, Any]]:
-    """An item campaign's verdict per pair: certified (a relation of the ranking, with the draw it was certified
-    at), set aside (the board forecasts it futile within the budget of draws and draws nothing for it until every other
-    pair is decided: a forecast,
-    never a guarantee) or undecided after the draws so far."""
-    ranking, draws = res.ranking, eng.draws
+def _certified(ranking: Any, alpha: float, unit: str) -> list[dict[str, Any]]:
+    """The certified verdict of every relation of a board's ranking, with the `unit` (replicate, draw) it came at."""
     out: list[dict[str, Any]] = []
     for r in ranking.relations:
         how = "directly" if r.via == "test" else "by transitivity"
-        when = "" if r.when is None else f" at draw {r.when:g}"
+        when = "" if r.when is None else f" at {unit} {r.when:g}"
         out.append({"pair": [r.better, r.worse], "verdict": "certified", "better": r.better,
-                    "sentence": f"{r.better} is better than {r.worse} (certified {how}{when}, alpha = {res.alpha:g})"})
+                    "sentence": f"{r.better} is better than {r.worse} (certified {how}{when}, alpha = {alpha:g})"})
+    return out
+
+
+def _item_verdicts(res: Any, eng: Any) -> list[dict[str, Any]]:
+    """An item campaign's verdict per pair: certified (a relation of the ranking, with the draw it was certified
+    at), set aside (the board forecasts it futile within the budget of draws and draws nothing for it until every
+    other pair is decided: a forecast, never a guarantee) or undecided after the draws so far."""
+    ranking, draws = res.ranking, eng.draws
+    out = _certified(ranking, res.alpha, "draw")
     left = None if eng.n_max is None else max(0, int(eng.n_max) - draws)
     budget = "" if left is None else f"; {left} draws left in the budget"
     for d in res.undecided_details:
