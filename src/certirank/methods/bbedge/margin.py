@@ -18,8 +18,7 @@ import numpy as np
 
 from ...errors import StateError
 from .engine import Leaderboard
-from .forecasts import open_pair_forecasts
-from .result import LeaderboardResult, budget_of
+from .result import LeaderboardResult, build_result
 
 __all__ = ["MarginBoards", "FORMAT"]
 
@@ -72,7 +71,7 @@ class MarginBoards:
         """The difference board's result with ``margin``, ``equivalent`` and ``alpha`` of the whole answer; the
         ranking lists as ``equivalent`` (not undecided) the equivalent pairs that no edge orders (a pair both
         certified different and equivalent is a relation of the ranking, and listed in ``equivalent``)."""
-        res = self.board.result()
+        res = build_result(self.board, equivalence=self.equivalence)
         eq = self.equivalent_pairs()
         note = (f"equivalence margin {self.margin:g}: alpha = {self.alpha:g} split in half between the difference "
                 "edges and the equivalence claims (direct e-Holm at alpha/2 for each)")
@@ -80,9 +79,8 @@ class MarginBoards:
         # alpha stays the whole answer's level (glossary); the guarantee sentence states the edges' half
         ranking = dataclasses.replace(res.ranking, notes=(*res.ranking.notes, note), alpha=self.alpha)
         ranking = ranking.with_equivalent([p for p in eq if frozenset(p) in open_pairs], self.margin)
-        # the pairs still open, each with the equivalence as a third route of its forecast
-        details = open_pair_forecasts(self.board, ranking.undecided, equivalence=self.equivalence,
-                                      **budget_of(self.board))
+        still = {frozenset(u) for u in ranking.undecided}  # the pairs certified equivalent have no forecast left
+        details = [d for d in res.undecided_details if frozenset(d["pair"]) in still]
         return dataclasses.replace(res, margin=self.margin, equivalent=eq, ranking=ranking, alpha=self.alpha,
                                    undecided_details=details)
 

@@ -171,8 +171,10 @@ class LeaderboardResult(Result):
                       for a, b in self.ranking.undecided]
 
 
-def build_result(lb: Any) -> LeaderboardResult:
-    """The result of a board (a :class:`~certirank.methods.bbedge.engine.Leaderboard`) now."""
+def build_result(lb: Any, equivalence: Any = None) -> LeaderboardResult:
+    """The result of a board (a :class:`~certirank.methods.bbedge.engine.Leaderboard`) now; `equivalence`: the
+    equivalence board of a margin (:class:`~certirank.methods.bbedge.margin.MarginBoards`), a third route of each
+    open pair's forecast."""
     from ...order.closure import is_consistent, transitive_closure
 
     names = list(lb.models)
@@ -215,7 +217,7 @@ def build_result(lb: Any) -> LeaderboardResult:
     ranking = make_ranking(names, rels, kind=lb.method, alpha=lb.alpha, guarantee=guarantee, means=list(means),
                            n=[lb.R] * L, when_unit="replicates", about="benchmark")
     from .forecasts import open_pair_forecasts
-    details = open_pair_forecasts(lb, ranking.undecided, **budget_of(lb))
+    details = open_pair_forecasts(lb, ranking.undecided, equivalence=equivalence, **budget_of(lb))
     return LeaderboardResult(
         alpha=lb.alpha, tau=lb.tau, method=lb.method, output=lb.output, ranking=ranking, replicates=lb.R,
         blocks=lb.blocks_info(), top_k=lb._top_k_dict(), epoch=lb.epoch, n_items=len(lb.items or []),
