@@ -25,7 +25,7 @@ import numpy as np
 from .._params import ITEM
 from .._validate import check_alpha, is_number_text
 from ..errors import CertirankError, DataError, ParameterError, StateError
-from ._util import json_differences, replay_mismatch
+from ._util import check_budget, json_differences, ranked_names, replay_mismatch
 
 __all__ = ["ItemEngine", "check_items", "check_difficulty", "item_scores"]
 
@@ -188,18 +188,12 @@ class ItemEngine:
     @staticmethod
     def make_config(models: Sequence[str], *, items: Any, difficulty: Any, alpha: float, about: str, seed: int,
                     n_max: int | None) -> dict[str, Any]:
-        names = [str(m) for m in models]
-        if len(names) < 2:
-            raise ParameterError(f"an item campaign ranks at least two models, got {len(names)}")
-        if len(set(names)) != len(names):
-            dup = next(m for m in names if names.count(m) > 1)
-            raise ParameterError(f"model {dup!r} is listed twice")
-        if n_max is not None and (isinstance(n_max, bool) or not isinstance(n_max, (int, np.integer)) or n_max < 1):
-            raise ParameterError(f"n_max must be a positive number of item draws, got {n_max!r}")
+        names = ranked_names(models, "model", "models", "an item campaign")
+        n_max = check_budget(n_max, "item draws")
         item_names = check_items(items)
         return {"models": names, "items": item_names, "alpha": check_alpha(alpha),
                 "difficulty": check_difficulty(difficulty, item_names), "about": about, "seed": int(seed),
-                "n_max": None if n_max is None else int(n_max)}
+                "n_max": n_max}
 
     @classmethod
     def fresh(cls, config: Mapping[str, Any]) -> ItemEngine:

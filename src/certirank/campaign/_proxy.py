@@ -23,7 +23,7 @@ import numpy as np
 from .._validate import check_alpha
 from ..evidence.ppi import check_label_rate
 from ..errors import DataError, ParameterError, StateError
-from ._util import json_differences, replay_mismatch
+from ._util import check_budget, json_differences, ranked_names, replay_mismatch
 
 __all__ = ["ProxyEngine", "label_drawn", "label_u"]
 
@@ -68,16 +68,10 @@ class ProxyEngine:
     @staticmethod
     def make_config(policies: Sequence[str], *, alpha: float, label_rate: Any, seed: int, n_max: int | None,
                     margin: float | None = None) -> dict[str, Any]:
-        names = [str(p) for p in policies]
-        if len(names) < 2:
-            raise ParameterError(f"a proxy campaign ranks at least two policies, got {len(names)}")
-        if len(set(names)) != len(names):
-            dup = next(p for p in names if names.count(p) > 1)
-            raise ParameterError(f"policy {dup!r} is listed twice")
-        if n_max is not None and (isinstance(n_max, bool) or not isinstance(n_max, (int, np.integer)) or n_max < 1):
-            raise ParameterError(f"n_max must be a positive number of trials, got {n_max!r}")
+        names = ranked_names(policies, "policy", "policies", "a proxy campaign")
+        n_max = check_budget(n_max, "trials")
         out = {"policies": names, "alpha": check_alpha(alpha), "label_rate": check_label_rate(label_rate),
-               "label_seed": int(seed), "n_max": DEFAULT_N_MAX if n_max is None else int(n_max)}
+               "label_seed": int(seed), "n_max": DEFAULT_N_MAX if n_max is None else n_max}
         if margin is not None:  # only when given: a configuration without one reads as before
             out["margin"] = float(margin)
         return out

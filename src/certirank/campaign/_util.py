@@ -156,3 +156,21 @@ def replay_mismatch(live: Any, held: Any, row_values: Any, what: str) -> str | N
         if mine != kept:
             return f"entry {row['id']} (trial {row['trial']}) is not the record the checkpoint holds"
     return None
+
+
+def ranked_names(names: Any, noun: str, plural: str, campaign: str) -> list[str]:
+    """The names an engine ranks (at least two, each once), as text; `noun` / `plural` name them ("policy")."""
+    out = [str(n) for n in names]
+    if len(out) < 2:
+        raise ParameterError(f"{campaign} ranks at least two {plural}, got {len(out)}")
+    if len(set(out)) != len(out):
+        dup = next(n for n in out if out.count(n) > 1)
+        raise ParameterError(f"{noun} {dup!r} is listed twice")
+    return out
+
+
+def check_budget(n_max: Any, unit: str) -> int | None:
+    """An engine's budget: None or a positive whole number of `unit` (trials, item draws)."""
+    if n_max is not None and (isinstance(n_max, bool) or not isinstance(n_max, (int, np.integer)) or n_max < 1):
+        raise ParameterError(f"n_max must be a positive number of {unit}, got {n_max!r}")
+    return None if n_max is None else int(n_max)
