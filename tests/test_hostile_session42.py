@@ -152,8 +152,8 @@ def test_the_page_api_needs_the_draw_number_as_the_command_line_does(tmp_path):
     """`campaign record DB ITEM DRAW` requires the draw (a retried or doubled write is then refused as stale), and
     the page's rollout route requires the trial; POST /api/v1/record-item took a record without a draw, so a
     resent request could land on the next draw whenever the same item was drawn again."""
-    pytest.importorskip("fastapi")
-    pytest.importorskip("multipart")
+    pytest.importorskip("fastapi", reason="the campaign page needs the 'web' extra (fastapi)")
+    pytest.importorskip("multipart", reason="the campaign page needs the 'web' extra (python-multipart)")
     from fastapi.testclient import TestClient
 
     from certirank.web import create_app

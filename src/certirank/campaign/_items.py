@@ -353,11 +353,13 @@ def _result(eng: ItemEngine) -> Any:
                       n=evals, when_unit="draws", about=c["about"], stopped=stopped)
     details = []
     idx = {m: j for j, m in enumerate(models)}
+    pair_log_e = np.full((m, m), -np.inf)
+    pair_log_e[b.a_idx, b.b_idx] = log_e
+    pair_log_e = np.maximum(pair_log_e, pair_log_e.T)  # a pair's evidence: the stronger of its two directions
     for a, z in rk.undecided:
         ia, iz = idx[a], idx[z]
-        ks = [k for k in range(b.a_idx.size) if {int(b.a_idx[k]), int(b.b_idx[k])} == {ia, iz}]
         aside = bool(b.dormant[ia, iz])
-        details.append({"pair": [a, z], "trials": eng.draws, "log_e": max(float(log_e[k]) for k in ks),
+        details.append({"pair": [a, z], "trials": eng.draws, "log_e": float(pair_log_e[ia, iz]),
                         "budget_exhausted": budget_out, "futile": False, "set_aside": aside,
                         "verdict": "futile" if aside else "undecided", "more_needed": None, "forecast": None})
     return RankingResult(method="adaptive-items", alpha=c["alpha"], guarantee="paper", ties="allow", policies=models,
