@@ -113,16 +113,18 @@ def check_difficulty(difficulty: Any, items: Sequence[str]) -> list[float] | Non
     else:
         raise ParameterError(f"difficulty must be one success rate per item (a list, a mapping or a file), got "
                              f"{difficulty!r}")
-    out = []
-    for name, v in zip(items, values):
-        try:
-            x = float(v)
-        except (TypeError, ValueError):
-            raise ParameterError(f"{source}: the rate of item {name!r} is {v!r}, expected a number in [0, 1]") from None
-        if isinstance(v, (bool, np.bool_)) or not (math.isfinite(x) and 0.0 <= x <= 1.0):
-            raise ParameterError(f"{source}: the rate of item {name!r} is {v!r}, outside [0, 1]")
-        out.append(x)
-    return out
+    return [_unit_number(v, f"{source}: the rate of item {name!r}") for name, v in zip(items, values)]
+
+
+def _unit_number(v: Any, what: str) -> float:
+    """A rate or score in [0, 1] (a number or its text; not a boolean), refused in one line naming `what`."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        raise ParameterError(f"{what} is {v!r}, expected a number in [0, 1]") from None
+    if isinstance(v, (bool, np.bool_)) or not (math.isfinite(x) and 0.0 <= x <= 1.0):
+        raise ParameterError(f"{what} is {v!r}, outside [0, 1]")
+    return x
 
 
 def _read_text(path: Path, what: str, shape: str) -> list[str]:
@@ -151,16 +153,7 @@ def item_scores(scores: Any) -> dict[str, float]:
         scores = out
     if not isinstance(scores, Mapping):
         raise ParameterError(f"scores must be a mapping model -> score, got {scores!r}")
-    checked = {}
-    for name, v in scores.items():
-        try:
-            x = float(v)
-        except (TypeError, ValueError):
-            raise ParameterError(f"the score of model {name!r} is {v!r}, expected a number in [0, 1]") from None
-        if isinstance(v, (bool, np.bool_)) or not (math.isfinite(x) and 0.0 <= x <= 1.0):
-            raise ParameterError(f"the score of model {name!r} is {v!r}, outside [0, 1]")
-        checked[str(name)] = x
-    return checked
+    return {str(name): _unit_number(v, f"the score of model {name!r}") for name, v in scores.items()}
 
 
 class ItemEngine:
